@@ -1,0 +1,31 @@
+"""Errors raised when the bot cannot answer. A pending job is not an error: it is a verdict."""
+
+from __future__ import annotations
+
+
+class BotError(Exception):
+    """Base of the errors the bot turns into one clear line for a person."""
+
+
+class DumpUnreadable(BotError):
+    """A dump file that cannot be read as Kubernetes objects."""
+
+
+class ClusterUnavailable(BotError):
+    """The Kubernetes API cannot be reached, or answered with a server error."""
+
+
+class Forbidden(BotError):
+    """The identity the bot uses may not read what the question needs."""
+
+
+class NotServed(BotError):
+    """A kind or an API (Kueue, the pending-workloads API) is not served by this cluster."""
+
+
+class BadQuery(BotError):
+    """A question that does not name a job the way the bot understands."""
+
+
+class ConfigError(BotError):
+    """Settings that are missing or invalid; the message lists every problem at once."""

@@ -1,0 +1,598 @@
+"""Raw Kubernetes objects (dicts from the API or a dump) -> the engine's frozen model.
+
+Reads both Kueue API versions: v1beta2 and v1beta1's older field names (ClusterQueue `cohort`,
+`admissionChecks`; Workload `priorityClassName`; LocalQueue `flavorUsage`). Total: a malformed object
+raises DecodeError with a readable reason, never anything else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from bot.trace.model import (
+    Admission,
+    AdmissionCheck,
+    CheckState,
+    ClusterQueue,
+    Cohort,
+    Condition,
+    Container,
+    Event,
+    FlavorQuotas,
+    Job,
+    JobTemplate,
+    LabelSelector,
+    LocalQueue,
+    Meta,
+    Namespace,
+    Node,
+    OwnerRef,
+    PendingEntry,
+    Pod,
+    PodSet,
+    PodSetAssignment,
+    PodTemplate,
+    PriorityClass,
+    RequeueState,
+    Requirement,
+    ResourceFlavor,
+    ResourceGroup,
+    ResourceQuota,
+    Taint,
+    Toleration,
+    Workload,
+)
+from bot.trace.quantity import Quantities, parse_map, parse_or_none
+
+KUEUE_GROUP = "kueue.x-k8s.io"
+VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
+
+Raw = Mapping[str, Any]
+
+
+class DecodeError(ValueError):
+    """An object that cannot be read (wrong shape, missing name)."""
+
+
+def _map(value: object) -> Raw:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: object) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: object, default: str = "") -> str:
+    if value is None:
+        return default
+    return value if isinstance(value, str) else str(value)
+
+
+def _int(value: object, default: int = 0) -> int:
+    if isinstance(value, bool):
+        return default
+    if isinstance(value, int):
+        return value
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return default
+
+
+def _strings(value: object) -> dict[str, str]:
+    return {str(k): _str(v) for k, v in _map(value).items()}
+
+
+def parse_time(value: object) -> datetime | None:
+    """An RFC 3339 timestamp as an aware datetime (UTC when no offset), None when absent or invalid."""
+    if not isinstance(value, str) or not value:
+        return None
+    text = value.strip().replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def meta(raw: Raw) -> Meta:
+    metadata = _map(raw.get("metadata"))
+    name = metadata.get("name")
+    if not isinstance(name, str) or not name:
+        raise DecodeError(f"a {raw.get('kind', 'object')} without metadata.name")
+    owners = tuple(
+        OwnerRef(
+            api_version=_str(ref.get("apiVersion")),
+            kind=_str(ref.get("kind")),
+            name=_str(ref.get("name")),
+            uid=_str(ref.get("uid")),
+            controller=ref.get("controller") is True,
+        )
+        for ref in map(_map, _list(metadata.get("ownerReferences")))
+    )
+    namespace = metadata.get("namespace")
+    return Meta(
+        kind=_str(raw.get("kind")),
+        name=name,
+        namespace=namespace if isinstance(namespace, str) and namespace else None,
+        api_version=_str(raw.get("apiVersion")),
+        uid=_str(metadata.get("uid")),
+        created=parse_time(metadata.get("creationTimestamp")),
+        labels=_strings(metadata.get("labels")),
+        annotations=_strings(metadata.get("annotations")),
+        owners=owners,
+        resource_version=_str(metadata.get("resourceVersion")),
+        deleting=bool(metadata.get("deletionTimestamp")),
+    )
+
+
+def conditions(raw: object) -> tuple[Condition, ...]:
+    return tuple(
+        Condition(
+            type=_str(item.get("type")),
+            status=_str(item.get("status")),
+            reason=_str(item.get("reason")),
+            message=_str(item.get("message")),
+            since=parse_time(item.get("lastTransitionTime")),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def _requirements(raw: object) -> tuple[Requirement, ...]:
+    return tuple(
+        Requirement(
+            key=_str(item.get("key")),
+            operator=_str(item.get("operator"), "In"),
+            values=tuple(_str(v) for v in _list(item.get("values"))),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def label_selector(raw: object) -> LabelSelector | None:
+    if not isinstance(raw, Mapping):
+        return None
+    return LabelSelector(
+        match_labels=_strings(raw.get("matchLabels")), expressions=_requirements(raw.get("matchExpressions"))
+    )
+
+
+def _tolerations(raw: object) -> tuple[Toleration, ...]:
+    return tuple(
+        Toleration(
+            key=_str(item.get("key")),
+            operator=_str(item.get("operator"), "Equal") or "Equal",
+            value=_str(item.get("value")),
+            effect=_str(item.get("effect")),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def _taints(raw: object) -> tuple[Taint, ...]:
+    return tuple(
+        Taint(
+            key=_str(item.get("key")),
+            value=_str(item.get("value")),
+            effect=_str(item.get("effect"), "NoSchedule"),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def _container(raw: Raw) -> Container:
+    resources = _map(raw.get("resources"))
+    return Container(
+        name=_str(raw.get("name")),
+        requests=parse_map(resources.get("requests")),
+        limits=parse_map(resources.get("limits")),
+        restart_policy=_str(raw.get("restartPolicy")),
+    )
+
+
+def pod_template(spec: object) -> PodTemplate:
+    """A PodSpec (the `spec` of a pod template or of a Pod)."""
+    spec = _map(spec)
+    affinity = _map(
+        _map(_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
+    terms = tuple(
+        _requirements(_map(term).get("matchExpressions")) for term in _list(affinity.get("nodeSelectorTerms"))
+    )
+    pod_resources = _map(spec.get("resources"))
+    return PodTemplate(
+        containers=tuple(_container(_map(c)) for c in _list(spec.get("containers"))),
+        init_containers=tuple(_container(_map(c)) for c in _list(spec.get("initContainers"))),
+        overhead=parse_map(spec.get("overhead")),
+        pod_requests=parse_map(pod_resources.get("requests")),
+        pod_limits=parse_map(pod_resources.get("limits")),
+        node_selector=_strings(spec.get("nodeSelector")),
+        affinity_terms=tuple(term for term in terms if term),
+        tolerations=_tolerations(spec.get("tolerations")),
+        priority_class_name=_str(spec.get("priorityClassName")),
+        scheduling_gates=tuple(_str(_map(g).get("name")) for g in _list(spec.get("schedulingGates"))),
+    )
+
+
+def _template_spec(template: object) -> PodTemplate:
+    return pod_template(_map(template).get("spec"))
+
+
+def _quantities_by_flavor(raw: object) -> dict[str, Quantities]:
+    """status.flavorsReservation / flavorsUsage (v1beta1 LocalQueue: flavorUsage)."""
+    result: dict[str, Quantities] = {}
+    for flavor in map(_map, _list(raw)):
+        totals: dict[str, Decimal] = {}
+        for resource in map(_map, _list(flavor.get("resources"))):
+            amount = parse_or_none(resource.get("total", 0))
+            if amount is not None:
+                totals[_str(resource.get("name"))] = amount
+        result[_str(flavor.get("name"))] = totals
+    return result
+
+
+def _resource_groups(raw: object) -> tuple[ResourceGroup, ...]:
+    groups = []
+    for group in map(_map, _list(raw)):
+        flavors = []
+        for flavor in map(_map, _list(group.get("flavors"))):
+            quotas = []
+            for resource in map(_map, _list(flavor.get("resources"))):
+                nominal = parse_or_none(resource.get("nominalQuota", 0))
+                quotas.append(
+                    ResourceQuota(
+                        name=_str(resource.get("name")),
+                        nominal=nominal if nominal is not None else Decimal(0),
+                        borrowing_limit=parse_or_none(resource["borrowingLimit"])
+                        if resource.get("borrowingLimit") is not None
+                        else None,
+                        lending_limit=parse_or_none(resource["lendingLimit"])
+                        if resource.get("lendingLimit") is not None
+                        else None,
+                    )
+                )
+            flavors.append(FlavorQuotas(name=_str(flavor.get("name")), resources=tuple(quotas)))
+        covered = tuple(_str(r) for r in _list(group.get("coveredResources")))
+        groups.append(ResourceGroup(covered=covered, flavors=tuple(flavors)))
+    return tuple(groups)
+
+
+def workload(raw: Raw) -> Workload:
+    spec = _map(raw.get("spec"))
+    status = _map(raw.get("status"))
+    pod_sets = tuple(
+        PodSet(
+            name=_str(item.get("name"), "main") or "main",
+            count=_int(item.get("count"), 1),
+            template=_template_spec(item.get("template")),
+            min_count=_int(item["minCount"]) if item.get("minCount") is not None else None,
+            topology_request=_strings(item.get("topologyRequest")),
+        )
+        for item in map(_map, _list(spec.get("podSets")))
+    )
+    # v1beta2 priorityClassRef {group, kind, name}; v1beta1 priorityClassName + priorityClassSource.
+    priority_class = _str(_map(spec.get("priorityClassRef")).get("name")) or _str(spec.get("priorityClassName"))
+    admission_raw = status.get("admission")
+    admission = None
+    if isinstance(admission_raw, Mapping):
+        admission = Admission(
+            cluster_queue=_str(admission_raw.get("clusterQueue")),
+            assignments=tuple(
+                PodSetAssignment(
+                    name=_str(item.get("name"), "main"),
+                    flavors=_strings(item.get("flavors")),
+                    usage=parse_map(item.get("resourceUsage")),
+                    count=_int(item["count"]) if item.get("count") is not None else None,
+                    delayed_topology=_str(item.get("delayedTopologyRequest")),
+                )
+                for item in map(_map, _list(admission_raw.get("podSetAssignments")))
+            ),
+        )
+    requeue_raw = status.get("requeueState")
+    requeue = None
+    if isinstance(requeue_raw, Mapping):
+        requeue = RequeueState(
+            count=_int(requeue_raw["count"]) if requeue_raw.get("count") is not None else None,
+            requeue_at=parse_time(requeue_raw.get("requeueAt")),
+        )
+    checks = tuple(
+        CheckState(
+            name=_str(item.get("name")),
+            state=_str(item.get("state"), "Pending"),
+            message=_str(item.get("message")),
+            since=parse_time(item.get("lastTransitionTime")),
+            requeue_after_seconds=_int(item["requeueAfterSeconds"]) if item.get("requeueAfterSeconds") else None,
+            retry_count=_int(item["retryCount"]) if item.get("retryCount") is not None else None,
+        )
+        for item in map(_map, _list(status.get("admissionChecks")))
+    )
+    return Workload(
+        meta=meta(raw),
+        queue_name=_str(spec.get("queueName")),
+        pod_sets=pod_sets,
+        priority=_int(spec.get("priority"), 0),
+        priority_class=priority_class,
+        active=spec.get("active") is not False,
+        conditions=conditions(status.get("conditions")),
+        admission=admission,
+        requeue=requeue,
+        checks=checks,
+        resource_requests=tuple(
+            (_str(item.get("name"), "main"), parse_map(item.get("resources")))
+            for item in map(_map, _list(status.get("resourceRequests")))
+        ),
+        reclaimable={
+            _str(item.get("name")): _int(item.get("count")) for item in map(_map, _list(status.get("reclaimablePods")))
+        },
+        cluster_name=_str(status.get("clusterName")),
+    )
+
+
+def local_queue(raw: Raw) -> LocalQueue:
+    spec = _map(raw.get("spec"))
+    return LocalQueue(
+        meta=meta(raw),
+        cluster_queue=_str(spec.get("clusterQueue")),
+        stop_policy=_str(spec.get("stopPolicy"), "None") or "None",
+        conditions=conditions(_map(raw.get("status")).get("conditions")),
+    )
+
+
+def cluster_queue(raw: Raw) -> ClusterQueue:
+    spec = _map(raw.get("spec"))
+    status = _map(raw.get("status"))
+    # v1beta2 admissionChecksStrategy.admissionChecks[{name, onFlavors}]; v1beta1 also admissionChecks: [name].
+    checks: list[tuple[str, tuple[str, ...]]] = [
+        (_str(item.get("name")), tuple(_str(f) for f in _list(item.get("onFlavors"))))
+        for item in map(_map, _list(_map(spec.get("admissionChecksStrategy")).get("admissionChecks")))
+    ]
+    checks.extend((_str(name), ()) for name in _list(spec.get("admissionChecks")) if isinstance(name, str))
+    preemption = _map(spec.get("preemption"))
+    borrow = _map(preemption.get("borrowWithinCohort"))
+    admission_scope = _map(spec.get("admissionScope"))
+    return ClusterQueue(
+        meta=meta(raw),
+        resource_groups=_resource_groups(spec.get("resourceGroups")),
+        cohort=_str(spec.get("cohortName")) or _str(spec.get("cohort")),
+        namespace_selector=label_selector(spec.get("namespaceSelector")),
+        stop_policy=_str(spec.get("stopPolicy"), "None") or "None",
+        queueing_strategy=_str(spec.get("queueingStrategy"), "BestEffortFIFO") or "BestEffortFIFO",
+        preemption={
+            "withinClusterQueue": _str(preemption.get("withinClusterQueue"), "Never"),
+            "reclaimWithinCohort": _str(preemption.get("reclaimWithinCohort"), "Never"),
+            "borrowWithinCohort": _str(borrow.get("policy"), "Never"),
+        },
+        admission_checks=tuple(checks),
+        conditions=conditions(status.get("conditions")),
+        reservation=_quantities_by_flavor(status["flavorsReservation"]) if "flavorsReservation" in status else None,
+        usage=_quantities_by_flavor(status["flavorsUsage"]) if "flavorsUsage" in status else None,
+        pending_count=_int(status["pendingWorkloads"]) if status.get("pendingWorkloads") is not None else None,
+        fair_sharing_admission=admission_scope.get("admissionMode") == "UsageBasedAdmissionFairSharing",
+    )
+
+
+def resource_flavor(raw: Raw) -> ResourceFlavor:
+    spec = _map(raw.get("spec"))
+    return ResourceFlavor(
+        meta=meta(raw),
+        node_labels=_strings(spec.get("nodeLabels")),
+        node_taints=_taints(spec.get("nodeTaints")),
+        tolerations=_tolerations(spec.get("tolerations")),
+        topology_name=_str(spec.get("topologyName")),
+    )
+
+
+def cohort(raw: Raw) -> Cohort:
+    spec = _map(raw.get("spec"))
+    return Cohort(
+        meta=meta(raw),
+        parent=_str(spec.get("parentName")) or _str(spec.get("parent")),
+        resource_groups=_resource_groups(spec.get("resourceGroups")),
+    )
+
+
+def admission_check(raw: Raw) -> AdmissionCheck:
+    return AdmissionCheck(
+        meta=meta(raw),
+        controller=_str(_map(raw.get("spec")).get("controllerName")),
+        conditions=conditions(_map(raw.get("status")).get("conditions")),
+    )
+
+
+def priority_class(raw: Raw) -> PriorityClass:
+    return PriorityClass(name=meta(raw).name, value=_int(raw.get("value")))
+
+
+def _replica_specs(spec: Raw) -> list[JobTemplate]:
+    """Kubeflow's <kind>ReplicaSpecs: {Master: {replicas, template}, Worker: ...}."""
+    templates: list[JobTemplate] = []
+    for key, value in spec.items():
+        if key.endswith("ReplicaSpecs") and isinstance(value, Mapping):
+            for role, replica in value.items():
+                replica = _map(replica)
+                templates.append(
+                    JobTemplate(
+                        str(role).lower(),
+                        _int(replica.get("replicas"), 1),
+                        _template_spec(replica.get("template")),
+                    )
+                )
+    return templates
+
+
+def _job_templates(kind: str, spec: Raw) -> tuple[JobTemplate, ...]:
+    if kind == "Job":
+        parallelism = _int(spec.get("parallelism"), 1)
+        completions = spec.get("completions")
+        count = min(parallelism, _int(completions)) if completions is not None else parallelism
+        return (JobTemplate("main", count, _template_spec(spec.get("template"))),)
+    if kind == "JobSet":
+        return tuple(
+            JobTemplate(
+                _str(item.get("name")).lower(),
+                _int(item.get("replicas"), 1)
+                * _int(_map(_map(item.get("template")).get("spec")).get("parallelism"), 1),
+                _template_spec(_map(_map(item.get("template")).get("spec")).get("template")),
+            )
+            for item in map(_map, _list(spec.get("replicatedJobs")))
+        )
+    if kind in ("RayJob", "RayCluster", "RayService"):
+        cluster = _map(spec.get("rayClusterSpec") or spec.get("rayClusterConfig")) if kind != "RayCluster" else spec
+        templates = [JobTemplate("head", 1, _template_spec(_map(cluster.get("headGroupSpec")).get("template")))]
+        templates.extend(
+            JobTemplate(
+                _str(group.get("groupName")),
+                _int(group.get("replicas"), 1) * max(1, _int(group.get("numOfHosts"), 1)),
+                _template_spec(group.get("template")),
+            )
+            for group in map(_map, _list(cluster.get("workerGroupSpecs")))
+        )
+        return tuple(templates)
+    if kind in ("StatefulSet", "Deployment", "LeaderWorkerSet"):
+        template = spec.get("template") or _map(spec.get("leaderWorkerTemplate")).get("workerTemplate")
+        return (JobTemplate("main", _int(spec.get("replicas"), 1), _template_spec(template)),)
+    return tuple(_replica_specs(spec))
+
+
+def job(raw: Raw) -> Job:
+    spec = _map(raw.get("spec"))
+    kind = _str(raw.get("kind"))
+    suspend = spec.get("suspend")
+    return Job(
+        meta=meta(raw),
+        suspended=suspend if isinstance(suspend, bool) else None,
+        templates=_job_templates(kind, spec),
+        conditions=conditions(_map(raw.get("status")).get("conditions")),
+    )
+
+
+def pod(raw: Raw) -> Pod:
+    status = _map(raw.get("status"))
+    spec = _map(raw.get("spec"))
+    return Pod(
+        meta=meta(raw),
+        phase=_str(status.get("phase")),
+        conditions=conditions(status.get("conditions")),
+        node_name=_str(spec.get("nodeName")),
+        template=pod_template(spec),
+    )
+
+
+def event(raw: Raw) -> Event:
+    involved = _map(raw.get("involvedObject") or raw.get("regarding"))
+    metadata = _map(raw.get("metadata"))
+    seen = (
+        parse_time(raw.get("lastTimestamp"))
+        or parse_time(raw.get("eventTime"))
+        or parse_time(_map(raw.get("series")).get("lastObservedTime"))
+        or parse_time(raw.get("firstTimestamp"))
+        or parse_time(metadata.get("creationTimestamp"))
+    )
+    return Event(
+        namespace=_str(involved.get("namespace")) or _str(metadata.get("namespace")),
+        involved_kind=_str(involved.get("kind")),
+        involved_name=_str(involved.get("name")),
+        involved_uid=_str(involved.get("uid")),
+        reason=_str(raw.get("reason")),
+        message=_str(raw.get("message") or raw.get("note")),
+        type=_str(raw.get("type"), "Normal"),
+        last_seen=seen,
+        count=_int(raw.get("count"), 1) or 1,
+    )
+
+
+def node(raw: Raw) -> Node:
+    spec = _map(raw.get("spec"))
+    return Node(
+        meta=meta(raw),
+        taints=_taints(spec.get("taints")),
+        unschedulable=spec.get("unschedulable") is True,
+        allocatable=parse_map(_map(raw.get("status")).get("allocatable")),
+    )
+
+
+def pending_entries(raw: Raw) -> list[PendingEntry]:
+    """A PendingWorkloadsSummary's items (any visibility API version)."""
+    entries = []
+    for item in map(_map, _list(raw.get("items"))):
+        metadata = _map(item.get("metadata"))
+        name = _str(metadata.get("name"))
+        if not name:
+            continue
+        entries.append(
+            PendingEntry(
+                namespace=_str(metadata.get("namespace")),
+                name=name,
+                local_queue=_str(item.get("localQueueName")),
+                priority=_int(item.get("priority")),
+                position_in_cluster_queue=_int(item.get("positionInClusterQueue")),
+                position_in_local_queue=_int(item.get("positionInLocalQueue")),
+            )
+        )
+    return entries
+
+
+_KUEUE_DECODERS: dict[str, Callable[[Raw], object]] = {
+    "Workload": workload,
+    "LocalQueue": local_queue,
+    "ClusterQueue": cluster_queue,
+    "ResourceFlavor": resource_flavor,
+    "Cohort": cohort,
+    "AdmissionCheck": admission_check,
+    "WorkloadPriorityClass": priority_class,
+}
+_CORE_DECODERS: dict[str, Callable[[Raw], object]] = {
+    "Pod": pod,
+    "Event": event,
+    "Namespace": lambda raw: Namespace(meta(raw)),
+    "Node": node,
+}
+# Kinds Kueue can manage (FACTS §2.2), by kind; their group does not matter to the decoder.
+JOB_KINDS = frozenset(
+    {
+        "Job",
+        "JobSet",
+        "RayJob",
+        "RayCluster",
+        "RayService",
+        "PyTorchJob",
+        "TFJob",
+        "PaddleJob",
+        "XGBoostJob",
+        "JAXJob",
+        "MPIJob",
+        "TrainJob",
+        "AppWrapper",
+        "SparkApplication",
+        "StatefulSet",
+        "Deployment",
+        "LeaderWorkerSet",
+    }
+)
+
+
+def decode(raw: Raw) -> list[object]:
+    """One raw object -> model objects (a Pod is both a Pod and a job Kueue may manage). [] if not read."""
+    kind = _str(raw.get("kind"))
+    group = _str(raw.get("apiVersion")).rpartition("/")[0]
+    if group == KUEUE_GROUP and kind in _KUEUE_DECODERS:
+        return [_KUEUE_DECODERS[kind](raw)]
+    if group == VISIBILITY_GROUP and kind == "PendingWorkloadsSummary":
+        return list(pending_entries(raw))
+    if kind in _CORE_DECODERS and group in ("", "events.k8s.io"):
+        decoded = _CORE_DECODERS[kind](raw)
+        if kind == "Pod":
+            return [
+                decoded,
+                Job(meta=meta(raw), templates=(JobTemplate("main", 1, pod_template(raw.get("spec"))),)),
+            ]
+        return [decoded]
+    if kind in JOB_KINDS:
+        return [job(raw)]
+    return []

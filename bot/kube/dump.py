@@ -1,0 +1,103 @@
+"""A `kubectl get -o yaml` (or `-o json`) dump as a snapshot: several documents, or `kind: List` items."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.errors import DumpUnreadable
+from bot.kube.decode import DecodeError, decode
+from bot.trace.snapshot import MemorySnapshot
+
+MAX_DUMP_BYTES = 512 * 1024 * 1024
+
+_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _NoAliasLoader(_BaseLoader):  # type: ignore[misc, valid-type]
+    """A safe loader that refuses YAML aliases: kubectl never writes them, and they make YAML bombs.
+
+    An alias is a node met a second time while constructing; the constructor is Python code even
+    with the libyaml parser, so the check holds for both loaders.
+    """
+
+    def construct_object(self, node: Any, deep: bool = False) -> Any:
+        if node in self.constructed_objects:
+            raise yaml.constructor.ConstructorError(
+                None, None, "aliases (&anchor / *alias) are not allowed in a dump", node.start_mark
+            )
+        return super().construct_object(node, deep=deep)
+
+
+@dataclass(frozen=True)
+class Dump:
+    snapshot: MemorySnapshot
+    objects: int
+    skipped: tuple[str, ...]
+
+
+def _items(document: object) -> Iterator[Mapping[str, Any]]:
+    if not isinstance(document, Mapping):
+        return
+    items = document.get("items")
+    kind = str(document.get("kind", ""))
+    if isinstance(items, list) and (kind == "List" or kind.endswith("List")):
+        for item in items:
+            if isinstance(item, Mapping):
+                item_kind = item.get("kind") or kind.removesuffix("List")
+                api_version = item.get("apiVersion") or document.get("apiVersion")
+                yield {**item, "kind": item_kind, "apiVersion": api_version}
+    else:
+        yield document
+
+
+def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = None) -> Dump:
+    """Decode a dump's text. Raises DumpUnreadable with a one-line reason."""
+    loader = _NoAliasLoader(text)
+    objects: list[object] = []
+    skipped: list[str] = []
+    try:
+        while loader.check_data():
+            for raw in _items(loader.get_data()):
+                try:
+                    decoded = decode(raw)
+                except DecodeError as error:
+                    skipped.append(str(error))
+                    continue
+                objects.extend(decoded)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+        raise DumpUnreadable(f"{source} is not valid YAML{where}: {problem}") from error
+    except RecursionError as error:
+        raise DumpUnreadable(f"{source} is nested too deeply to be a kubectl dump") from error
+    finally:
+        loader.dispose()
+    return Dump(MemorySnapshot(objects, taken_at=taken_at), len(objects), tuple(skipped))
+
+
+def read_dump(path: str | Path, *, taken_at: datetime | None = None) -> Dump:
+    """Read a dump file. Raises DumpUnreadable (missing, unreadable, too large, not YAML)."""
+    file = Path(path)
+    try:
+        size = file.stat().st_size
+        if size > MAX_DUMP_BYTES:
+            raise DumpUnreadable(f"{path} is {size} bytes; the largest dump read is {MAX_DUMP_BYTES} bytes")
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError as error:
+        raise DumpUnreadable(f"{path}: no such file") from error
+    except IsADirectoryError as error:
+        raise DumpUnreadable(f"{path} is a directory, not a dump file") from error
+    except PermissionError as error:
+        raise DumpUnreadable(f"{path}: permission denied") from error
+    except UnicodeDecodeError as error:
+        raise DumpUnreadable(f"{path} is not UTF-8 text") from error
+    except OSError as error:
+        raise DumpUnreadable(f"{path}: {error.strerror or error}") from error
+    return parse_text(text, source=str(path), taken_at=taken_at)

@@ -1,0 +1,282 @@
+"""What the engine reads: a consistent view of the cluster, as a Protocol, and an in-memory implementation.
+
+The informer cache (`bot.kube.cache`) implements the same Protocol with incremental indexes; a dump file
+and the tests use `MemorySnapshot`.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Protocol
+
+from bot.trace.model import (
+    JOB_UID_LABEL,
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    Event,
+    Job,
+    LocalQueue,
+    Namespace,
+    Node,
+    PendingEntry,
+    Pod,
+    PriorityClass,
+    ResourceFlavor,
+    Workload,
+)
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_ORDER_EVICTIONS = frozenset({"PodsReadyTimeout", "AdmissionCheck"})
+
+
+def queue_order_time(workload: Workload) -> datetime:
+    """Kueue's queue-order timestamp: the eviction time after a PodsReady-timeout or admission-check
+    eviction, else the creation time (FACTS §5.1)."""
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.is_true and evicted.reason in _ORDER_EVICTIONS and evicted.since:
+        return evicted.since
+    return workload.meta.created or _EPOCH
+
+
+def queue_order_key(workload: Workload) -> tuple[int, datetime, str]:
+    """Higher priority first, then older queue-order time, then UID."""
+    return (-workload.priority, queue_order_time(workload), workload.meta.uid or workload.name)
+
+
+def waits_in_queue(workload: Workload) -> bool:
+    """Whether Kueue keeps this Workload in its ClusterQueue's pending list (heap or parked)."""
+    if not workload.active or workload.finished or workload.is_true("QuotaReserved"):
+        return False
+    if workload.meta.annotations.get("kueue.x-k8s.io/admission-gated-by"):
+        return False
+    requeued = workload.condition("Requeued")
+    return not (requeued is not None and requeued.is_false)
+
+
+class Snapshot(Protocol):
+    """A read-only, consistent view of the cluster objects the trace needs."""
+
+    @property
+    def taken_at(self) -> datetime | None:
+        """When the view was last known to match the cluster (None: a dump of unknown age)."""
+
+    def jobs_named(self, namespace: str, name: str) -> Sequence[Job]: ...
+    def jobs_in(self, namespace: str) -> Sequence[Job]: ...
+    def workload(self, namespace: str, name: str) -> Workload | None: ...
+    def workloads_in(self, namespace: str) -> Sequence[Workload]: ...
+    def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]: ...
+    def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]: ...
+    def local_queue(self, namespace: str, name: str) -> LocalQueue | None: ...
+    def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]: ...
+    def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]: ...
+    def cluster_queue(self, name: str) -> ClusterQueue | None: ...
+    def cluster_queues(self) -> Sequence[ClusterQueue]: ...
+    def flavor(self, name: str) -> ResourceFlavor | None: ...
+    def cohort(self, name: str) -> Cohort | None: ...
+    def cohorts(self) -> Sequence[Cohort]: ...
+    def admission_check(self, name: str) -> AdmissionCheck | None: ...
+    def priority_class(self, name: str) -> PriorityClass | None: ...
+    def namespace(self, name: str) -> Namespace | None: ...
+    def namespaces(self) -> Sequence[Namespace]: ...
+    def pods_in(self, namespace: str) -> Sequence[Pod]: ...
+    def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]: ...
+    def nodes(self) -> Sequence[Node]: ...
+    def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
+        """The Workload's row in a pending-workloads API answer, when one is known."""
+
+    def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
+        """The Workloads waiting in a ClusterQueue, in Kueue's order (computed)."""
+
+    def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
+        """0-based (position in the ClusterQueue, position in its LocalQueue), computed; None if absent."""
+
+
+@dataclass(frozen=True)
+class _Order:
+    workloads: tuple[Workload, ...]
+    positions: dict[tuple[str, str], tuple[int, int]]
+
+
+class MemorySnapshot:
+    """A Snapshot over lists of decoded objects, indexed once. Cheap to query, immutable once built."""
+
+    def __init__(
+        self,
+        objects: Iterable[object],
+        *,
+        taken_at: datetime | None = None,
+    ) -> None:
+        self._taken_at = taken_at
+        self._jobs: dict[tuple[str, str], list[Job]] = defaultdict(list)
+        self._jobs_by_ns: dict[str, list[Job]] = defaultdict(list)
+        self._workloads: dict[tuple[str, str], Workload] = {}
+        self._workloads_by_ns: dict[str, list[Workload]] = defaultdict(list)
+        self._by_job_uid: dict[tuple[str, str], list[Workload]] = defaultdict(list)
+        self._local_queues: dict[tuple[str, str], LocalQueue] = {}
+        self._lqs_by_ns: dict[str, list[LocalQueue]] = defaultdict(list)
+        self._lqs_by_cq: dict[str, list[LocalQueue]] = defaultdict(list)
+        self._cluster_queues: dict[str, ClusterQueue] = {}
+        self._flavors: dict[str, ResourceFlavor] = {}
+        self._cohorts: dict[str, Cohort] = {}
+        self._checks: dict[str, AdmissionCheck] = {}
+        self._priorities: dict[str, PriorityClass] = {}
+        self._namespaces: dict[str, Namespace] = {}
+        self._pods: dict[str, list[Pod]] = defaultdict(list)
+        self._events: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
+        self._nodes: list[Node] = []
+        self._pending: dict[tuple[str, str], PendingEntry] = {}
+        self._orders: dict[str, _Order] = {}
+        for item in objects:
+            self._add(item)
+        for events in self._events.values():
+            events.sort(key=lambda event: event.last_seen or _EPOCH)
+
+    def _add(self, item: object) -> None:
+        if isinstance(item, Workload):
+            key = (item.namespace, item.name)
+            self._workloads[key] = item
+            self._workloads_by_ns[item.namespace].append(item)
+            uid = item.meta.labels.get(JOB_UID_LABEL)
+            if uid:
+                self._by_job_uid[(item.namespace, uid)].append(item)
+        elif isinstance(item, Job):
+            namespace = item.meta.namespace or ""
+            self._jobs[(namespace, item.meta.name)].append(item)
+            self._jobs_by_ns[namespace].append(item)
+        elif isinstance(item, LocalQueue):
+            namespace = item.meta.namespace or ""
+            self._local_queues[(namespace, item.name)] = item
+            self._lqs_by_ns[namespace].append(item)
+            self._lqs_by_cq[item.cluster_queue].append(item)
+        elif isinstance(item, ClusterQueue):
+            self._cluster_queues[item.name] = item
+        elif isinstance(item, ResourceFlavor):
+            self._flavors[item.name] = item
+        elif isinstance(item, Cohort):
+            self._cohorts[item.name] = item
+        elif isinstance(item, AdmissionCheck):
+            self._checks[item.meta.name] = item
+        elif isinstance(item, PriorityClass):
+            self._priorities[item.name] = item
+        elif isinstance(item, Namespace):
+            self._namespaces[item.meta.name] = item
+        elif isinstance(item, Pod):
+            self._pods[item.meta.namespace or ""].append(item)
+        elif isinstance(item, Event):
+            self._events[(item.namespace, item.involved_kind, item.involved_name)].append(item)
+        elif isinstance(item, Node):
+            self._nodes.append(item)
+        elif isinstance(item, PendingEntry):
+            self._pending[(item.namespace, item.name)] = item
+
+    @property
+    def taken_at(self) -> datetime | None:
+        return self._taken_at
+
+    def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
+        return self._jobs.get((namespace, name), [])
+
+    def jobs_in(self, namespace: str) -> Sequence[Job]:
+        return self._jobs_by_ns.get(namespace, [])
+
+    def workload(self, namespace: str, name: str) -> Workload | None:
+        return self._workloads.get((namespace, name))
+
+    def workloads_in(self, namespace: str) -> Sequence[Workload]:
+        return self._workloads_by_ns.get(namespace, [])
+
+    def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
+        return self._by_job_uid.get((namespace, uid), [])
+
+    def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
+        found: list[Workload] = []
+        for local_queue in self._lqs_by_cq.get(cluster_queue, []):
+            namespace = local_queue.meta.namespace or ""
+            found.extend(w for w in self.workloads_in(namespace) if w.queue_name == local_queue.name)
+        known = {(w.namespace, w.name) for w in found}
+        found.extend(
+            w
+            for w in self._workloads.values()
+            if w.admission is not None
+            and w.admission.cluster_queue == cluster_queue
+            and (w.namespace, w.name) not in known
+        )
+        return found
+
+    def local_queue(self, namespace: str, name: str) -> LocalQueue | None:
+        return self._local_queues.get((namespace, name))
+
+    def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]:
+        return self._lqs_by_ns.get(namespace, [])
+
+    def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]:
+        return self._lqs_by_cq.get(cluster_queue, [])
+
+    def cluster_queue(self, name: str) -> ClusterQueue | None:
+        return self._cluster_queues.get(name)
+
+    def cluster_queues(self) -> Sequence[ClusterQueue]:
+        return list(self._cluster_queues.values())
+
+    def flavor(self, name: str) -> ResourceFlavor | None:
+        return self._flavors.get(name)
+
+    def cohort(self, name: str) -> Cohort | None:
+        return self._cohorts.get(name)
+
+    def cohorts(self) -> Sequence[Cohort]:
+        return list(self._cohorts.values())
+
+    def admission_check(self, name: str) -> AdmissionCheck | None:
+        return self._checks.get(name)
+
+    def priority_class(self, name: str) -> PriorityClass | None:
+        return self._priorities.get(name)
+
+    def namespace(self, name: str) -> Namespace | None:
+        return self._namespaces.get(name)
+
+    def namespaces(self) -> Sequence[Namespace]:
+        return list(self._namespaces.values())
+
+    def pods_in(self, namespace: str) -> Sequence[Pod]:
+        return self._pods.get(namespace, [])
+
+    def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
+        return self._events.get((namespace, kind, name), [])
+
+    def nodes(self) -> Sequence[Node]:
+        return self._nodes
+
+    def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
+        return self._pending.get((namespace, name))
+
+    def _order(self, cluster_queue: str) -> _Order:
+        order = self._orders.get(cluster_queue)
+        if order is None:
+            waiting: list[Workload] = []
+            for local_queue in self._lqs_by_cq.get(cluster_queue, []):
+                namespace = local_queue.meta.namespace or ""
+                waiting.extend(
+                    w for w in self.workloads_in(namespace) if w.queue_name == local_queue.name and waits_in_queue(w)
+                )
+            waiting.sort(key=queue_order_key)
+            positions: dict[tuple[str, str], tuple[int, int]] = {}
+            per_queue: dict[tuple[str, str], int] = defaultdict(int)
+            for index, workload in enumerate(waiting):
+                lq_key = (workload.namespace, workload.queue_name)
+                positions[(workload.namespace, workload.name)] = (index, per_queue[lq_key])
+                per_queue[lq_key] += 1
+            order = _Order(tuple(waiting), positions)
+            self._orders[cluster_queue] = order
+        return order
+
+    def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
+        return self._order(cluster_queue).workloads
+
+    def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
+        return self._order(cluster_queue).positions.get((workload.namespace, workload.name))
