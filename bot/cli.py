@@ -1,0 +1,148 @@
+"""The command line: `python -m bot explain ns/job`, and the other commands. A composition root."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+from bot import __version__
+from bot.copy import language_of
+from bot.errors import BotError, DumpUnreadable
+from bot.terminal import render_text
+from bot.trace.codes import Verdict
+from bot.trace.explain import Query, explain
+from bot.trace.resolve import canonical_kind
+from bot.trace.serialize import to_json
+from bot.trace.snapshot import Snapshot
+
+EXIT_OK = 0
+EXIT_NOT_FOUND = 1
+EXIT_USAGE = 2
+EXIT_UNAVAILABLE = 3
+
+_EXPLAIN_HELP = """\
+Explain why a job is pending under Kueue: its Workload, its conditions, its request against the
+ClusterQueue's quota, its position in the queue, and what you can do.
+
+examples:
+  python -m bot explain team-a/train-bert
+  python -m bot explain team-a/my-rayjob --kind RayJob
+  python -m bot explain team-a/train-bert --from-file cluster.yaml --now 2026-10-14T10:30:00Z
+  kubectl get jobs,workloads,localqueues,clusterqueues,resourceflavors,events -A -o yaml > cluster.yaml
+
+exit status: 0 answered, 1 no such job, 2 bad usage, 3 the cluster or the file could not be read.
+"""
+
+
+def _parse_now(value: str) -> datetime:
+    text = value.strip().replace("z", "Z")
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    try:
+        parsed = datetime.fromisoformat(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(f"not an RFC 3339 time: {value!r} (e.g. 2026-10-14T10:30:00Z)") from error
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _parse_ref(value: str) -> tuple[str, str, str | None]:
+    """ "ns/name", "ns/kind/name" or "kind/name" with a namespace elsewhere -> (namespace, name, kind)."""
+    parts = [part for part in value.strip().split("/") if part]
+    if len(parts) == 2:
+        return parts[0], parts[1], None
+    if len(parts) == 3:
+        return parts[0], parts[2], parts[1]
+    raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {value!r}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="kueue-bot",
+        description="Explains why a job is pending on a Kueue-managed Kubernetes cluster, in a terminal or in Slack.",
+    )
+    parser.add_argument("--version", action="version", version=f"kueue-bot {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+
+    explain_cmd = commands.add_parser(
+        "explain",
+        help="explain why a job is pending",
+        description=_EXPLAIN_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    explain_cmd.add_argument("job", type=_parse_ref, metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert")
+    explain_cmd.add_argument(
+        "--kind",
+        default=None,
+        help="the job's kind: Job (default), JobSet, RayJob, PyTorchJob, MPIJob, Pod, Workload, ...",
+    )
+    explain_cmd.add_argument(
+        "--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead of the cluster"
+    )
+    explain_cmd.add_argument(
+        "--now", type=_parse_now, metavar="TIME", help="explain as of this RFC 3339 time (default: now)"
+    )
+    explain_cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    explain_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
+    explain_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
+    explain_cmd.add_argument(
+        "--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
+    )
+    return parser
+
+
+def _snapshot(args: argparse.Namespace, namespace: str) -> Snapshot:
+    if args.from_file:
+        from bot.kube.dump import read_dump
+
+        return read_dump(args.from_file).snapshot
+    from bot.kube.live import read_live_snapshot
+
+    return read_live_snapshot(namespace, kubeconfig=args.kubeconfig, context=args.context)
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    namespace, name, kind_in_ref = args.job
+    kind_text = args.kind or kind_in_ref
+    kind = canonical_kind(kind_text) if kind_text else "Job"
+    if kind is None:
+        print(
+            f"kueue-bot: unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    now = args.now or datetime.now(UTC)
+    language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
+    try:
+        snapshot = _snapshot(args, namespace)
+    except DumpUnreadable as error:
+        print(f"kueue-bot: cannot read the dump: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except BotError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    explanation = explain(snapshot, Query(namespace, name, kind), now=now)
+    if args.format == "json":
+        print(json.dumps(to_json(explanation, language), indent=2, ensure_ascii=False))
+    elif explanation.verdict == Verdict.JOB_NOT_FOUND:
+        from bot.trace.serialize import text
+
+        hints = " ".join(text(action.text, language) for action in explanation.actions)
+        print(f"kueue-bot: {text(explanation.headline, language)} {hints}".rstrip(), file=sys.stderr)
+    else:
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        sys.stdout.write(render_text(explanation, colour=colour, language=language))
+    return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command == "explain":
+        return run_explain(args)
+    parser.error(f"unknown command {args.command!r}")
+    return EXIT_USAGE  # pragma: no cover - parser.error exits

@@ -1,0 +1,72 @@
+"""Every user-visible sentence, one catalogue per language, and the one function that renders them.
+
+A catalogue maps a key to a template, or to a tuple of templates: the first whose placeholders are all
+given wins, so a sentence can say more when more is known. Parameters whose name ends in `_seconds` are
+durations, written the way the language writes them. Unknown keys fall back to English, then to the key.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from bot.copy import en, fr
+
+Template = str | tuple[str, ...]
+CATALOGUES: Mapping[str, Mapping[str, Template]] = {"en": en.CATALOGUE, "fr": fr.CATALOGUE}
+DEFAULT_LANGUAGE = "en"
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def language_of(locale: str | None, default: str = DEFAULT_LANGUAGE) -> str:
+    """ "fr-FR" -> "fr"; a language without a catalogue -> the default."""
+    if locale:
+        code = locale.replace("_", "-").split("-", 1)[0].lower()
+        if code in CATALOGUES:
+            return code
+    return default if default in CATALOGUES else DEFAULT_LANGUAGE
+
+
+def duration(seconds: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """42 -> "42 s", 2520 -> "42 min", 7500 -> "2 h 05", 200000 -> "2 d 7 h" ("j" in French)."""
+    day = "j" if language == "fr" else "d"
+    seconds = max(0, int(seconds))
+    if seconds < 60:
+        return f"{seconds} s"
+    minutes = seconds // 60
+    if minutes < 60:
+        return f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {minutes:02d}" if minutes else f"{hours} h"
+    days, hours = divmod(hours, 24)
+    return f"{days} {day} {hours} h" if hours else f"{days} {day}"
+
+
+def _value(name: str, value: object, language: str) -> str:
+    if name.endswith("_seconds") and isinstance(value, int):
+        return duration(value, language)
+    return str(value)
+
+
+def _fill(template: str, params: Mapping[str, object], language: str) -> str | None:
+    names = _PLACEHOLDER.findall(template)
+    if any(name not in params for name in names):
+        return None
+    return _PLACEHOLDER.sub(lambda match: _value(match.group(1), params[match.group(1)], language), template)
+
+
+def render(key: str, params: Mapping[str, object] | None = None, language: str = DEFAULT_LANGUAGE) -> str:
+    """The sentence for `key` in `language`, with its parameters filled in."""
+    values = dict(params or {})
+    for catalogue in (CATALOGUES.get(language, {}), CATALOGUES[DEFAULT_LANGUAGE]):
+        entry = catalogue.get(key)
+        if entry is None:
+            continue
+        for template in (entry,) if isinstance(entry, str) else entry:
+            text = _fill(template, values, language)
+            if text is not None:
+                return text
+        last = entry if isinstance(entry, str) else entry[-1]
+        return _PLACEHOLDER.sub(lambda match: _value(match.group(1), values.get(match.group(1), "?"), language), last)
+    return key

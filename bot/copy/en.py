@@ -1,0 +1,302 @@
+"""English: every sentence the bot says, by key. Keep keys stable; wording may change freely."""
+
+from __future__ import annotations
+
+CATALOGUE: dict[str, str | tuple[str, ...]] = {
+    # --- headlines: one sentence a person can act on, per verdict ---
+    "headline.job-not-found": "No {kind} named {name} in namespace {namespace}: check the name and the namespace.",
+    "headline.not-managed": (
+        "{job} is not managed by Kueue: it has no {label} label, so Kueue never queued it. "
+        "If it is pending, the reason is in the scheduler, not in Kueue."
+    ),
+    "headline.workload-missing": (
+        "{job} names LocalQueue {queue}, but Kueue has created no Workload for it, so it cannot be queued yet."
+    ),
+    "headline.local-queue-missing": (
+        "{job} will never start as it is: it names LocalQueue {queue}, which does not exist in its namespace."
+    ),
+    "headline.cluster-queue-missing": (
+        "{job} will never start as it is: LocalQueue {queue} points to ClusterQueue {cluster_queue}, "
+        "which does not exist."
+    ),
+    "headline.queue-stopped": (
+        "{job} waits because {kind} {stopped} is stopped (stopPolicy {policy}): nothing new is admitted "
+        "until an admin resumes it.",
+        "{job} waits because its queue is stopped: nothing new is admitted until an admin resumes it.",
+    ),
+    "headline.queue-inactive": (
+        "{job} waits because ClusterQueue {cluster_queue} is inactive ({detail}): it admits nothing until "
+        "an admin fixes it."
+    ),
+    "headline.namespace-not-allowed": (
+        "{job} will never be admitted by ClusterQueue {cluster_queue}: its namespaceSelector does not select "
+        "this namespace."
+    ),
+    "headline.no-matching-flavor": (
+        "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it "
+        "(flavor {flavor}: {detail}).",
+        "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it ({detail}).",
+        "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it.",
+    ),
+    "headline.exceeds-max-quota": (
+        "{job} will never be admitted as configured: it asks for {requested} {resource}, but ClusterQueue "
+        "{cluster_queue} can never give more than {maximum} {resource} (flavor {flavor}).",
+        "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
+    ),
+    "headline.waiting-for-quota": (
+        "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
+        "{cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
+        "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
+        "{cluster_queue} (flavor {flavor}).",
+        "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}. Position {position} "
+        "in the queue, {ahead} ahead.",
+        "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
+    ),
+    "headline.waiting-for-preemption": (
+        "{job} should start soon: Kueue is preempting {preemptions} workload(s) in ClusterQueue "
+        "{cluster_queue} to make room for it.",
+        "{job} should start soon: Kueue is preempting other workloads in ClusterQueue {cluster_queue} to make "
+        "room for it.",
+    ),
+    "headline.topology-placement-failed": (
+        "{job} cannot be placed by topology-aware scheduling in ClusterQueue {cluster_queue}: {detail}",
+        "{job} cannot be placed by topology-aware scheduling in ClusterQueue {cluster_queue}.",
+    ),
+    "headline.waiting-for-pods-ready": (
+        "{job} waits until the pods of workloads admitted earlier are ready: waitForPodsReady blocks new "
+        "admissions meanwhile."
+    ),
+    "headline.not-yet-evaluated": (
+        "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet: position {position}, "
+        "{ahead} ahead.",
+        "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet.",
+    ),
+    "headline.admission-gated": (
+        "{job} is held by an admission gate ({gates}): Kueue will not consider it until the gate is removed."
+    ),
+    "headline.admission-checks-pending": (
+        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}: {message}",
+        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}.",
+    ),
+    "headline.admission-check-rejected": (
+        "{job} was rejected by admission check(s) {checks}: it will not be admitted; fix the cause and resubmit."
+    ),
+    "headline.requeue-backoff": (
+        "{job} was evicted ({reason}) and waits for its requeue backoff until {until} (in {in_seconds}), "
+        "eviction number {count}.",
+        "{job} was evicted ({reason}) and waits for its requeue backoff.",
+    ),
+    "headline.deactivated": "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
+    "headline.pods-pending": (
+        "Kueue admitted {job}; {pending} pod(s) still wait in the kube-scheduler: {reason}",
+        "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
+    ),
+    "headline.running": "{job} is admitted in ClusterQueue {cluster_queue} and running: nothing is pending.",
+    "headline.finished": "{job} has finished ({reason}): nothing is pending.",
+    "headline.invalid-request": (
+        "{job} will never be admitted: Kueue refuses its resource requests ({detail}).",
+        "{job} will never be admitted: Kueue refuses its resource requests.",
+    ),
+    # --- steps ---
+    "job.not-found": "No {kind} {namespace}/{name} in the cluster.",
+    "job.found": "Found {kind} {job}.",
+    "workload.found": (
+        "Workload {workload} represents the job (found by {how}), created {age_seconds} ago.",
+        "Workload {workload} represents the job (found by {how}).",
+    ),
+    "workload.found-through-parent": (
+        "Kueue manages it through its parent {parent}: Workload {workload}, created {age_seconds} ago.",
+        "Kueue manages it through its parent {parent}: Workload {workload}.",
+    ),
+    "workload.siblings": "The job has {count} other Workload(s) (older slices or other groups).",
+    "workload.not-managed": "No Workload: the job has no {label} label, so Kueue does not manage it.",
+    "workload.missing": "No Workload although the job names LocalQueue {queue}: Kueue did not create one.",
+    "workload.event": "Event {reason}: {message}",
+    "workload.deactivated": "The Workload is deactivated (spec.active=false): {reason}. {message}",
+    "workload.admission-gated": "Admission is gated by {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
+    "scheduling.not-held-by-kueue": "Kueue does not hold this {kind}: if its pods wait, ask the kube-scheduler.",
+    "demand.total": "It asks Kueue for {total} in total ({shape}).",
+    "demand.assigned": "Kueue reserved in ClusterQueue {cluster_queue}: {assigned}.",
+    "conditions.condition": "{type}={status} ({reason}): {message}",
+    "conditions.none-yet": "Kueue has not written QuotaReserved yet: the scheduler has not tried this Workload.",
+    "conditions.finished": "The Workload finished ({reason}).",
+    "conditions.backoff-until": ("Evicted {count} time(s) ({reason}); Kueue requeues it at {until}, in {in_seconds}.",),
+    "conditions.backoff": "Evicted ({reason}); it waits for Kueue to requeue it.",
+    "conditions.evicted-because": "Last eviction: {message}",
+    "conditions.preempted": "It was preempted ({why}); preemptor: {path}.",
+    "record.insufficient-unused-quota": (
+        "Kueue: pod set {pod_set} needs {needed} more {resource} in flavor {flavor}, in use by others now.",
+        "Kueue: not enough unused quota ({text}).",
+    ),
+    "record.exceeds-max-capacity": (
+        "Kueue: pod set {pod_set} asks for {requested} {resource} in flavor {flavor}, above the maximum "
+        "capacity {maximum}: it can never fit there.",
+        "Kueue: {resource} in flavor {flavor} can never fit ({text}).",
+        "Kueue: the request is above the maximum capacity ({text}).",
+    ),
+    "record.resource-not-covered": (
+        "Kueue: ClusterQueue does not cover resource {resource}.",
+        "Kueue: a requested resource is not covered ({text}).",
+    ),
+    "record.untolerated-taint": (
+        "Kueue: flavor {flavor} has taint {taint}, which the job does not tolerate.",
+        "Kueue: a flavor's taint is not tolerated ({text}).",
+    ),
+    "record.node-affinity-mismatch": (
+        "Kueue: flavor {flavor} does not match the job's node selector or affinity.",
+        "Kueue: no flavor matches the node affinity ({text}).",
+    ),
+    "record.flavor-not-found": ("Kueue: ResourceFlavor {flavor} does not exist.", "Kueue: {text}"),
+    "record.topology-flavor-mismatch": "Kueue: topology request and flavor do not match: {text}",
+    "record.flavor-skipped": "Kueue: {text}",
+    "record.flavor-assignment-error": "Kueue could not assign flavors: {text}",
+    "record.topology-no-fit": (
+        "Kueue: topology {topology} cannot place the pods: {text}",
+        "Kueue: topology-aware scheduling cannot place the pods: {text}",
+    ),
+    "record.topology-request-invalid": "Kueue: invalid topology request: {text}",
+    "record.no-longer-fits": "Kueue: another workload took the capacity in the same cycle; it will retry.",
+    "record.overlapping-preemption": "Kueue: its preemption targets overlap another workload's: {text}",
+    "record.preemption-gated": "Kueue: it needs preemption, but a preemption gate holds it.",
+    "record.pods-ready-block": "Kueue: waiting for all admitted workloads to have their pods ready.",
+    "record.admit-failed": "Kueue failed to admit it: {text}",
+    "record.concurrent-admission": "Kueue (concurrent admission): {text}",
+    "record.failed-admission-checks": "Kueue: an admission check failed (Retry or Rejected).",
+    "record.cluster-queue-inactive": (
+        "Kueue: ClusterQueue {queue} is inactive.",
+        "Kueue: the ClusterQueue is inactive ({text}).",
+    ),
+    "record.cluster-queue-missing": ("Kueue: ClusterQueue {queue} does not exist.", "Kueue: {text}"),
+    "record.namespace-not-selected": "Kueue: the ClusterQueue's namespaceSelector does not select this namespace.",
+    "record.namespace-missing": "Kueue: {text}",
+    "record.requests-exceed-limits": "Kueue: requests exceed limits: {text}",
+    "record.limit-range-violation": "Kueue: requests break the namespace's LimitRange: {text}",
+    "record.local-queue-missing": ("Kueue: LocalQueue {queue} does not exist.", "Kueue: {text}"),
+    "record.local-queue-inactive": ("Kueue: LocalQueue {queue} is inactive (stopped).", "Kueue: {text}"),
+    "record.admission-gated": ("Kueue: admission is gated by {detail}.", "Kueue: {text}"),
+    "record.admission-gate-cleared": "Kueue: the admission gate was cleared; it waits for quota reservation.",
+    "record.pending-evaluation": "Kueue: pending evaluation in the scheduling queue.",
+    "record.evaluation-bypassed": "Kueue skipped it because an equivalent workload recently failed.",
+    "record.deactivated": "Kueue: the workload is deactivated.",
+    "record.dra-unsupported": "Kueue: {text}",
+    "record.delayed-topology-request": "Kueue: there are pending delayed topology requests.",
+    "record.on-hold": "Kueue: the workload is on hold (for instance a StatefulSet scaled to zero).",
+    "record.preempted": "Kueue: it was preempted: {text}",
+    "record.pods-ready-timeout": "Kueue: its pods were not ready in time: {text}",
+    "record.admission-check-eviction": "Kueue: evicted by an admission check: {text}",
+    "record.node-replacement-failed": "Kueue: no replacement for an unhealthy node: {text}",
+    "record.flavor-migration": "Kueue: evicted to move to a more favourable flavor: {text}",
+    "record.quota-reserved": "Kueue: {text}",
+    "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
+    "local-queue.missing": "LocalQueue {queue} does not exist in namespace {namespace} (it has: {queues}).",
+    "local-queue.ok": "LocalQueue {queue} exists and feeds ClusterQueue {cluster_queue}.",
+    "local-queue.stopped": "LocalQueue {queue} is stopped (stopPolicy {policy}).",
+    "cluster-queue.missing": "ClusterQueue {cluster_queue} does not exist.",
+    "cluster-queue.stopped": "ClusterQueue {cluster_queue} is stopped (stopPolicy {policy}).",
+    "cluster-queue.inactive": "ClusterQueue {cluster_queue} is inactive: {detail}.",
+    "cluster-queue.ok": (
+        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it."
+    ),
+    "cluster-queue.namespace-not-selected": (
+        "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
+    ),
+    "cluster-queue.admitted": "Admitted by ClusterQueue {cluster_queue}.",
+    "cluster-queue.reserved": "Quota reserved in ClusterQueue {cluster_queue}.",
+    "flavors.resource-not-covered": "ClusterQueue {cluster_queue} covers no {resource}: no flavor can give it.",
+    "flavors.missing": "Flavor {flavor} does not exist.",
+    "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
+    "flavors.node-labels": "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
+    "flavors.no-quota-for": "Flavor {flavor} has no quota for {resources}.",
+    "quota.fits": (
+        "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used}, "
+        "free {available}: it fits."
+    ),
+    "quota.in-cohort-fits": (
+        "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used}, free with "
+        "cohort {cohort} {available} (at most {maximum} with borrowing): it fits."
+    ),
+    "quota.waits": (
+        "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used}, free "
+        "{available}: {needed} more needed, it waits for others to finish."
+    ),
+    "quota.in-cohort-waits": (
+        "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used} (borrowed "
+        "{borrowed}), others in cohort {cohort} use {elsewhere}; free now {available} of at most {maximum}: "
+        "{needed} more needed, it waits for capacity."
+    ),
+    "quota.never-fits": (
+        "{resource} in flavor {flavor}: needs {requested}, but ClusterQueue {cluster_queue} can never get more "
+        "than {maximum} (nominal {nominal}, cohort {cohort}): it will never fit."
+    ),
+    "position.in-queue": (
+        "Position {position} of {total} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
+        "{local_queue}); {ahead} ahead ({source})."
+    ),
+    "position.ahead": "Ahead of it, by priority: {by_priority}; together they ask for {demand}.",
+    "position.strict-fifo-head": (
+        "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
+        "everything behind it until it is admitted."
+    ),
+    "admission-checks.check": (
+        "Admission check {check} ({controller}): {state} for {age_seconds}: {message}",
+        "Admission check {check} ({controller}): {state}: {message}",
+    ),
+    "scheduling.pods": "Pods: {total} in all, {running} running, {pending} waiting for a node.",
+    "scheduling.failed": "Pod {pod} cannot be scheduled: {message}",
+    "scheduling.gated": "Pod {pod} is held by scheduling gate(s) {gates}.",
+    "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
+    "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
+    # --- what to do next ---
+    "action.did-you-mean": "Did you mean {names}?",
+    "action.other-namespace": "A job named {name} exists in namespace(s) {namespaces}.",
+    "action.check-name": "Check the job's name and namespace: kubectl get jobs -n {namespace}",
+    "action.add-queue-label": "To have Kueue queue it, set the label {label} to one of: {queues}.",
+    "action.ask-admin-local-queue": "Ask an admin for a LocalQueue in namespace {namespace}.",
+    "action.ask-admin-kueue": (
+        "Look at the job's events (kubectl describe) and ask an admin whether Kueue manages {kind} here."
+    ),
+    "action.fix-queue-name": "Fix the label {label}: use {queue} (queues here: {queues}).",
+    "action.fix-and-resubmit": "Fix what the admission check reported, then resubmit the job.",
+    "action.reactivate": (
+        "Reactivate it once the cause is fixed: kubectl patch workload -n {namespace} {workload} --type merge "
+        '-p \'{{"spec":{{"active":true}}}}\''
+    ),
+    "action.check-scheduler": (
+        "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."
+    ),
+    "action.ask-admin-nodes": "If nodes are missing or full, ask an admin about capacity or the autoscaler.",
+    "action.wait-for-checks": "Wait for {checks}; nodes may be provisioned meanwhile.",
+    "action.wait": ("Wait: Kueue will admit it when its turn comes and the capacity is free.",),
+    "action.ask-gate-owner": "Ask whoever set the admission gate ({gates}) to remove it.",
+    "action.check-pods-ready": (
+        "Its pods did not become ready in time: check the image, the volumes and the events of its pods."
+    ),
+    "action.wait-backoff": ("Wait until {until}, or fix what made the pods fail.", "Wait for the backoff to end."),
+    "action.ask-admin-resume": "Ask an admin to resume {kind} {queue} (set stopPolicy: None).",
+    "action.ask-admin-cluster-queue": "Ask an admin to create ClusterQueue {cluster_queue} or fix the LocalQueue.",
+    "action.ask-admin-inactive": "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
+    "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
+    "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
+    "action.ask-admin-quota": (
+        "Or ask an admin to raise ClusterQueue {cluster_queue}'s quota of {resource} in flavor {flavor} to at "
+        "least {requested} (nominal quota, or borrowing in a cohort)."
+    ),
+    "action.ask-admin-priority": "If it is urgent, ask for a higher WorkloadPriorityClass (preemption may apply).",
+    "action.add-toleration": "Add a toleration for {taint} to the job's pod template.",
+    "action.fix-node-selector": "Make the job's nodeSelector or node affinity match a flavor's node labels.",
+    "action.ask-admin-cover": "Ask an admin to cover {resource} in ClusterQueue {cluster_queue}.",
+    "action.use-other-queue": (
+        "LocalQueue {queue} (ClusterQueue {cluster_queue}) could take it: set the label {label}={queue}."
+    ),
+    "action.fix-requests": "Fix the job's resource requests and limits.",
+    "action.relax-topology": "Relax the job's topology request, or ask an admin about the topology's capacity.",
+    # --- words around the answer ---
+    "label.verdict": "Verdict",
+    "label.position": "Position",
+    "label.next": "What you can do",
+    "label.steps": "The admission path",
+    "label.snapshot-age": "Cluster state as of {age_seconds} ago.",
+    "label.workload": "Workload",
+    "label.none": "none",
+}

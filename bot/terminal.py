@@ -1,0 +1,50 @@
+"""An Explanation for a terminal: the headline, the numbered steps, what to do. Pure; colour is optional."""
+
+from __future__ import annotations
+
+from bot.copy import DEFAULT_LANGUAGE, render
+from bot.trace.codes import Outcome
+from bot.trace.explanation import Explanation
+from bot.trace.serialize import quantities, text
+
+_MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.INFO: "•", Outcome.SKIPPED: "-"}
+_COLOUR = {Outcome.PASS: "32", Outcome.FAIL: "31", Outcome.INFO: "36", Outcome.SKIPPED: "2"}
+
+
+def _paint(value: str, code: str, colour: bool) -> str:
+    return f"\x1b[{code}m{value}\x1b[0m" if colour else value
+
+
+def render_text(explanation: Explanation, *, colour: bool = False, language: str = DEFAULT_LANGUAGE) -> str:
+    """The explanation as lines of text, coloured with ANSI codes only when asked."""
+    verdict = explanation.verdict.value
+    lines = [
+        _paint(
+            f"{render('label.verdict', language=language)}: {verdict}",
+            "1;31" if explanation.never_fixes_itself else "1;33",
+            colour,
+        ),
+        text(explanation.headline, language),
+        "",
+    ]
+    if explanation.position is not None:
+        position = explanation.position
+        local = f", {position.local_queue} in LocalQueue {position.local_queue_name}" if position.local_queue else ""
+        lines.append(
+            f"{render('label.position', language=language)}: {position.cluster_queue} in ClusterQueue "
+            f"{position.cluster_queue_name}{local} ({position.source})"
+        )
+        lines.append("")
+    lines.append(_paint(render("label.steps", language=language), "1", colour))
+    for number, step in enumerate(explanation.steps, start=1):
+        mark = _paint(_MARK[step.outcome], _COLOUR[step.outcome], colour)
+        lines.append(f"{number:>3}. {mark} [{step.step}] {text(step.text, language)}")
+    if explanation.actions:
+        lines.append("")
+        lines.append(_paint(render("label.next", language=language), "1", colour))
+        lines.extend(f"  → {text(action.text, language)}" for action in explanation.actions)
+    if explanation.demand:
+        lines.append("")
+        demand = ", ".join(f"{k}={v}" for k, v in quantities(explanation.demand).items())
+        lines.append(f"demand: {demand}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,88 @@
+"""What the engine answers: a verdict, a headline, the ordered steps of the admission path, what to do.
+
+Sentences are not written here: each is a `Text` (a catalogue key and its parameters), rendered in the
+reader's language by `bot.copy`. Parameters are plain strings and numbers, already formatted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from bot.trace.codes import Outcome, Verdict
+from bot.trace.quantity import Quantities
+
+Params = Mapping[str, "str | int"]
+Data = Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Text:
+    key: str
+    params: Params = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Step:
+    step: str  # workload | conditions | demand | local-queue | cluster-queue | flavors | quota | position | ...
+    outcome: Outcome
+    code: str  # "<step>.<what>", stable: tests and renderers key on it
+    text: Text
+    data: Data = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Action:
+    code: str  # shrink-request | use-other-queue | ask-admin | wait | fix-queue-name | ...
+    text: Text
+    data: Data = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Ahead:
+    """Who waits ahead in the ClusterQueue (names are for readers allowed to see them)."""
+
+    count: int
+    by_priority: tuple[tuple[int, int], ...]  # (priority, how many), highest first
+    workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, name, priority), nearest first, capped
+
+
+@dataclass(frozen=True)
+class Position:
+    cluster_queue: int  # 1-based
+    local_queue: int | None
+    source: str  # visibility-api | computed
+    cluster_queue_name: str
+    local_queue_name: str
+    pending_total: int | None = None
+    ahead: Ahead | None = None
+
+
+@dataclass(frozen=True)
+class JobRef:
+    kind: str
+    namespace: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Explanation:
+    job: JobRef
+    workload: tuple[str, str] | None  # (namespace, name)
+    verdict: Verdict
+    headline: Text
+    steps: tuple[Step, ...]
+    actions: tuple[Action, ...] = ()
+    demand: Quantities | None = None
+    assigned: Mapping[str, Quantities] | None = None  # flavor -> resource -> total
+    position: Position | None = None
+    local_queue: str = ""
+    cluster_queue: str = ""
+    waiting_since: datetime | None = None
+    snapshot_taken_at: datetime | None = None
+    owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
+
+    @property
+    def never_fixes_itself(self) -> bool:
+        return self.verdict.never_fixes_itself

@@ -1,0 +1,202 @@
+"""Job -> Workload, for every integration Kueue has (FACTS §2.4), most reliable way first:
+the prebuilt-workload name, the job-uid label, owner references, a pod group's label, the naming rule,
+the job's CreatedWorkload event; and through the owner chain for child objects (a Job of a JobSet)."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from bot.trace.model import (
+    POD_GROUP_LABEL,
+    PREBUILT_WORKLOAD_LABEL,
+    Job,
+    Workload,
+)
+from bot.trace.snapshot import Snapshot
+
+# Every kind Kueue integrates, with the API group its Workload name hash uses (FACTS §2.2).
+JOB_KIND_GROUPS: dict[str, str] = {
+    "Job": "batch",
+    "JobSet": "jobset.x-k8s.io",
+    "RayJob": "ray.io",
+    "RayCluster": "ray.io",
+    "RayService": "ray.io",
+    "PyTorchJob": "kubeflow.org",
+    "TFJob": "kubeflow.org",
+    "PaddleJob": "kubeflow.org",
+    "XGBoostJob": "kubeflow.org",
+    "JAXJob": "kubeflow.org",
+    "MPIJob": "kubeflow.org",
+    "TrainJob": "trainer.kubeflow.org",
+    "AppWrapper": "workload.codeflare.dev",
+    "SparkApplication": "sparkoperator.k8s.io",
+    "StatefulSet": "apps",
+    "Deployment": "apps",
+    "LeaderWorkerSet": "leaderworkerset.x-k8s.io",
+    "Pod": "",
+}
+WORKLOAD_KIND = "Workload"
+_BY_LOWER = {kind.lower(): kind for kind in [*JOB_KIND_GROUPS, WORKLOAD_KIND]}
+_ALIASES = {
+    "jobs": "Job",
+    "po": "Pod",
+    "pods": "Pod",
+    "deploy": "Deployment",
+    "sts": "StatefulSet",
+    "lws": "LeaderWorkerSet",
+    "wl": WORKLOAD_KIND,
+    "kwl": WORKLOAD_KIND,
+    "kueueworkload": WORKLOAD_KIND,
+    "kueueworkloads": WORKLOAD_KIND,
+    "rayjobs": "RayJob",
+    "mpijobs": "MPIJob",
+    "pytorchjobs": "PyTorchJob",
+    "tfjobs": "TFJob",
+    "jobsets": "JobSet",
+    "trainjobs": "TrainJob",
+    "appwrappers": "AppWrapper",
+}
+_MAX_OWNER_DEPTH = 10  # Kueue's own limit (JobNestingTooDeep)
+_CREATED = re.compile(r"Created Workload: ([^/\s]+)/(\S+)")
+
+
+def canonical_kind(text: str | None) -> str | None:
+    """ "job", "Jobs", "jobs.batch", "rayjob.ray.io", "kwl" -> "Job", "Job", "Job", "RayJob", "Workload".
+    None for an unknown kind."""
+    if not text:
+        return None
+    base = text.strip().split(".", 1)[0].lower()
+    if base in _BY_LOWER:
+        return _BY_LOWER[base]
+    if base in _ALIASES:
+        return _ALIASES[base]
+    if base.endswith("s") and base[:-1] in _BY_LOWER:
+        return _BY_LOWER[base[:-1]]
+    return None
+
+
+def workload_name(kind: str, group: str, name: str, uid: str, extra: str = "", max_length: int = 253) -> str:
+    """Kueue's Workload name for a job (pkg/controller/jobframework/workload_names.go, FACTS §2.1)."""
+    parts = [kind, group, name, uid] + ([extra] if extra else [])
+    digest = hashlib.sha1("\n".join(parts).encode(), usedforsecurity=False).hexdigest()[:5]
+    prefix = f"{kind.lower()}-{name}"[: max_length - 6]
+    return f"{prefix}-{digest}"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    job: Job | None
+    workload: Workload | None
+    how: str = ""  # prebuilt | job-uid-label | owner-reference | pod-group | name | event | parent:<how> | workload
+    managed_through: Job | None = None  # the Kueue-managed parent of a child object
+    siblings: tuple[Workload, ...] = ()  # other Workloads of the same job (LeaderWorkerSet groups, old slices)
+
+
+def _pick(workloads: Sequence[Workload]) -> tuple[Workload | None, tuple[Workload, ...]]:
+    """Prefer a Workload that is not finished, then the newest."""
+    if not workloads:
+        return None, ()
+    ordered = sorted(
+        workloads, key=lambda w: (w.finished, -(w.meta.created.timestamp() if w.meta.created else 0.0), w.name)
+    )
+    return ordered[0], tuple(ordered[1:])
+
+
+def _workload_of(snapshot: Snapshot, job: Job) -> tuple[Workload | None, str, tuple[Workload, ...]]:
+    namespace = job.meta.namespace or ""
+    prebuilt = job.meta.labels.get(PREBUILT_WORKLOAD_LABEL) or job.meta.annotations.get(PREBUILT_WORKLOAD_LABEL)
+    if prebuilt:
+        found = snapshot.workload(namespace, prebuilt)
+        if found is not None:
+            return found, "prebuilt", ()
+    if job.meta.uid:
+        chosen, others = _pick(snapshot.workloads_for_job_uid(namespace, job.meta.uid))
+        if chosen is not None:
+            return chosen, "job-uid-label", others
+        owned = [w for w in snapshot.workloads_in(namespace) if any(o.uid == job.meta.uid for o in w.meta.owners)]
+        chosen, others = _pick(owned)
+        if chosen is not None:
+            return chosen, "owner-reference", others
+    group_name = job.meta.labels.get(POD_GROUP_LABEL) if job.meta.kind == "Pod" else None
+    if group_name:
+        found = snapshot.workload(namespace, group_name)
+        if found is not None:
+            return found, "pod-group", ()
+    kind = job.meta.kind
+    if kind in JOB_KIND_GROUPS and job.meta.uid:
+        group = job.meta.group if job.meta.api_version else JOB_KIND_GROUPS[kind]
+        for max_length in (253, 63):
+            found = snapshot.workload(
+                namespace, workload_name(kind, group, job.meta.name, job.meta.uid, "", max_length)
+            )
+            if found is not None:
+                return found, "name", ()
+    for event in reversed(snapshot.events_about(namespace, kind, job.meta.name)):
+        match = _CREATED.search(event.message) if event.reason == "CreatedWorkload" else None
+        if match and match.group(1) == namespace:
+            found = snapshot.workload(namespace, match.group(2))
+            if found is not None:
+                return found, "event", ()
+    return None, "", ()
+
+
+def _parent(snapshot: Snapshot, job: Job) -> Job | None:
+    namespace = job.meta.namespace or ""
+    for owner in job.meta.owners:
+        if owner.controller or len(job.meta.owners) == 1:
+            for candidate in snapshot.jobs_named(namespace, owner.name):
+                if candidate.meta.kind == owner.kind and (not owner.uid or candidate.meta.uid == owner.uid):
+                    return candidate
+    return None
+
+
+def resolve(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> Resolution:
+    """Find the job and its Workload. `kind` None means any kind (a batch Job preferred)."""
+    if kind == WORKLOAD_KIND:
+        found = snapshot.workload(namespace, name)
+        return Resolution(None, found, "workload" if found else "")
+    candidates = [j for j in snapshot.jobs_named(namespace, name) if kind is None or j.meta.kind == kind]
+    candidates.sort(key=lambda j: (j.meta.kind != "Job", j.meta.kind == "Pod", j.meta.kind))
+    for job in candidates:
+        workload, how, siblings = _workload_of(snapshot, job)
+        if workload is not None:
+            return Resolution(job, workload, how, siblings=siblings)
+        current, depth = job, 0
+        while depth < _MAX_OWNER_DEPTH:
+            parent = _parent(snapshot, current)
+            if parent is None:
+                break
+            workload, how, siblings = _workload_of(snapshot, parent)
+            if workload is not None:
+                return Resolution(job, workload, f"parent:{how}", managed_through=parent, siblings=siblings)
+            current, depth = parent, depth + 1
+    if candidates:
+        return Resolution(candidates[0], None)
+    # The job itself is not in the snapshot; a Workload may still name it as its owner.
+    owned = [
+        w
+        for w in snapshot.workloads_in(namespace)
+        if any(o.name == name and (kind is None or o.kind == kind) for o in w.meta.owners)
+    ]
+    chosen, others = _pick(owned)
+    return Resolution(None, chosen, "owner-name" if chosen else "", siblings=others)
+
+
+def similar_jobs(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:
+    """Names close to `name` in the namespace, for "did you mean"."""
+    names = sorted({j.meta.name for j in snapshot.jobs_in(namespace) if kind is None or j.meta.kind == kind})
+    return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+
+
+def other_namespaces(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:
+    """Namespaces where a job of that name exists."""
+    found = set()
+    for ns in snapshot.namespaces():
+        other = ns.meta.name
+        if other != namespace and any(kind is None or j.meta.kind == kind for j in snapshot.jobs_named(other, name)):
+            found.add(other)
+    return sorted(found)
