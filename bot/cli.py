@@ -95,14 +95,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _snapshot(args: argparse.Namespace, namespace: str) -> Snapshot:
+def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | None) -> Snapshot:
     if args.from_file:
         from bot.kube.dump import read_dump
 
         return read_dump(args.from_file).snapshot
     from bot.kube.live import read_live_snapshot
 
-    return read_live_snapshot(namespace, kubeconfig=args.kubeconfig, context=args.context)
+    live = read_live_snapshot(namespace, name, kind, kubeconfig=args.kubeconfig, context=args.context)
+    for note in live.notes:
+        print(f"kueue-bot: note: {note}", file=sys.stderr)
+    return live.snapshot
 
 
 def run_explain(args: argparse.Namespace) -> int:
@@ -118,7 +121,7 @@ def run_explain(args: argparse.Namespace) -> int:
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
     try:
-        snapshot = _snapshot(args, namespace)
+        snapshot = _snapshot(args, namespace, name, kind)
     except DumpUnreadable as error:
         print(f"kueue-bot: cannot read the dump: {error}", file=sys.stderr)
         return EXIT_UNAVAILABLE
@@ -145,4 +148,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "explain":
         return run_explain(args)
     parser.error(f"unknown command {args.command!r}")
-    return EXIT_USAGE  # pragma: no cover - parser.error exits

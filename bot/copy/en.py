@@ -195,7 +195,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.stopped": "ClusterQueue {cluster_queue} is stopped (stopPolicy {policy}).",
     "cluster-queue.inactive": "ClusterQueue {cluster_queue} is inactive: {detail}.",
     "cluster-queue.ok": (
-        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it."
+        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
+        "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
     ),
     "cluster-queue.namespace-not-selected": (
         "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
@@ -226,7 +227,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "quota.never-fits": (
         "{resource} in flavor {flavor}: needs {requested}, but ClusterQueue {cluster_queue} can never get more "
-        "than {maximum} (nominal {nominal}, cohort {cohort}): it will never fit."
+        "than {maximum} (nominal {nominal}, cohort {cohort}): it will never fit.",
+        "{resource} in flavor {flavor}: needs {requested}, but ClusterQueue {cluster_queue} can never get more "
+        "than its nominal quota {maximum} (no cohort to borrow from): it will never fit.",
     ),
     "position.in-queue": (
         "Position {position} of {total} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "

@@ -205,7 +205,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.inactive": "La ClusterQueue {cluster_queue} est inactive : {detail}.",
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
-        "l'alimentent."
+        "l'alimentent.",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte) ; {local_queues} LocalQueue(s) "
+        "l'alimentent.",
     ),
     "cluster-queue.namespace-not-selected": (
         "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
@@ -238,7 +240,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "quota.never-fits": (
         "{resource} dans la flavor {flavor} : il faut {requested}, mais la ClusterQueue {cluster_queue} ne peut "
-        "jamais avoir plus de {maximum} (nominal {nominal}, cohorte {cohort}) : ça ne rentrera jamais."
+        "jamais avoir plus de {maximum} (nominal {nominal}, cohorte {cohort}) : ça ne rentrera jamais.",
+        "{resource} dans la flavor {flavor} : il faut {requested}, mais la ClusterQueue {cluster_queue} ne peut "
+        "jamais avoir plus que son quota nominal {maximum} (pas de cohorte où emprunter) : ça ne rentrera jamais.",
     ),
     "position.in-queue": (
         "Position {position} sur {total} dans la ClusterQueue {cluster_queue} ({local_position} dans la "

@@ -622,19 +622,14 @@ class _Trace:
             )
             self.act("ask-admin-inactive", {"cluster_queue": cq.name, "detail": detail})
             return Verdict.QUEUE_INACTIVE
-        others = len(self.snapshot.local_queues_of(cq.name))
-        self.step(
-            "cluster-queue",
-            Outcome.PASS,
-            "cluster-queue.ok",
-            {
-                "cluster_queue": cq.name,
-                "cohort": cq.cohort or "-",
-                "strategy": cq.queueing_strategy,
-                "local_queues": others,
-            },
-            cohort=cq.cohort,
-        )
+        cq_params: dict[str, str | int] = {
+            "cluster_queue": cq.name,
+            "strategy": cq.queueing_strategy,
+            "local_queues": len(self.snapshot.local_queues_of(cq.name)),
+        }
+        if cq.cohort:
+            cq_params["cohort"] = cq.cohort
+        self.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
         allowed = checks.namespace_allowed(self.snapshot, cq, namespace)
         if allowed is False:
             self.step(
@@ -691,7 +686,6 @@ class _Trace:
                             "available": human(max(Decimal(0), cap.available), cap.resource),
                             "maximum": human(cap.maximum, cap.resource),
                             "cluster_queue": cap.cluster_queue,
-                            "cohort": cap.cohort or "-",
                             "borrowed": human(cap.borrowed, cap.resource),
                             "elsewhere": human(cap.cohort_used_elsewhere, cap.resource),
                         }
@@ -706,6 +700,8 @@ class _Trace:
                             "borrowingLimit": None if cap.borrowing_limit is None else str(cap.borrowing_limit),
                             "lendingLimit": None if cap.lending_limit is None else str(cap.lending_limit),
                         }
+                        if cap.cohort:
+                            params["cohort"] = cap.cohort
                         if shortfall is not None and shortfall.never:
                             code, outcome = "quota.never-fits", Outcome.FAIL
                         elif shortfall is not None:

@@ -1,0 +1,210 @@
+"""A snapshot read from a live cluster for one question (the CLI's `explain` without --from-file).
+
+Read-only GET and LIST of what the trace needs: the Kueue objects (cluster-wide when allowed, the asked
+namespace otherwise), the job, its namespace's pods and events, the nodes when allowed, and the
+pending-workloads API for the Workload's queue (the LocalQueue endpoint first: namespace-scoped users may
+read it). What the identity may not read is left out and said; what the question cannot do without
+(Kueue's API, the job's kind) raises a clear error.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from bot.errors import ClusterUnavailable, Forbidden, NotServed
+from bot.kube import kinds
+from bot.kube.client import KubeClient, NotFound, load_api_client
+from bot.kube.decode import DecodeError, decode
+from bot.trace.resolve import resolve
+from bot.trace.snapshot import MemorySnapshot
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LiveRead:
+    snapshot: MemorySnapshot
+    kueue_version: str
+    notes: list[str] = field(default_factory=list)  # what could not be read, for the reader
+    requests: int = 0
+
+
+class _Reader:
+    def __init__(self, client: KubeClient, namespace: str) -> None:
+        self.client = client
+        self.namespace = namespace
+        self.raw: list[dict[str, Any]] = []
+        self.notes: list[str] = []
+        version = client.served_version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
+        if version is None:
+            raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
+        self.kueue_version = version
+
+    def _keep(self, items: Iterable[dict[str, Any]]) -> int:
+        count = 0
+        for item in items:
+            self.raw.append(item)
+            count += 1
+        return count
+
+    def kueue(self, kind: str, *, namespaced_fallback: bool = False, optional: bool = False) -> None:
+        resource = kinds.KUEUE[kind]
+        what = f"{resource.plural}.{resource.group}"
+        try:
+            self._keep(self.client.list(resource.path(self.kueue_version), what=what))
+            return
+        except NotFound:
+            if optional:
+                return
+            raise
+        except Forbidden:
+            if not namespaced_fallback:
+                if optional:
+                    self.notes.append(f"not allowed to list {what}")
+                    return
+                raise
+        try:
+            self._keep(self.client.list(resource.path(self.kueue_version, self.namespace), what=what))
+            self.notes.append(f"{what} read in namespace {self.namespace} only (not allowed cluster-wide)")
+        except Forbidden:
+            self.notes.append(f"not allowed to list {what} in namespace {self.namespace}")
+
+    def optional(self, path: str, what: str) -> None:
+        try:
+            self._keep(self.client.list(path, what=what))
+        except (Forbidden, NotFound) as error:
+            self.notes.append(f"{what} not read: {error}")
+
+    def job(self, name: str, kind: str | None) -> None:
+        wanted = [kind] if kind else ["Job", *[k for k in kinds.JOBS if k != "Job"]]
+        for job_kind in wanted:
+            resource = kinds.JOBS.get(job_kind)
+            if resource is None:
+                continue
+            version = (
+                resource.versions[0]
+                if not resource.group
+                else self.client.served_version(resource.group, resource.versions)
+            )
+            if version is None:
+                if kind:
+                    raise NotServed(
+                        f"this cluster does not serve {job_kind} ({resource.group}): is its operator installed?"
+                    )
+                continue
+            what = f"{resource.plural}.{resource.group or 'core'}"
+            try:
+                self.raw.append(self.client.get(resource.path(version, self.namespace, name), what=what))
+                if kind is None:
+                    return
+            except NotFound:
+                # No such object: list its neighbours so the answer can say "did you mean".
+                if kind:
+                    self._neighbours(resource.path(version, self.namespace), what)
+
+    def _neighbours(self, path: str, what: str) -> None:
+        try:
+            for item in self.client.list(path, what=what):
+                self.raw.append(
+                    {
+                        "apiVersion": item.get("apiVersion"),
+                        "kind": item.get("kind"),
+                        "metadata": {
+                            "name": (item.get("metadata") or {}).get("name"),
+                            "namespace": self.namespace,
+                            "uid": (item.get("metadata") or {}).get("uid"),
+                            "labels": (item.get("metadata") or {}).get("labels") or {},
+                            "ownerReferences": (item.get("metadata") or {}).get("ownerReferences") or [],
+                        },
+                        "spec": item.get("spec") or {},
+                    }
+                )
+        except (Forbidden, NotFound):
+            return
+
+    def pending_summary(self, namespace: str, local_queue: str, cluster_queue: str) -> None:
+        version = self.client.served_version(kinds.VISIBILITY_GROUP, kinds.VISIBILITY_VERSIONS)
+        if version is None:
+            self.notes.append("the pending-workloads API (visibility.kueue.x-k8s.io) is not served: position computed")
+            return
+        base = f"/apis/{kinds.VISIBILITY_GROUP}/{version}"
+        paths = [f"{base}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"]
+        if cluster_queue:
+            paths.append(f"{base}/clusterqueues/{cluster_queue}/pendingworkloads")
+        for path in paths:
+            try:
+                summary = self.client.get(path, {"limit": 100000}, what="the pending-workloads API")
+            except (Forbidden, NotFound, ClusterUnavailable) as error:
+                self.notes.append(f"pending-workloads API not read: {error}")
+                continue
+            summary.setdefault("kind", "PendingWorkloadsSummary")
+            summary.setdefault("apiVersion", f"{kinds.VISIBILITY_GROUP}/{version}")
+            self.raw.append(summary)
+            return
+
+    def decoded(self) -> list[object]:
+        objects: list[object] = []
+        for raw in self.raw:
+            try:
+                objects.extend(decode(raw))
+            except DecodeError as error:
+                self.notes.append(f"skipped an object: {error}")
+        return objects
+
+
+def read_live(
+    client: KubeClient, namespace: str, name: str, kind: str | None, *, taken_at: datetime | None = None
+) -> LiveRead:
+    """Read what explaining `namespace/name` needs. Raises ClusterUnavailable, Forbidden, NotServed."""
+    reader = _Reader(client, namespace)
+    for cluster_kind in ("ClusterQueue", "ResourceFlavor", "AdmissionCheck", "WorkloadPriorityClass"):
+        reader.kueue(cluster_kind, optional=cluster_kind != "ClusterQueue")
+    reader.kueue("Cohort", optional=True)
+    reader.kueue("LocalQueue", namespaced_fallback=True)
+    reader.kueue("Workload", namespaced_fallback=True)
+    if kind == "Workload":
+        pass
+    else:
+        reader.job(name, kind)
+    core = kinds.CORE
+    reader.optional(core["Pod"].path("v1", namespace), "pods")
+    reader.optional(core["Event"].path("v1", namespace), "events")
+    reader.optional(core["Node"].path("v1"), "nodes")
+    try:
+        reader.raw.append(client.get(core["Namespace"].path("v1", name=namespace), what="the namespace"))
+    except (Forbidden, NotFound) as error:
+        reader.notes.append(f"namespace {namespace} not read: {error}")
+    objects = reader.decoded()
+    snapshot = MemorySnapshot(objects, taken_at=taken_at)
+    found = resolve(snapshot, namespace, name, kind)
+    workload = found.workload
+    if workload is not None and workload.queue_name and not workload.is_true("QuotaReserved") and not workload.finished:
+        local_queue = snapshot.local_queue(namespace, workload.queue_name)
+        cluster_queue = local_queue.cluster_queue if local_queue else ""
+        if local_queue is not None:
+            reader.pending_summary(namespace, workload.queue_name, cluster_queue)
+            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at)
+    for note in reader.notes:
+        log.info("live read: partial", extra={"note": note})
+    return LiveRead(snapshot, reader.kueue_version, reader.notes, client.requests)
+
+
+def read_live_snapshot(
+    namespace: str,
+    name: str,
+    kind: str | None,
+    *,
+    kubeconfig: str | None = None,
+    context: str | None = None,
+    taken_at: datetime | None = None,
+) -> LiveRead:
+    """Connect with the kubeconfig (or in-cluster config) and read."""
+    api_client = load_api_client(kubeconfig, context)
+    try:
+        return read_live(KubeClient(api_client), namespace, name, kind, taken_at=taken_at)
+    finally:
+        api_client.close()  # type: ignore[no-untyped-call]
