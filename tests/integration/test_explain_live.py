@@ -1,0 +1,223 @@
+"""`python -m bot explain` on a live cluster: the real kubernetes client over HTTP to the fake API server.
+
+The same scenarios as the dumps, served by the fake; the answer must be the dump's answer. Identities are
+checked like a real server's: the bot's read-only ClusterRole from deploy/ is enough; missing rights,
+a wrong token, no Kueue and no server each give one clear line and a non-zero exit.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bot.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_UNAVAILABLE, main
+
+from tests.fakes.kube_api import FakeKubeAPI
+from tests.fakes.kube_rbac import rules_from_cluster_role
+
+ROOT = Path(__file__).resolve().parents[2]
+SCENARIOS = ROOT.parent / "shared" / "scenarios"
+CLUSTER_ROLE = ROOT / "deploy" / "kustomize" / "base" / "clusterrole.yaml"
+NAMES = sorted(p.parent.name for p in SCENARIOS.glob("*/expect.yaml"))
+
+
+def _expect(name: str) -> dict[str, object]:
+    import yaml
+
+    data = yaml.safe_load((SCENARIOS / name / "expect.yaml").read_text())
+    assert isinstance(data, dict)
+    return data
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def server() -> Iterator[FakeKubeAPI]:
+    api = FakeKubeAPI(token="admin-token")
+    handle = api.start_in_thread()
+    try:
+        yield api
+    finally:
+        handle.stop()
+
+
+def _explain_json(capsys: pytest.CaptureFixture[str], kubeconfig: Path, expect: dict[str, object]) -> dict[str, object]:
+    query = expect["query"]
+    assert isinstance(query, dict)
+    code, out, err = _run(
+        capsys,
+        "explain",
+        f"{query['namespace']}/{query['name']}",
+        "--kind",
+        str(query.get("kind", "Job")),
+        "--kubeconfig",
+        str(kubeconfig),
+        "--now",
+        str(expect["now"]),
+        "--format",
+        "json",
+    )
+    assert code == EXIT_OK, err
+    answer = json.loads(out)
+    assert isinstance(answer, dict)
+    return answer
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_live_answer_is_the_dump_answer(
+    name: str, server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.load_dump(SCENARIOS / name / "cluster.yaml")
+    expect = _expect(name)
+    live = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
+    query = expect["query"]
+    assert isinstance(query, dict)
+    code, out, err = _run(
+        capsys,
+        "explain",
+        f"{query['namespace']}/{query['name']}",
+        "--kind",
+        str(query.get("kind", "Job")),
+        "--from-file",
+        str(SCENARIOS / name / "cluster.yaml"),
+        "--now",
+        str(expect["now"]),
+        "--format",
+        "json",
+    )
+    assert code == EXIT_OK, err
+    dump = json.loads(out)
+    assert live["verdict"] == expect["verdict"] == dump["verdict"]
+    assert live["workload"] == dump["workload"]
+    assert live["demand"] == dump["demand"]
+    if dump["position"] is not None:
+        assert live["position"] is not None
+        for key in ("clusterQueue", "localQueue"):
+            assert live["position"][key] == dump["position"][key]  # type: ignore[index]
+
+
+def test_a_read_only_identity_bound_to_the_deploy_cluster_role_is_enough(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.load_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml")
+    server.add_identity("bot-token", "system:serviceaccount:kueue-bot:kueue-bot", rules_from_cluster_role(CLUSTER_ROLE))
+    server.clear_requests()
+    expect = _expect("waiting-for-quota-computed-position")
+    answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig", token="bot-token"), expect)
+    assert answer["verdict"] == "waiting-for-quota"
+    assert answer["position"]["source"] == "visibility-api"  # type: ignore[index]
+    assert answer["position"]["clusterQueue"] == 3  # type: ignore[index]
+    assert {r.method for r in server.requests} == {"GET"}, "explain must only read"
+
+
+def test_what_the_identity_may_not_read_is_left_out_and_said(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Nodes, pods, events and the pending-workloads API are optional: the answer comes without them."""
+    server.load_dump(SCENARIOS / "article-three-cpus" / "cluster.yaml")
+    rules = [
+        {"apiGroups": ["kueue.x-k8s.io"], "resources": ["*"], "verbs": ["get", "list"]},
+        {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list"]},
+        {"apiGroups": [""], "resources": ["namespaces"], "verbs": ["get"]},
+    ]
+    server.add_identity("user-token", "alice", rules)
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", token="user-token")
+    code, out, err = _run(capsys, "explain", "equipe-data/train-octobre", "--kubeconfig", str(kubeconfig))
+    assert code == EXIT_OK
+    assert "Verdict: exceeds-max-quota" in out
+    assert "note: pods not read" in err and "note: nodes not read" in err
+
+
+def test_no_such_job_is_one_clear_line_and_exit_1(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.load_dump(SCENARIOS / "article-three-cpus" / "cluster.yaml")
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+    code, out, err = _run(capsys, "explain", "equipe-data/train-octobr", "--kubeconfig", str(kubeconfig))
+    assert code == EXIT_NOT_FOUND
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1
+    assert "train-octobre" in err  # did you mean
+
+
+def test_a_wrong_token_is_refused_clearly(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.load_dump(SCENARIOS / "article-three-cpus" / "cluster.yaml")
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", token="not-the-token")
+    code, out, err = _run(capsys, "explain", "equipe-data/train-octobre", "--kubeconfig", str(kubeconfig))
+    assert code == EXIT_UNAVAILABLE
+    assert out == ""
+    assert "401" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_identity_without_rights_is_told_it_is_forbidden(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    server.add_identity("nobody-token", "nobody", [])
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", token="nobody-token")
+    code, _, err = _run(capsys, "explain", "equipe-data/train-octobre", "--kubeconfig", str(kubeconfig))
+    assert code == EXIT_UNAVAILABLE
+    assert "forbidden" in err.lower() and 'User "nobody"' in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_a_cluster_without_kueue_is_said_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    api = FakeKubeAPI(token="t", kueue_versions=())
+    handle = api.start_in_thread()
+    try:
+        code, _, err = _run(
+            capsys, "explain", "ns/job", "--kubeconfig", str(api.write_kubeconfig(tmp_path / "kubeconfig"))
+        )
+    finally:
+        handle.stop()
+    assert code == EXIT_UNAVAILABLE
+    assert "Kueue" in err and "not serve" in err
+
+
+def test_an_old_cluster_serving_only_v1beta1_is_read(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    api = FakeKubeAPI(token="t", kueue_versions=("v1beta1",))
+    handle = api.start_in_thread()
+    try:
+        api.load_dump(SCENARIOS / "v1beta1-legacy" / "cluster.yaml")
+        answer = _explain_json(capsys, api.write_kubeconfig(tmp_path / "kubeconfig"), _expect("v1beta1-legacy"))
+    finally:
+        handle.stop()
+    assert answer["verdict"] == "waiting-for-quota"
+    assert answer["position"]["clusterQueue"] == 4  # type: ignore[index]
+
+
+def test_a_missing_job_kind_is_said_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    api = FakeKubeAPI(token="t", job_kinds=())  # no optional job CRD installed
+    handle = api.start_in_thread()
+    try:
+        kubeconfig = api.write_kubeconfig(tmp_path / "kubeconfig")
+        code, _, err = _run(capsys, "explain", "ns/x", "--kind", "SparkApplication", "--kubeconfig", str(kubeconfig))
+    finally:
+        handle.stop()
+    assert code == EXIT_UNAVAILABLE
+    assert "SparkApplication" in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_server_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    kubeconfig = tmp_path / "kubeconfig"
+    kubeconfig.write_text(
+        "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]\n"
+        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+        "current-context: x\n"
+    )
+    code, out, err = _run(capsys, "explain", "ns/job", "--kubeconfig", str(kubeconfig))
+    assert code == EXIT_UNAVAILABLE
+    assert out == "" and "cannot reach" in err and len(err.strip().splitlines()) == 1
+
+
+def test_no_kubeconfig_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = _run(capsys, "explain", "ns/job", "--kubeconfig", str(tmp_path / "missing"))
+    assert code == EXIT_UNAVAILABLE
+    assert len(err.strip().splitlines()) == 1
