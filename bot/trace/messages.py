@@ -222,7 +222,7 @@ _N = r"[^\s,;()]+"  # a flavor, resource or pod set name: no spaces, commas, sem
 _Q = r"[0-9.]+[a-zA-Z]*"  # a quantity as ResourceFormatter prints it
 _EXCL_ITEM = r'(?:nodeSelector|affinity|topologyDomain|schedulerLibraryNoFit|taint "[^"]*"|resource "[^"]*"): [0-9]+'
 _EXCLUSIONS = rf"\. Total nodes: (?P<total>[0-9]+); excluded: (?P<excluded>{_EXCL_ITEM}(?:, {_EXCL_ITEM})*)"
-_END = r"(?=, |\Z)"  # a reason ends where the next one starts, or at the end of its pod set
+_END = r"(?=, |; |\Z)"  # a reason ends where the next one (or pod set) starts, or at the end of its pod set
 
 
 @dataclass(frozen=True)
@@ -537,7 +537,7 @@ def _read_reason(text: str, pod_set: str | None, last: bool, truncated: bool) ->
         if m is None:
             continue
         out = [(_build(kind, m, text[: m.end()], pod_set), _severity(kind))]
-        rest = text[m.end() :].removeprefix(", ").strip()
+        rest = text[m.end() :].removeprefix(", ").removeprefix("; ").strip()
         if rest:
             note = "cut by Kueue" if last and truncated else None
             out.append((_unknown(rest, pod_set, note), None))
@@ -989,15 +989,18 @@ def _flavor_verdict(
     worst = max(b[1] for b in known)
     severity = best
     from_reason = _REASON_SEVERITY.get(reason)
-    if from_reason is not None:
-        if truncated:
-            # The cut pod set may have lost its least severe flavor and whole pod sets may be missing:
-            # only the complete pod sets bound Kueue's answer, which saw everything.
-            complete = [b[0] for b in bounds[:-1] if b is not None]
-            if from_reason >= max(complete, default=0):
-                severity = from_reason
-        elif best <= from_reason <= worst:
+    if truncated:
+        # Reasons are sorted, so the cut may have hidden a milder flavor of the last pod set (A1 sorts after
+        # A2), and whole pod sets may be missing: the complete pod sets are a floor, the granular reason
+        # (Kueue saw everything) decides above it, and the cut pod set only counts when it is all we have.
+        complete = [b[0] for b in bounds[:-1] if b is not None]
+        floor = max(complete) if complete else None
+        if from_reason is not None and from_reason >= (floor or 0):
             severity = from_reason
+        elif floor is not None:
+            severity = floor
+    elif from_reason is not None and best <= from_reason <= worst:
+        severity = from_reason
     wait_reason = reason in {"WaitingForQuota", "WaitingForPreemptedWorkloads"}
     if severity == _QUOTA:
         waits_for_preemption = preempting or reason == "WaitingForPreemptedWorkloads"
