@@ -12,6 +12,12 @@ with optimistic concurrency, Status error bodies, bearer tokens with RBAC, Subje
 objects validated against the real CRDs, and Kueue's pending-workloads visibility API. Tests can inject
 faults (failures, delays, dropped watches, going offline) and wait on the recorded requests.
 
+Behaviour worth knowing, as on a real server: items of built-in lists (PodList, JobList...) carry no
+kind/apiVersion; an HTTP create needs its Namespace to exist; an HTTP DELETE of an object with finalizers
+only sets deletionTimestamp (the object goes when an update removes the last finalizer); writes through
+the HTTP API to the main resource leave .status alone (use .../status). The test helpers add(), update()
+and delete() write directly (delete ignores finalizers).
+
 Objects are stored once per kind, whatever version they were written in, and are served at the version
 asked for by rewriting apiVersion only (no conversion between Kueue's v1beta1 and v1beta2 fields).
 """
@@ -1079,7 +1085,7 @@ class ThreadedKubeAPI:
     def __init__(self, api: FakeKubeAPI) -> None:
         self.api = api
         self._ready = threading.Event()
-        self._failure: BaseException | None = None
+        self._failure: Exception | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._stop: asyncio.Event | None = None
         self._thread = threading.Thread(target=self._run_loop, name="fake-kube-api", daemon=True)
@@ -1092,9 +1098,9 @@ class ThreadedKubeAPI:
         self._stop = asyncio.Event()
         try:
             await self.api.start()
-        except BaseException as e:
+        except Exception as e:  # handed over to start(), in the caller's thread
             self._failure = e
-            raise
+            return
         finally:
             self._ready.set()
         try:
@@ -1108,8 +1114,7 @@ class ThreadedKubeAPI:
 
     def start(self) -> None:
         self._thread.start()
-        self._ready.wait(timeout=10)
-        if self._failure is not None:
+        if not self._ready.wait(timeout=10) or self._failure is not None:
             raise RuntimeError("the fake API server did not start") from self._failure
 
     def stop(self) -> None:

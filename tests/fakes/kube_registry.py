@@ -19,7 +19,6 @@ AUTHORIZATION_GROUP = "authorization.k8s.io"
 KUEUE_VERSIONS = ("v1beta2", "v1beta1")
 CRDS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "kueue" / "crds"
 
-READ_VERBS = ("get", "list", "watch")
 ALL_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
 
 
@@ -38,28 +37,19 @@ class ResourceType:
     # fields a fieldSelector may use besides metadata.name and metadata.namespace
     selectable_fields: tuple[str, ...] = ()
 
-    @property
-    def group_resource(self) -> str:
-        """`jobs.batch`, `pods`: how the API server names the resource in its messages."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    @property
-    def group_kind(self) -> str:
-        """`Job.batch`, `Pod`: how the API server names the kind in Invalid messages."""
-        return f"{self.kind}.{self.group}" if self.group else self.kind
-
     def api_version(self, version: str) -> str:
         return f"{self.group}/{version}" if self.group else version
 
     def with_versions(self, versions: Iterable[str]) -> ResourceType:
-        return replace(self, versions=tuple(v for v in self.versions if v in set(versions)))
+        wanted = set(versions)
+        return replace(self, versions=tuple(v for v in self.versions if v in wanted))
 
 
 def _builtin(
     kind: str, group: str, plural: str, namespaced: bool, short: tuple[str, ...] = (), fields: tuple[str, ...] = ()
 ) -> ResourceType:
-    version = "v1"
-    return ResourceType(kind, group, (version,), plural, namespaced, short, builtin=True, selectable_fields=fields)
+    """A built-in kind: all of them are served at v1 (core v1, batch/v1, apps/v1, coordination.k8s.io/v1)."""
+    return ResourceType(kind, group, ("v1",), plural, namespaced, short, builtin=True, selectable_fields=fields)
 
 
 _EVENT_FIELDS = (
@@ -84,6 +74,7 @@ BUILTIN_TYPES: tuple[ResourceType, ...] = (
     _builtin("Job", "batch", "jobs", True, (), ("status.successful",)),
     _builtin("StatefulSet", "apps", "statefulsets", True, ("sts",)),
     _builtin("Deployment", "apps", "deployments", True, ("deploy",)),
+    _builtin("ReplicaSet", "apps", "replicasets", True, ("rs",)),
     _builtin("Lease", "coordination.k8s.io", "leases", True),
 )
 

@@ -238,8 +238,8 @@ async def test_an_old_cluster_serves_only_kueue_v1beta1(tmp_path: Path) -> None:
             assert all(item["apiVersion"] == f"{KUEUE}/v1beta1" for item in listed["items"])
             with raises_api(404):
                 await asyncio.to_thread(custom.list_cluster_custom_object, KUEUE, "v1beta2", "workloads")
-            kueue_group = await asyncio.to_thread(k8s.ApisApi(api_client).get_api_versions)
-        versions = {g.name: [v.version for v in g.versions] for g in kueue_group.groups}
+            group_list = await asyncio.to_thread(k8s.ApisApi(api_client).get_api_versions)
+        versions = {g.name: [v.version for v in g.versions] for g in group_list.groups}
         assert versions[KUEUE] == ["v1beta1"]
         assert versions["visibility.kueue.x-k8s.io"] == ["v1beta1"]
         async with aiohttp.ClientSession(api.url, headers={"Authorization": f"Bearer {TOKEN}"}) as http:
@@ -813,6 +813,10 @@ async def test_injected_failures_then_recovery(api: FakeKubeAPI, tmp_path: Path)
         async with session.get("/api/v1/pods") as response:
             assert (response.status, response.headers["Retry-After"]) == (429, "3")
             assert (await response.json())["details"] == {"retryAfterSeconds": 3}
+        api.fail_next(path="/api/v1/pods")
+        async with session.get("/api/v1/pods") as response:
+            assert response.status == 500
+            assert (await response.json())["message"] == "Internal error occurred: fake failure"
         async with session.get("/api/v1/pods") as response:
             assert response.status == 200
 
