@@ -1,0 +1,431 @@
+"""Informers: one worker thread per kind that LISTs (paginated) then WATCHes, and hands decoded changes over.
+
+    LIST ?limit=500 [&continue=...]           every page decoded at once; raw dicts are not kept
+    WATCH ?resourceVersion=<list's>&allowWatchBookmarks=true&timeoutSeconds=<300..600>
+      ADDED/MODIFIED/DELETED -> Change(kind, "upsert"/"delete", key, object)
+      BOOKMARK               -> the resourceVersion advances, Change(kind, "bookmark")
+      ERROR 410 / HTTP 410   -> relist (the watch's resourceVersion is too old)
+      end of stream          -> watch again from the last resourceVersion
+      silence > idle_timeout -> the stream is dead: watch again (the socket read times out)
+      errors, 5xx, 429       -> back off (exponential, jittered; Retry-After honoured), then retry
+
+`initial="watch-list"` replaces the first LIST by a streaming watch (sendInitialEvents=true, KEP-3157):
+the server sends every object as ADDED then a bookmark marking the end of the initial state.
+
+The `kubernetes` client blocks, so each informer owns a thread; nothing here touches the event loop.
+Changes go to a `sink` called from that thread (the cache hands them to its loop thread-safely). A kind
+the server does not serve (404 on the first LIST: Cohort, Topology on older Kueue) is reported once as
+not served and its thread ends; that is not an error. `stop()` sets a flag, shuts the socket of the
+request in flight (which unblocks a read) and joins the thread.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import random
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import urllib3
+from kubernetes.client.exceptions import ApiException
+
+from bot.errors import BotError, ClusterUnavailable, Forbidden
+from bot.kube import kinds
+from bot.kube.client import KubeClient, NotFound, translate
+from bot.kube.decode import DecodeError, decode
+
+log = logging.getLogger(__name__)
+
+Key = tuple[str, str]  # (namespace or "", name)
+Op = Literal["upsert", "delete", "list-start", "list-end", "bookmark", "not-served", "error"]
+Decoder = Callable[[Mapping[str, Any]], object | None]
+
+_INITIAL_EVENTS_END = "k8s.io/initial-events-end"
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """What an informer hands over. `obj` is the decoded object (upsert) or the error text (error)."""
+
+    kind: str
+    op: Op
+    key: Key = ("", "")
+    obj: object = None
+
+
+Sink = Callable[[Sequence[Change]], None]
+
+
+@dataclass(frozen=True)
+class InformerSettings:
+    page_size: int = 500
+    initial: Literal["list", "watch-list"] = "list"
+    watch_timeout_seconds: int = 300  # asked of the server, jittered up to twice as long (as client-go does)
+    idle_timeout: float = 90.0  # a stream without event nor bookmark for longer is dead (bookmarks: ~1/min)
+    connect_timeout: float = 5.0
+    request_timeout: float = 60.0  # read timeout of a LIST page
+    backoff_base: float = 0.5
+    backoff_cap: float = 30.0
+
+    def backoff(self, failures: int, rng: random.Random) -> float:
+        """Exponential backoff with jitter: half fixed, half random ("equal jitter")."""
+        ceiling = min(self.backoff_cap, self.backoff_base * 2.0 ** max(0, failures - 1))
+        return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+class _Expired(Exception):
+    """410 Gone: the resourceVersion (or continue token) is older than the server's history."""
+
+
+class _RetryAfter(ClusterUnavailable):
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
+
+
+def default_decoder(kind: str) -> Decoder:
+    def decode_one(raw: Mapping[str, Any]) -> object | None:
+        for obj in decode(raw):
+            return obj
+        return None
+
+    return decode_one
+
+
+def object_key(raw: Mapping[str, Any]) -> Key:
+    metadata = raw.get("metadata") or {}
+    return (str(metadata.get("namespace") or ""), str(metadata.get("name") or ""))
+
+
+def _lines(response: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
+    pending = b""
+    for chunk in response.stream(65536):
+        if not chunk:
+            continue
+        parts = (pending + chunk).split(b"\n")
+        pending = parts.pop()
+        for line in parts:
+            if line.strip():
+                yield line
+    if pending.strip():
+        yield pending
+
+
+class Informer:
+    """LIST + WATCH of one kind, in a thread of its own. Start with start(); stop() joins the thread."""
+
+    def __init__(
+        self,
+        client: KubeClient,
+        resource: kinds.Resource,
+        version: str,
+        sink: Sink,
+        *,
+        settings: InformerSettings | None = None,
+        decoder: Decoder | None = None,
+        optional: bool = False,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.client = client
+        self.resource = resource
+        self.kind = resource.kind
+        self.version = version
+        self.path = resource.path(version)
+        self.settings = settings or InformerSettings()
+        self.sink = sink
+        self.decoder = decoder or default_decoder(resource.kind)
+        self.optional = optional
+        self.rng = rng or random.Random()
+        self.resource_version = ""
+        self.served: bool | None = None  # None: not known yet
+        self.synced = False
+        self.lists = 0  # LISTs done (the first and every relist)
+        self.watches = 0  # watch requests made
+        self.failures = 0  # consecutive failures, for the backoff
+        self.last_error = ""
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._response: urllib3.BaseHTTPResponse | None = None
+        self._thread: threading.Thread | None = None
+
+    # --- lifecycle ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if self._thread is not None:
+            raise RuntimeError(f"the {self.kind} informer is already started")
+        self._thread = threading.Thread(target=self._run, name=f"informer-{self.kind}", daemon=True)
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop and join the thread (blocking: call it from a worker thread in async code). True if it ended."""
+        self._stopping.set()
+        self._interrupt()
+        if self._thread is None:
+            return True
+        self._thread.join(timeout)
+        alive = self._thread.is_alive()
+        if alive:
+            log.warning("informer thread did not stop", extra={"kind": self.kind, "timeout": timeout})
+        return not alive
+
+    @property
+    def alive(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _interrupt(self) -> None:
+        with self._lock:
+            response = self._response
+        if response is not None:
+            with contextlib.suppress(Exception):  # already released or closed: nothing to unblock
+                response.shutdown()
+
+    # --- the thread ---------------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        need_list = True
+        while not self._stopping.is_set():
+            try:
+                if need_list:
+                    if self.settings.initial == "watch-list" and self.watches == 0:
+                        self._watch(initial=True)
+                    else:
+                        self._list()
+                    need_list = False
+                    if self.served is False:
+                        return
+                self._watch(initial=False)
+            except _Expired:
+                log.info("resource version expired: relisting", extra={"kind": self.kind})
+                need_list = True
+                self.failures = 0
+            except BotError as error:
+                if self._stopping.is_set():
+                    return
+                self.failures += 1
+                self.last_error = str(error)
+                self.sink([Change(self.kind, "error", obj=str(error))])
+                delay = (
+                    error.seconds if isinstance(error, _RetryAfter) else self.settings.backoff(self.failures, self.rng)
+                )
+                log.info(
+                    "informer backing off",
+                    extra={"kind": self.kind, "failures": self.failures, "delay": round(delay, 3), "error": str(error)},
+                )
+                self._stopping.wait(delay)
+
+    def _open(self, query: Mapping[str, str | int], read_timeout: float, what: str) -> urllib3.BaseHTTPResponse:
+        """A GET whose response is not read yet; registered so that stop() can unblock its reading."""
+        api_client = self.client.api_client
+        try:
+            method, url, headers, body, post = api_client.param_serialize(
+                "GET",
+                self.path,
+                query_params=list(query.items()),
+                header_params={"Accept": "application/json"},
+                auth_settings=["BearerToken"],
+            )
+            rest = api_client.call_api(
+                method, url, headers, body, post, _request_timeout=(self.settings.connect_timeout, read_timeout)
+            )
+        except Exception as error:
+            raise translate(error, what) from error
+        response: urllib3.BaseHTTPResponse = rest.response
+        with self._lock:
+            self._response = response
+        if self._stopping.is_set():
+            self._interrupt()
+        if 200 <= response.status <= 299:
+            return response
+        try:
+            payload = response.read()
+        except (urllib3.exceptions.HTTPError, OSError):
+            payload = b""
+        finally:
+            self._release(response)
+        if response.status == 410:
+            raise _Expired(what)
+        failure = ApiException(status=response.status, reason=response.reason)
+        failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
+        translated = translate(failure, what)
+        retry_after = response.headers.get("Retry-After")
+        if response.status == 429 and retry_after and retry_after.isdigit():
+            raise _RetryAfter(str(translated), min(float(retry_after), self.settings.backoff_cap)) from failure
+        raise translated from failure
+
+    def _release(self, response: urllib3.BaseHTTPResponse) -> None:
+        with self._lock:
+            if self._response is response:
+                self._response = None
+        with contextlib.suppress(Exception):
+            response.release_conn()
+        with contextlib.suppress(Exception):
+            response.close()
+
+    def _decode(self, raw: Mapping[str, Any]) -> object | None:
+        try:
+            return self.decoder(raw)
+        except DecodeError as error:
+            log.warning("skipped an object that does not decode", extra={"kind": self.kind, "error": str(error)})
+            return None
+
+    def _not_served(self) -> None:
+        self.served = False
+        self.synced = True
+        log.info("kind not served by this cluster", extra={"kind": self.kind})
+        self.sink([Change(self.kind, "not-served")])
+
+    def _list(self) -> None:
+        what = f"{self.resource.plural}.{self.resource.group}"
+        query: dict[str, str | int] = {"limit": self.settings.page_size} if self.settings.page_size else {}
+        started = False
+        while True:
+            try:
+                response = self._open(query, self.settings.request_timeout, what)
+            except _Expired:  # the continue token expired: start over
+                query.pop("continue", None)
+                continue
+            except (NotFound, Forbidden):
+                if self.optional and self.served is None:
+                    self._not_served()
+                    return
+                raise
+            try:
+                payload = response.read()
+            except Exception as error:
+                raise translate(error, what) from error
+            finally:
+                self._release(response)
+            try:
+                page = json.loads(payload)
+            except ValueError as error:
+                raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not JSON") from error
+            if not started:
+                self.sink([Change(self.kind, "list-start")])
+                started = True
+            kind = str(page.get("kind", "")).removesuffix("List") or self.kind
+            api_version = page.get("apiVersion") or f"{self.resource.group}/{self.version}"
+            changes = []
+            for item in page.get("items") or ():
+                if not isinstance(item, dict):
+                    continue
+                item.setdefault("kind", kind)
+                item.setdefault("apiVersion", api_version)
+                decoded = self._decode(item)
+                if decoded is not None:
+                    changes.append(Change(self.kind, "upsert", object_key(item), decoded))
+            del page["items"]
+            if changes:
+                self.sink(changes)
+            metadata = page.get("metadata") or {}
+            token = metadata.get("continue")
+            if token:
+                query["continue"] = token
+                continue
+            self.resource_version = str(metadata.get("resourceVersion") or "")
+            break
+        self.served = True
+        self.synced = True
+        self.lists += 1
+        self.failures = 0
+        self.sink([Change(self.kind, "list-end", ("", self.resource_version))])
+
+    def _watch(self, *, initial: bool) -> None:
+        what = f"a watch of {self.resource.plural}.{self.resource.group}"
+        timeout = self.settings.watch_timeout_seconds
+        query: dict[str, str | int] = {
+            "watch": "true",
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": int(timeout + self.rng.uniform(0, timeout)),
+        }
+        if initial:
+            query.update(sendInitialEvents="true", resourceVersionMatch="NotOlderThan")
+        else:
+            query["resourceVersion"] = self.resource_version
+        self.watches += 1
+        try:
+            response = self._open(query, self.settings.idle_timeout, what)
+        except (NotFound, Forbidden):
+            if initial and self.optional and self.served is None:
+                self._not_served()
+                return
+            raise
+        if initial:
+            self.sink([Change(self.kind, "list-start")])
+        received = 0
+        try:
+            for line in _lines(response):
+                if self._stopping.is_set():
+                    return
+                received += 1
+                self._event(line, what, initial)
+                if initial and self.synced:
+                    initial = False
+        except (urllib3.exceptions.HTTPError, OSError) as error:
+            if self._stopping.is_set():
+                return
+            if isinstance(error, urllib3.exceptions.ReadTimeoutError):
+                raise ClusterUnavailable(f"{what} was silent for {self.settings.idle_timeout:g} s") from error
+            raise translate(error, what) from error
+        finally:
+            self._release(response)
+        if initial and not self.synced:
+            raise ClusterUnavailable(f"{what} ended before the initial objects were all sent")
+        if received:
+            self.failures = 0
+        elif not self._stopping.is_set():
+            # An empty stream that ends at once is not progress: count it, so that we do not spin.
+            raise ClusterUnavailable(f"{what} ended without sending anything")
+
+    def _event(self, line: bytes, what: str, initial: bool) -> None:
+        try:
+            event = json.loads(line)
+            kind = event["type"]
+            raw = event["object"]
+        except (ValueError, KeyError, TypeError) as error:
+            raise ClusterUnavailable(f"{what} sent something that is not a watch event") from error
+        metadata = raw.get("metadata") or {}
+        if kind == "ERROR":
+            code = raw.get("code")
+            if code == 410:
+                raise _Expired(what)
+            raise ClusterUnavailable(f"{what} failed: {raw.get('message') or code}")
+        rv = str(metadata.get("resourceVersion") or self.resource_version)
+        if kind == "BOOKMARK":
+            self.resource_version = rv
+            if initial and (metadata.get("annotations") or {}).get(_INITIAL_EVENTS_END) == "true":
+                self.served = True
+                self.synced = True
+                self.lists += 1
+                self.failures = 0
+                self.sink([Change(self.kind, "list-end", ("", rv))])
+            else:
+                self.sink([Change(self.kind, "bookmark", ("", rv))])
+            return
+        key = object_key(raw)
+        if kind == "DELETED":
+            self.resource_version = rv
+            self.sink([Change(self.kind, "delete", key)])
+            return
+        if kind not in ("ADDED", "MODIFIED"):
+            return
+        decoded = self._decode(raw)
+        self.resource_version = rv
+        self.sink([Change(self.kind, "upsert", key, decoded)] if decoded is not None else [])
+
+
+def wait_all(informers: Sequence[Informer], timeout: float) -> list[str]:
+    """Stop informers together (blocking): the kinds whose thread did not end in time."""
+    for informer in informers:
+        informer._stopping.set()
+        informer._interrupt()
+    deadline = time.monotonic() + timeout
+    stuck = []
+    for informer in informers:
+        if not informer.stop(max(0.0, deadline - time.monotonic())):
+            stuck.append(informer.kind)
+    return stuck

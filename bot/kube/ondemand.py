@@ -1,0 +1,296 @@
+"""What the informer cache does not hold, read for one question, in worker threads.
+
+The cache holds Kueue's objects. A question may also need: the job (any integration kind, by its API
+group), its pods and their events once its Workload is admitted, the events of a job without a Workload,
+the Namespace (only when a ClusterQueue's namespaceSelector looks at its labels), the nodes (only when
+admitted pods wait and a flavor names node labels), and Kueue's pending-workloads API for the queue
+positions (the LocalQueue endpoint first, then the ClusterQueue's; answers kept `pending_ttl` seconds).
+
+Cost of a question about a pending Workload in steady state: none. The Workload is found in the cache by
+its owner reference (or its name), so the job is not read; nothing else is needed before admission; the
+position is the cache's own order, or a pending-workloads answer still fresh (one request per queue per
+`pending_ttl`, none with `visibility=False`). The job, pods and events are read only once admitted (or
+when the cache knows no Workload for that job: to say whether it exists and why it has none).
+
+`CacheSource` puts the cache and these reads behind the service's SnapshotSource port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime
+from typing import Any
+
+from bot.errors import ClusterUnavailable, Forbidden, NotServed
+from bot.kube import kinds
+from bot.kube.cache import CacheView, ClusterCache
+from bot.kube.client import KubeClient, NotFound
+from bot.kube.decode import DecodeError, decode
+from bot.trace.model import Job, Pod, Workload
+
+log = logging.getLogger(__name__)
+
+PENDING_LIMIT = 100000  # the pending-workloads API's own cap
+_METADATA_NAME = "kubernetes.io/metadata.name"
+# Labels that select a job's pods, per kind (the others: every pod of the namespace).
+_POD_LABELS = {
+    "Job": "batch.kubernetes.io/job-name",
+    "JobSet": "jobset.sigs.k8s.io/jobset-name",
+    "LeaderWorkerSet": "leaderworkerset.sigs.k8s.io/name",
+    "RayJob": "ray.io/originated-from-cr-name",
+}
+_PODS_EXAMINED = 3  # the trace looks at the first three waiting pods
+
+
+def _decoded(raw: Mapping[str, Any]) -> list[object]:
+    try:
+        return decode(raw)
+    except DecodeError as error:
+        log.info("on-demand object skipped", extra={"error": str(error)})
+        return []
+
+
+def _pick(workloads: list[Workload]) -> Workload | None:
+    """As the trace picks: not finished first, then the newest."""
+    if not workloads:
+        return None
+    return sorted(
+        workloads, key=lambda w: (w.finished, -(w.meta.created.timestamp() if w.meta.created else 0.0), w.name)
+    )[0]
+
+
+class OnDemand:
+    """On-demand reads for questions, beside a ClusterCache. `monotonic` is the clock of the TTLs."""
+
+    def __init__(
+        self,
+        client: KubeClient,
+        cache: ClusterCache,
+        *,
+        visibility: bool = True,
+        pending_ttl: float = 10.0,
+        namespace_ttl: float = 60.0,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.client = client
+        self.cache = cache
+        self.visibility = visibility
+        self.pending_ttl = pending_ttl
+        self.namespace_ttl = namespace_ttl
+        self.monotonic = monotonic
+        self._versions: dict[str, str | None] = {}
+        self._pending: dict[tuple[str, str], tuple[float, list[object]]] = {}
+        self._namespaces: dict[str, tuple[float, list[object]]] = {}
+
+    # --- blocking reads (worker threads) ------------------------------------------------------------
+
+    def _version(self, group: str, preferred: tuple[str, ...]) -> str | None:
+        if not group:
+            return preferred[0]
+        if group not in self._versions:
+            self._versions[group] = self.client.served_version(group, preferred)
+        return self._versions[group]
+
+    def read_job(self, namespace: str, name: str, kind: str | None) -> list[object]:
+        """The job (kind None: a batch Job, else the first kind that has one); with a kind and no such
+        job, its neighbours in the namespace (names only, for "did you mean")."""
+        wanted = [kind] if kind else ["Job", *[k for k in kinds.JOBS if k != "Job"]]
+        for job_kind in wanted:
+            resource = kinds.JOBS.get(job_kind)
+            if resource is None:
+                continue
+            version = self._version(resource.group, resource.versions)
+            if version is None:
+                if kind:
+                    raise NotServed(
+                        f"this cluster does not serve {job_kind} ({resource.group}): is its operator installed?"
+                    )
+                continue
+            what = f"{resource.plural}.{resource.group or 'core'}"
+            try:
+                return _decoded(self.client.get(resource.path(version, namespace, name), what=what))
+            except NotFound:
+                if kind:
+                    return self._neighbours(resource.path(version, namespace), what)
+        return []
+
+    def _neighbours(self, path: str, what: str) -> list[object]:
+        found: list[object] = []
+        try:
+            for item in self.client.list(path, what=what):
+                found.extend(o for o in _decoded(item) if isinstance(o, Job))
+        except (Forbidden, NotFound):
+            pass
+        return found
+
+    def read_events(self, namespace: str, kind: str, name: str) -> list[object]:
+        selector = f"involvedObject.kind={kind},involvedObject.name={name}"
+        try:
+            items = self.client.list(
+                kinds.CORE["Event"].path("v1", namespace), {"fieldSelector": selector}, what="events"
+            )
+            return [obj for item in items for obj in _decoded(item)]
+        except (Forbidden, NotFound) as error:
+            log.info("events not read", extra={"namespace": namespace, "error": str(error)})
+            return []
+
+    def read_pods(self, job: Job, workload: Workload) -> list[object]:
+        namespace = job.meta.namespace or ""
+        label = _POD_LABELS.get(job.meta.kind)
+        query: dict[str, str | int] = {"labelSelector": f"{label}={job.meta.name}"} if label else {}
+        try:
+            items = self.client.list(kinds.CORE["Pod"].path("v1", namespace), query, what="pods")
+            return [obj for item in items for obj in _decoded(item) if isinstance(obj, Pod)]
+        except (Forbidden, NotFound) as error:
+            log.info("pods not read", extra={"namespace": namespace, "error": str(error)})
+            return []
+
+    def read_nodes(self) -> list[object]:
+        try:
+            items = self.client.list(kinds.CORE["Node"].path("v1"), what="nodes")
+            return [obj for item in items for obj in _decoded(item)]
+        except (Forbidden, NotFound) as error:
+            log.info("nodes not read", extra={"error": str(error)})
+            return []
+
+    def read_namespace(self, namespace: str) -> list[object]:
+        try:
+            return _decoded(self.client.get(kinds.CORE["Namespace"].path("v1", name=namespace), what="the namespace"))
+        except (Forbidden, NotFound) as error:
+            log.info("namespace not read", extra={"namespace": namespace, "error": str(error)})
+            return []
+
+    def read_pending(self, namespace: str, local_queue: str, cluster_queue: str) -> list[object]:
+        """The pending-workloads API's answer for the LocalQueue, else for the ClusterQueue ([]: none)."""
+        version = self._version(kinds.VISIBILITY_GROUP, kinds.VISIBILITY_VERSIONS)
+        if version is None:
+            return []
+        base = f"/apis/{kinds.VISIBILITY_GROUP}/{version}"
+        paths = [f"{base}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"]
+        if cluster_queue:
+            paths.append(f"{base}/clusterqueues/{cluster_queue}/pendingworkloads")
+        for path in paths:
+            try:
+                summary = self.client.get(path, {"limit": PENDING_LIMIT}, what="the pending-workloads API")
+            except (Forbidden, NotFound, ClusterUnavailable) as error:
+                log.info("pending-workloads API not read", extra={"error": str(error)})
+                continue
+            summary.setdefault("kind", "PendingWorkloadsSummary")
+            summary.setdefault("apiVersion", f"{kinds.VISIBILITY_GROUP}/{version}")
+            return _decoded(summary)
+        return []
+
+    # --- memoised reads -----------------------------------------------------------------------------
+
+    async def pending_entries(self, namespace: str, local_queue: str, cluster_queue: str) -> list[object]:
+        key = (namespace, local_queue)
+        now = self.monotonic()
+        memo = self._pending.get(key)
+        if memo is not None and memo[0] > now:
+            return memo[1]
+        entries = await asyncio.to_thread(self.read_pending, namespace, local_queue, cluster_queue)
+        self._pending[key] = (self.monotonic() + self.pending_ttl, entries)
+        return entries
+
+    async def namespace_object(self, namespace: str) -> list[object]:
+        now = self.monotonic()
+        memo = self._namespaces.get(namespace)
+        if memo is not None and memo[0] > now:
+            return memo[1]
+        found = await asyncio.to_thread(self.read_namespace, namespace)
+        self._namespaces[namespace] = (self.monotonic() + self.namespace_ttl, found)
+        return found
+
+    # --- a question ---------------------------------------------------------------------------------
+
+    def cached_workload(self, namespace: str, name: str, kind: str | None) -> Workload | None:
+        """The job's Workload as the cache knows it, by owner reference (or by name for kind Workload)."""
+        if kind == "Workload":
+            return self.cache.workload(namespace, name)
+        return _pick(self.cache.workloads_owned_by(namespace, kind, name))
+
+    def _needs_namespace(self, namespace: str) -> bool:
+        for local_queue in self.cache.local_queues_in(namespace):
+            cq = self.cache.cluster_queue(local_queue.cluster_queue)
+            selector = cq.namespace_selector if cq is not None else None
+            if selector is not None and (set(selector.match_labels) | {r.key for r in selector.expressions}) - {
+                _METADATA_NAME
+            }:
+                return True
+        return False
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
+        """The cache's view for this question plus what it needs read now. Raises ClusterUnavailable,
+        Forbidden, NotServed from the reads it cannot do without (the job's kind not served)."""
+        extras: list[object] = []
+        workload = self.cached_workload(namespace, name, kind)
+        if kind != "Workload" and (workload is None or (workload.admitted and not workload.finished)):
+            extras.extend(await asyncio.to_thread(self.read_job, namespace, name, kind))
+            jobs = [o for o in extras if isinstance(o, Job) and o.meta.name == name]
+            job = jobs[0] if jobs else None
+            if job is not None and workload is None:
+                extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+            if job is not None and workload is not None:
+                extras.extend(await self._admitted(job, workload))
+        if (
+            workload is not None
+            and self.visibility
+            and workload.queue_name
+            and not workload.is_true("QuotaReserved")
+            and not workload.finished
+        ):
+            local_queue = self.cache.local_queue(namespace, workload.queue_name)
+            if local_queue is not None:
+                extras.extend(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
+        if self._needs_namespace(namespace):
+            extras.extend(await self.namespace_object(namespace))
+        return self.cache.view(namespace, extras)
+
+    async def _admitted(self, job: Job, workload: Workload) -> list[object]:
+        pods = [p for p in await asyncio.to_thread(self.read_pods, job, workload) if isinstance(p, Pod)]
+        found: list[object] = list(pods)
+        waiting = [p for p in pods if p.phase == "Pending" and not p.node_name][:_PODS_EXAMINED]
+        for pod in waiting:
+            found.extend(await asyncio.to_thread(self.read_events, pod.meta.namespace or "", "Pod", pod.meta.name))
+        assignments = workload.admission.assignments if workload.admission else ()
+        flavors = {flavor for assignment in assignments for flavor in assignment.flavors.values()}
+        labelled = [f for f in flavors if (known := self.cache.flavor(f)) is not None and known.node_labels]
+        if waiting and labelled:
+            found.extend(await asyncio.to_thread(self.read_nodes))
+        return found
+
+
+class CacheSource:
+    """The informer cache and on-demand reads as the service's snapshot source (start/stop owned here)."""
+
+    def __init__(self, cache: ClusterCache, ondemand: OnDemand) -> None:
+        self.cache = cache
+        self.ondemand = ondemand
+
+    @classmethod
+    def connect(cls, client: KubeClient, *, clock: Callable[[], datetime], visibility: bool = True) -> CacheSource:
+        cache = ClusterCache(client, clock=clock)
+        return cls(cache, OnDemand(client, cache, visibility=visibility))
+
+    async def start(self) -> None:
+        await self.cache.start()
+
+    async def stop(self) -> None:
+        await self.cache.stop()
+
+    @property
+    def ready(self) -> bool:
+        return self.cache.ready
+
+    def taken_at(self) -> datetime | None:
+        return self.cache.taken_at
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
+        return await self.ondemand.snapshot_for(namespace, name, kind)
+
+    async def snapshot(self) -> ClusterCache:
+        """The live cache: consistent for code that reads it on the loop thread without awaiting."""
+        return self.cache
