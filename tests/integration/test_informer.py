@@ -1,0 +1,247 @@
+"""Informers over real HTTP to the fake API server: list with pages, watch with bookmarks, relist on 410
+(the HTTP status and the ERROR event), reconnect after dropped or silent streams, back off on 5xx and
+slow answers, v1beta1-only servers, kinds not served, and threads that end on stop()."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import AsyncIterator, Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bot.errors import NotServed
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient, load_api_client
+from bot.kube.informer import InformerSettings
+
+from tests.fakes.kube_api import FakeKubeAPI
+
+NS = "team-a"
+WORKLOADS = r"/apis/kueue\.x-k8s\.io/v1beta2/workloads"
+FAST = InformerSettings(
+    backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
+)
+
+
+def _clock() -> datetime:
+    return datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[FakeKubeAPI]:
+    async with FakeKubeAPI(bookmark_interval=0.1) as server:
+        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+        yield server
+
+
+@pytest.fixture
+def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
+    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
+    yield KubeClient(api_client)
+    api_client.close()  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture(autouse=True)
+def no_leaked_threads() -> Iterator[None]:
+    yield
+    leaked = [t.name for t in threading.enumerate() if t.name.startswith("informer-")]
+    assert not leaked, f"informer threads left running: {leaked}"
+
+
+def _workload(name: str, version: str = "v1beta2") -> dict[str, Any]:
+    return {
+        "apiVersion": f"kueue.x-k8s.io/{version}",
+        "kind": "Workload",
+        "metadata": {"name": name, "namespace": NS},
+        "spec": {
+            "queueName": "lq",
+            "podSets": [{"name": "main", "count": 1, "template": {"spec": {"containers": [{"name": "c"}]}}}],
+        },
+    }
+
+
+def _cache(client: KubeClient, settings: InformerSettings = FAST, kinds: Sequence[str] = ("Workload",)) -> ClusterCache:
+    return ClusterCache(client, clock=_clock, settings=settings, kinds_cached=kinds)
+
+
+def _names(cache: ClusterCache) -> set[str]:
+    return {w.name for w in cache.workloads_in(NS)}
+
+
+async def test_a_list_is_read_page_by_page(api: FakeKubeAPI, client: KubeClient) -> None:
+    for i in range(5):
+        api.add(_workload(f"w{i}"))
+    async with _cache(client, InformerSettings(page_size=2)) as cache:
+        await cache.wait_ready(10)
+        assert _names(cache) == {f"w{i}" for i in range(5)}
+    lists = [r for r in api.requests if r.path == WORKLOADS.replace("\\", "") and not r.watch]
+    assert [r.query.get("limit") for r in lists] == ["2", "2", "2"]
+    assert [bool(r.query.get("continue")) for r in lists] == [False, True, True]
+
+
+async def test_the_watch_starts_at_the_list_and_bookmarks_advance_it(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.add(_workload("w0"))
+    listed_at = str(api.resource_version)
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+        watch = await api.wait_for_request(path=WORKLOADS, watch=True)
+        assert watch.query["resourceVersion"] == listed_at
+        assert watch.query["allowWatchBookmarks"] == "true"
+        api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})  # not a Workload
+        informer = cache.informers["Workload"]
+        await cache.wait_for(lambda: informer.resource_version == str(api.resource_version))
+        assert cache.applied["Workload"] == 1  # the bookmark moved the version, no object changed
+
+
+async def test_an_expired_watch_relists_and_forgets_what_was_deleted_meanwhile(
+    api: FakeKubeAPI, client: KubeClient
+) -> None:
+    api.add(_workload("stays"))
+    api.add(_workload("goes"))
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+        await api.go_offline()
+        await cache.wait_for(lambda: "Workload" in cache.errors)
+        api.delete("Workload", NS, "goes")
+        api.add(_workload("new"))
+        api.compact()  # the watch's resourceVersion is now too old: an ERROR event with 410
+        await api.go_online()
+        informer = cache.informers["Workload"]
+        await cache.wait_for(lambda: informer.lists == 2 and _names(cache) == {"stays", "new"})
+
+
+async def test_an_http_410_on_the_watch_relists(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.add(_workload("w0"))
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+        await api.wait_for_request(path=WORKLOADS, watch=True)
+        api.fail_next(status=410, path=WORKLOADS, watch=True, message="too old resource version")
+        api.drop_watches()
+        informer = cache.informers["Workload"]
+        await cache.wait_for(lambda: informer.lists == 2)
+        api.add(_workload("w1"))
+        await cache.wait_for(lambda: _names(cache) == {"w0", "w1"})
+
+
+async def test_a_dropped_stream_is_watched_again_from_where_it_was(api: FakeKubeAPI, client: KubeClient) -> None:
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+        await api.wait_for_request(path=WORKLOADS, watch=True)
+        api.drop_watches()
+        second = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
+        assert second.query["resourceVersion"]
+        api.add(_workload("after"))
+        await cache.wait_for(lambda: _names(cache) == {"after"})
+        assert cache.informers["Workload"].lists == 1
+
+
+async def test_a_silent_stream_is_dead_and_restarted(client: KubeClient, tmp_path: Path) -> None:
+    async with FakeKubeAPI(bookmark_interval=3600) as quiet:
+        api_client = load_api_client(str(quiet.write_kubeconfig(tmp_path / "quiet")))
+        try:
+            silent = InformerSettings(backoff_base=0.01, backoff_cap=0.05, idle_timeout=0.2)
+            async with _cache(KubeClient(api_client), silent) as cache:
+                await cache.wait_ready(10)
+                await quiet.wait_for_request(path=WORKLOADS, watch=True, count=3)
+        finally:
+            api_client.close()  # type: ignore[no-untyped-call]
+
+
+async def test_server_errors_are_retried_with_backoff(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.add(_workload("w0"))
+    api.fail_next(3, status=500, path=WORKLOADS, watch=False)
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+        assert _names(cache) == {"w0"}
+        assert cache.informers["Workload"].failures == 0
+    assert api.count_requests(path=WORKLOADS, watch=False) == 4
+
+
+async def test_too_many_requests_waits_as_told(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.fail_next(1, status=429, path=WORKLOADS, watch=False, retry_after=0)
+    async with _cache(client) as cache:
+        await cache.wait_ready(10)
+    assert api.count_requests(path=WORKLOADS, watch=False) == 2
+
+
+async def test_slow_answers_time_out_then_recover(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.add(_workload("w0"))
+    api.delay(2.0, path=WORKLOADS, watch=False)
+    impatient = InformerSettings(backoff_base=0.05, backoff_cap=0.1, request_timeout=0.2)
+    async with _cache(client, impatient) as cache:
+        await api.wait_for_request(path=WORKLOADS, watch=False, count=2)
+        assert not cache.ready and "Workload" in cache.errors
+        api.clear_faults()
+        await cache.wait_ready(10)
+        assert _names(cache) == {"w0"} and not cache.errors
+
+
+async def test_an_old_kueue_serving_only_v1beta1(tmp_path: Path) -> None:
+    async with FakeKubeAPI(kueue_versions=("v1beta1",)) as old:
+        old.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+        old.add(_workload("legacy", version="v1beta1"))
+        api_client = load_api_client(str(old.write_kubeconfig(tmp_path / "old")))
+        try:
+            async with _cache(KubeClient(api_client)) as cache:
+                await cache.wait_ready(10)
+                assert cache.version == "v1beta1"
+                assert _names(cache) == {"legacy"}
+            assert old.count_requests(path=r"/apis/kueue\.x-k8s\.io/v1beta1/workloads") >= 2
+        finally:
+            api_client.close()  # type: ignore[no-untyped-call]
+
+
+async def test_without_kueue_the_cache_does_not_start(tmp_path: Path) -> None:
+    async with FakeKubeAPI(kueue_versions=()) as bare:
+        api_client = load_api_client(str(bare.write_kubeconfig(tmp_path / "bare")))
+        try:
+            with pytest.raises(NotServed, match="Kueue"):
+                await _cache(KubeClient(api_client)).start()
+        finally:
+            api_client.close()  # type: ignore[no-untyped-call]
+
+
+async def test_optional_kinds_not_served_are_not_errors(api: FakeKubeAPI, client: KubeClient) -> None:
+    api.fail_next(1, status=404, path=r"/apis/kueue\.x-k8s\.io/v1beta2/cohorts", watch=False)
+    async with _cache(client, kinds=("Workload", "Cohort", "Topology")) as cache:
+        await cache.wait_ready(10)
+        assert cache.served("Cohort") is False and cache.served("Topology") is True
+        assert not cache.informers["Cohort"].alive
+        assert cache.taken_at == _clock()
+    assert api.count_requests(path=r"/apis/kueue\.x-k8s\.io/v1beta2/cohorts", watch=True) == 0
+
+
+async def test_a_streamed_initial_list(api: FakeKubeAPI, client: KubeClient) -> None:
+    for i in range(3):
+        api.add(_workload(f"w{i}"))
+    streamed = InformerSettings(initial="watch-list", backoff_base=0.05)
+    async with _cache(client, streamed) as cache:
+        await cache.wait_ready(10)
+        assert _names(cache) == {"w0", "w1", "w2"}
+        api.add(_workload("w3"))
+        await cache.wait_for(lambda: len(_names(cache)) == 4)
+    assert api.count_requests(path=WORKLOADS, watch=False) == 0
+    first = api.requests[[r.path for r in api.requests].index(WORKLOADS.replace("\\", ""))]
+    assert first.query.get("sendInitialEvents") == "true"
+
+
+async def test_stop_ends_every_thread_and_task(api: FakeKubeAPI, client: KubeClient) -> None:
+    before = asyncio.all_tasks()
+    cache = _cache(client, kinds=("Workload", "LocalQueue", "ClusterQueue"))
+    await cache.start()
+    await cache.wait_ready(10)
+    await api.wait_for_request(path=r"/apis/kueue\.x-k8s\.io/v1beta2/clusterqueues", watch=True)
+    threads = [t for t in threading.enumerate() if t.name.startswith("informer-")]
+    assert len(threads) == 3
+    await cache.stop()
+    assert not any(t.is_alive() for t in threads)
+    ours = [
+        t for t in asyncio.all_tasks() - before if "/bot/" in getattr(t.get_coro(), "cr_code", _NO_CODE).co_filename
+    ]
+    assert ours == []  # (the fake server's own handlers may still be finishing on this loop)
+
+
+_NO_CODE = test_stop_ends_every_thread_and_task.__code__
