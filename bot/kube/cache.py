@@ -255,6 +255,12 @@ class ClusterCache:
             self._loop.call_soon(self._drain)
         self._wake()
 
+    def apply(self, changes: Iterable[Change]) -> None:
+        """Apply changes as the informers hand them over (on the loop thread; replays and tests)."""
+        for change in changes:
+            self._apply(change)
+        self._wake()
+
     def _apply(self, change: Change) -> None:
         kind, op = change.kind, change.op
         if op == "upsert" or op == "delete":
