@@ -29,11 +29,24 @@ def render_text(explanation: Explanation, *, colour: bool = False, language: str
     ]
     if explanation.position is not None:
         position = explanation.position
-        local = f", {position.local_queue} in LocalQueue {position.local_queue_name}" if position.local_queue else ""
-        lines.append(
-            f"{render('label.position', language=language)}: {position.cluster_queue} in ClusterQueue "
-            f"{position.cluster_queue_name}{local} ({position.source})"
+        where = render(
+            "terminal.position",
+            {
+                "position": position.cluster_queue,
+                "cluster_queue": position.cluster_queue_name,
+                "local_position": position.local_queue or "",
+                "local_queue": position.local_queue_name,
+                "source": position.source,
+            }
+            if position.local_queue
+            else {
+                "position": position.cluster_queue,
+                "cluster_queue": position.cluster_queue_name,
+                "source": position.source,
+            },
+            language,
         )
+        lines.append(f"{render('label.position', language=language)}: {where}")
         lines.append("")
     lines.append(_paint(render("label.steps", language=language), "1", colour))
     for number, step in enumerate(explanation.steps, start=1):
@@ -46,5 +59,5 @@ def render_text(explanation: Explanation, *, colour: bool = False, language: str
     if explanation.demand:
         lines.append("")
         demand = ", ".join(f"{k}={v}" for k, v in quantities(explanation.demand).items())
-        lines.append(f"demand: {demand}")
+        lines.append(render("terminal.demand", {"demand": demand}, language))
     return "\n".join(lines) + "\n"

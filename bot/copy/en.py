@@ -16,8 +16,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never start as it is: it names LocalQueue {queue}, which does not exist in its namespace."
     ),
     "headline.cluster-queue-missing": (
-        "{job} will never start as it is: LocalQueue {queue} points to ClusterQueue {cluster_queue}, "
-        "which does not exist."
+        (
+            "{job} will never start as it is: LocalQueue {queue} points to ClusterQueue {cluster_queue}, "
+            "which does not exist.",
+            "{job} will never start as it is: LocalQueue {queue} points to no existing ClusterQueue.",
+        )
     ),
     "headline.queue-stopped": (
         "{job} waits because {kind} {stopped} is stopped (stopPolicy {policy}): nothing new is admitted "
@@ -25,8 +28,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits because its queue is stopped: nothing new is admitted until an admin resumes it.",
     ),
     "headline.queue-inactive": (
-        "{job} waits because ClusterQueue {cluster_queue} is inactive ({detail}): it admits nothing until "
-        "an admin fixes it."
+        (
+            "{job} waits because ClusterQueue {cluster_queue} is inactive ({detail}): it admits nothing until "
+            "an admin fixes it.",
+            "{job} waits because ClusterQueue {cluster_queue} is inactive: it admits nothing until an admin fixes it.",
+        )
     ),
     "headline.namespace-not-allowed": (
         "{job} will never be admitted by ClusterQueue {cluster_queue}: its namespaceSelector does not select "
@@ -77,22 +83,36 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.admission-checks-pending": (
         "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}: {message}",
         "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}.",
+        "{job} has its quota; it now waits for admission check(s) {checks}.",
     ),
     "headline.admission-check-rejected": (
-        "{job} was rejected by admission check(s) {checks}: it will not be admitted; fix the cause and resubmit."
+        (
+            "{job} was rejected by admission check(s) {checks}: it will not be admitted; fix the cause and resubmit.",
+            "{job} was rejected by an admission check: it will not be admitted; fix the cause and resubmit.",
+        )
     ),
     "headline.requeue-backoff": (
         "{job} was evicted ({reason}) and waits for its requeue backoff until {until} (in {in_seconds}), "
         "eviction number {count}.",
         "{job} was evicted ({reason}) and waits for its requeue backoff.",
+        "{job} was evicted and waits for its requeue backoff.",
     ),
-    "headline.deactivated": "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
+    "headline.deactivated": (
+        "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
+        "{job} is deactivated: Kueue will not admit it until it is reactivated.",
+    ),
     "headline.pods-pending": (
         "Kueue admitted {job}; {pending} pod(s) still wait in the kube-scheduler: {reason}",
         "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
     ),
-    "headline.running": "{job} is admitted in ClusterQueue {cluster_queue} and running: nothing is pending.",
-    "headline.finished": "{job} has finished ({reason}): nothing is pending.",
+    "headline.running": (
+        "{job} is admitted in ClusterQueue {cluster_queue} and running: nothing is pending.",
+        "{job} is admitted and running: nothing is pending.",
+    ),
+    "headline.finished": (
+        "{job} has finished ({reason}): nothing is pending.",
+        "{job} has finished: nothing is pending.",
+    ),
     "headline.invalid-request": (
         "{job} will never be admitted: Kueue refuses its resource requests ({detail}).",
         "{job} will never be admitted: Kueue refuses its resource requests.",
@@ -112,18 +132,40 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "workload.not-managed": "No Workload: the job has no {label} label, so Kueue does not manage it.",
     "workload.missing": "No Workload although the job names LocalQueue {queue}: Kueue did not create one.",
     "workload.event": "Event {reason}: {message}",
-    "workload.deactivated": "The Workload is deactivated (spec.active=false): {reason}. {message}",
+    "workload.deactivated": (
+        "The Workload is deactivated (spec.active=false): {reason}. {message}",
+        "The Workload is deactivated (spec.active=false): {reason}.",
+        "The Workload is deactivated (spec.active=false).",
+    ),
     "workload.admission-gated": "Admission is gated by {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue does not hold this {kind}: if its pods wait, ask the kube-scheduler.",
-    "demand.total": "It asks Kueue for {total} in total ({shape}).",
-    "demand.assigned": "Kueue reserved in ClusterQueue {cluster_queue}: {assigned}.",
-    "conditions.condition": "{type}={status} ({reason}): {message}",
+    "demand.total": ("It asks Kueue for {total} in total ({shape}).", "It asks Kueue for {total} in total."),
+    "demand.assigned": (
+        "Kueue reserved in ClusterQueue {cluster_queue}: {assigned}.",
+        "Kueue reserved quota in ClusterQueue {cluster_queue}.",
+    ),
+    "conditions.condition": (
+        "{type}={status} ({reason}): {message}",
+        "{type}={status} ({reason})",
+        "{type}={status}: {message}",
+        "{type}={status}",
+    ),
     "conditions.none-yet": "Kueue has not written QuotaReserved yet: the scheduler has not tried this Workload.",
-    "conditions.finished": "The Workload finished ({reason}).",
-    "conditions.backoff-until": ("Evicted {count} time(s) ({reason}); Kueue requeues it at {until}, in {in_seconds}.",),
-    "conditions.backoff": "Evicted ({reason}); it waits for Kueue to requeue it.",
+    "conditions.finished": ("The Workload finished ({reason}).", "The Workload finished."),
+    "conditions.backoff-until": (
+        "Evicted {count} time(s) ({reason}); Kueue requeues it at {until}, in {in_seconds}.",
+        "Evicted {count} time(s); Kueue requeues it at {until}, in {in_seconds}.",
+    ),
+    "conditions.backoff": (
+        "Evicted ({reason}); it waits for Kueue to requeue it.",
+        "Evicted; it waits for Kueue to requeue it.",
+    ),
     "conditions.evicted-because": "Last eviction: {message}",
-    "conditions.preempted": "It was preempted ({why}); preemptor: {path}.",
+    "conditions.preempted": (
+        "It was preempted ({why}); preemptor: {path}.",
+        "It was preempted ({why}).",
+        "It was preempted.",
+    ),
     "record.insufficient-unused-quota": (
         "Kueue: pod set {pod_set} needs {needed} more {resource} in flavor {flavor}, in use by others now.",
         "Kueue: not enough unused quota ({text}).",
@@ -187,9 +229,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.node-replacement-failed": "Kueue: no replacement for an unhealthy node: {text}",
     "record.flavor-migration": "Kueue: evicted to move to a more favourable flavor: {text}",
     "record.quota-reserved": "Kueue: {text}",
+    "record.unknown": "Kueue: {text}",
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
-    "local-queue.missing": "LocalQueue {queue} does not exist in namespace {namespace} (it has: {queues}).",
-    "local-queue.ok": "LocalQueue {queue} exists and feeds ClusterQueue {cluster_queue}.",
+    "local-queue.missing": (
+        "LocalQueue {queue} does not exist in namespace {namespace} (it has: {queues}).",
+        "LocalQueue {queue} does not exist in namespace {namespace}, which has no LocalQueue at all.",
+    ),
+    "local-queue.ok": (
+        "LocalQueue {queue} exists and feeds ClusterQueue {cluster_queue}.",
+        "LocalQueue {queue} exists but names no ClusterQueue.",
+    ),
     "local-queue.stopped": "LocalQueue {queue} is stopped (stopPolicy {policy}).",
     "cluster-queue.missing": "ClusterQueue {cluster_queue} does not exist.",
     "cluster-queue.stopped": "ClusterQueue {cluster_queue} is stopped (stopPolicy {policy}).",
@@ -201,12 +250,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.namespace-not-selected": (
         "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
     ),
-    "cluster-queue.admitted": "Admitted by ClusterQueue {cluster_queue}.",
-    "cluster-queue.reserved": "Quota reserved in ClusterQueue {cluster_queue}.",
+    "cluster-queue.admitted": ("Admitted by ClusterQueue {cluster_queue}.", "Admitted."),
+    "cluster-queue.reserved": ("Quota reserved in ClusterQueue {cluster_queue}.", "Quota reserved."),
     "flavors.resource-not-covered": "ClusterQueue {cluster_queue} covers no {resource}: no flavor can give it.",
     "flavors.missing": "Flavor {flavor} does not exist.",
     "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
-    "flavors.node-labels": "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
+    "flavors.node-labels": (
+        "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
+        "Flavor {flavor} does not match pod set {pod_set}'s node selector or affinity.",
+    ),
     "flavors.no-quota-for": "Flavor {flavor} has no quota for {resources}.",
     "quota.fits": (
         "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used}, "
@@ -222,8 +274,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "quota.in-cohort-waits": (
         "{resource} in flavor {flavor}: needs {requested}; nominal quota {nominal}, in use {used} (borrowed "
-        "{borrowed}), others in cohort {cohort} use {elsewhere}; free now {available} of at most {maximum}: "
-        "{needed} more needed, it waits for capacity."
+        "{borrowed}); the rest of cohort {cohort} takes {elsewhere} from the shared pool; free now {available} "
+        "of at most {maximum}: {needed} more needed, it waits for capacity."
     ),
     "quota.never-fits": (
         "{resource} in flavor {flavor}: needs {requested}, but ClusterQueue {cluster_queue} can never get more "
@@ -235,7 +287,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Position {position} of {total} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
         "{local_queue}); {ahead} ahead ({source})."
     ),
-    "position.ahead": "Ahead of it, by priority: {by_priority}; together they ask for {demand}.",
+    "position.ahead": (
+        "Ahead of it, by priority: {by_priority}; together they ask for {demand}.",
+        "Ahead of it, by priority: {by_priority}.",
+    ),
     "position.strict-fifo-head": (
         "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
         "everything behind it until it is admitted."
@@ -243,6 +298,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "admission-checks.check": (
         "Admission check {check} ({controller}): {state} for {age_seconds}: {message}",
         "Admission check {check} ({controller}): {state}: {message}",
+        "Admission check {check}: {state} for {age_seconds}: {message}",
+        "Admission check {check}: {state}: {message}",
+        "Admission check {check} ({controller}): {state} for {age_seconds}.",
+        "Admission check {check}: {state} for {age_seconds}.",
+        "Admission check {check}: {state}.",
     ),
     "scheduling.pods": "Pods: {total} in all, {running} running, {pending} waiting for a node.",
     "scheduling.failed": "Pod {pod} cannot be scheduled: {message}",
@@ -262,7 +322,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.fix-and-resubmit": "Fix what the admission check reported, then resubmit the job.",
     "action.reactivate": (
         "Reactivate it once the cause is fixed: kubectl patch workload -n {namespace} {workload} --type merge "
-        '-p \'{{"spec":{{"active":true}}}}\''
+        '-p \'{"spec":{"active":true}}\''
     ),
     "action.check-scheduler": (
         "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."
@@ -270,13 +330,19 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.ask-admin-nodes": "If nodes are missing or full, ask an admin about capacity or the autoscaler.",
     "action.wait-for-checks": "Wait for {checks}; nodes may be provisioned meanwhile.",
     "action.wait": ("Wait: Kueue will admit it when its turn comes and the capacity is free.",),
-    "action.ask-gate-owner": "Ask whoever set the admission gate ({gates}) to remove it.",
+    "action.ask-gate-owner": (
+        "Ask whoever set the admission gate ({gates}) to remove it.",
+        "Ask whoever set the admission gate to remove it.",
+    ),
     "action.check-pods-ready": (
         "Its pods did not become ready in time: check the image, the volumes and the events of its pods."
     ),
     "action.wait-backoff": ("Wait until {until}, or fix what made the pods fail.", "Wait for the backoff to end."),
     "action.ask-admin-resume": "Ask an admin to resume {kind} {queue} (set stopPolicy: None).",
-    "action.ask-admin-cluster-queue": "Ask an admin to create ClusterQueue {cluster_queue} or fix the LocalQueue.",
+    "action.ask-admin-cluster-queue": (
+        "Ask an admin to create ClusterQueue {cluster_queue} or fix the LocalQueue.",
+        "Ask an admin to fix the LocalQueue: it points to no ClusterQueue.",
+    ),
     "action.ask-admin-inactive": "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
@@ -288,13 +354,21 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.ask-admin-priority": "If it is urgent, ask for a higher WorkloadPriorityClass (preemption may apply).",
     "action.add-toleration": "Add a toleration for {taint} to the job's pod template.",
     "action.fix-node-selector": "Make the job's nodeSelector or node affinity match a flavor's node labels.",
-    "action.ask-admin-cover": "Ask an admin to cover {resource} in ClusterQueue {cluster_queue}.",
+    "action.ask-admin-cover": (
+        "Ask an admin to cover {resource} in ClusterQueue {cluster_queue}.",
+        "Ask an admin to cover {resource} in the ClusterQueue.",
+    ),
     "action.use-other-queue": (
         "LocalQueue {queue} (ClusterQueue {cluster_queue}) could take it: set the label {label}={queue}."
     ),
     "action.fix-requests": "Fix the job's resource requests and limits.",
     "action.relax-topology": "Relax the job's topology request, or ask an admin about the topology's capacity.",
     # --- words around the answer ---
+    "terminal.position": (
+        "{position} in ClusterQueue {cluster_queue}, {local_position} in LocalQueue {local_queue} ({source})",
+        "{position} in ClusterQueue {cluster_queue} ({source})",
+    ),
+    "terminal.demand": "Demand: {demand}",
     "label.verdict": "Verdict",
     "label.position": "Position",
     "label.next": "What you can do",
@@ -302,4 +376,161 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.snapshot-age": "Cluster state as of {age_seconds} ago.",
     "label.workload": "Workload",
     "label.none": "none",
+    # --- Slack (bot/slack/render.py) ---
+    # Names and cluster text arrive already formatted (code spans, escaped); keep these words plain: no mrkdwn.
+    "slack.family.never": "Will not start as it is",
+    "slack.family.waits": "Waiting",
+    "slack.family.ok": "Nothing is pending",
+    "slack.summary.verdict": "Verdict {verdict}",
+    "slack.summary.position": (
+        "{cq_position} of {total} in ClusterQueue {cluster_queue}; {lq_position} in LocalQueue {local_queue}",
+        "{cq_position} in ClusterQueue {cluster_queue}; {lq_position} in LocalQueue {local_queue}",
+        "{cq_position} of {total} in ClusterQueue {cluster_queue}",
+        "{cq_position} in ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-unnamed": (
+        "{cq_position} of {total} in its ClusterQueue; {lq_position} in its LocalQueue",
+        "{cq_position} in its ClusterQueue; {lq_position} in its LocalQueue",
+        "{cq_position} of {total} in its ClusterQueue",
+        "{cq_position} in its ClusterQueue",
+    ),
+    "slack.summary.age": "as of {age_seconds} ago",
+    "slack.summary.fallback": "{family} ({verdict}): {headline}",
+    "slack.ordinal.first": "{n}st",
+    "slack.ordinal.one": "{n}st",
+    "slack.ordinal.two": "{n}nd",
+    "slack.ordinal.few": "{n}rd",
+    "slack.ordinal.other": "{n}th",
+    "slack.button.recheck": "Re-check",
+    "slack.button.watch": "Watch this job",
+    "slack.button.show-queue": "Show the queue",
+    "slack.button.pick": "This one",
+    "slack.button.snooze-2h": "Snooze 2 h",
+    "slack.button.snooze-1d": "Snooze 1 day",
+    "slack.button.stop": "Stop",
+    "slack.button.unwatch": "Stop watching",
+    "slack.details.title": "The admission path of {job}",
+    "slack.details.step.job": "Job",
+    "slack.details.step.workload": "Workload",
+    "slack.details.step.demand": "Demand",
+    "slack.details.step.conditions": "Kueue's record",
+    "slack.details.step.local-queue": "LocalQueue",
+    "slack.details.step.cluster-queue": "ClusterQueue",
+    "slack.details.step.flavors": "Flavors",
+    "slack.details.step.quota": "Quota",
+    "slack.details.step.position": "Position in the queue",
+    "slack.details.step.admission-checks": "Admission checks",
+    "slack.details.step.scheduling": "Scheduling of the pods",
+    "slack.details.step.other": "Other checks",
+    "slack.details.ahead": "Ahead of it: {names}",
+    "slack.details.ahead-item": "{name} (priority {priority})",
+    "slack.details.ahead-others": "{count} workload(s) of other namespaces",
+    "slack.details.next": "What you can do",
+    "slack.details.more-steps": "{count} more step(s) not shown here.",
+    "slack.details.more-actions": "{count} more suggestion(s) not shown here.",
+    "slack.details.fallback": "The admission path of {job}: {steps} step(s), {failed} in the way.",
+    "slack.queue.title": "LocalQueue {queue}",
+    "slack.queue.feeds": (
+        "Feeds ClusterQueue {cluster_queue} ({strategy}, cohort {cohort}).",
+        "Feeds ClusterQueue {cluster_queue} ({strategy}, no cohort).",
+        "Feeds ClusterQueue {cluster_queue}.",
+    ),
+    "slack.queue.missing": "LocalQueue {queue} does not exist in namespace {namespace}.",
+    "slack.queue.cluster-queue-missing": (
+        "Its ClusterQueue {cluster_queue} does not exist: nothing from this queue can be admitted.",
+    ),
+    "slack.queue.stopped": (
+        "{kind} {stopped} is stopped (stopPolicy {policy}): nothing new is admitted until an admin resumes it.",
+        "The queue is stopped: nothing new is admitted until an admin resumes it.",
+    ),
+    "slack.queue.inactive": (
+        "ClusterQueue {cluster_queue} is inactive ({detail}): it admits nothing until an admin fixes it.",
+        "ClusterQueue {cluster_queue} is inactive: it admits nothing until an admin fixes it.",
+    ),
+    "slack.queue.open": "Open: it admits workloads as quota allows.",
+    "slack.queue.quota-title": "Quota by flavor and resource",
+    "slack.queue.quota-line": "{flavor} · {resource}: nominal {nominal}, used {used}, free {available}, at most {maximum}",
+    "slack.queue.no-quota": "No quota to show.",
+    "slack.queue.counts": (
+        "{pending_total} waiting in ClusterQueue {cluster_queue}, {pending_here} of them from this LocalQueue; "
+        "{admitted_here} admitted from it."
+    ),
+    "slack.queue.waiting-title": "Who waits, in Kueue's order",
+    "slack.queue.waiting-line": (
+        "{position}. {name} · priority {priority} · {demand}",
+        "{position}. another namespace · priority {priority} · {demand}",
+    ),
+    "slack.queue.other-namespaces": "{count} workload(s) of other namespaces",
+    "slack.queue.nobody-waits": "Nobody waits.",
+    "slack.queue.more": "and {count} more",
+    "slack.queue.fallback": "LocalQueue {queue}: {pending_here} waiting, {admitted_here} admitted.",
+    "slack.help.title": "What I can do",
+    "slack.help.intro": "I explain why a job waits under Kueue. Mention me, send me a direct message, or use {command}:",
+    "slack.help.why": "{example}: why this job is not running, then its admission path in the thread.",
+    "slack.help.queue": "{example}: the state of a LocalQueue, its quota and who waits.",
+    "slack.help.watch": "{example}: a direct message when it is admitted, finishes or gets stuck.",
+    "slack.help.unwatch": "{example}: no more messages about it.",
+    "slack.help.help": "{example}: this help.",
+    "slack.help.free-text": "You can also just ask: {first}, {second}, or paste a kubectl line such as {third}.",
+    "slack.help.kinds": "Other kinds work too: {example}.",
+    "slack.help.placeholder.namespace": "namespace",
+    "slack.help.placeholder.job": "job",
+    "slack.help.placeholder.queue": "localqueue",
+    "slack.help.example.question": "why is train-octobre pending?",
+    "slack.help.fallback": "How to use me: {example}",
+    "slack.choose.title": "Several jobs match {name}. Which one do you mean?",
+    "slack.choose.title-any": "Several jobs match. Which one do you mean?",
+    "slack.choose.item": "{kind} {job}",
+    "slack.choose.more": "and {count} more: ask with namespace/name to pick one.",
+    "slack.did-you-mean.title": "I found no job named {name}. Did you mean one of these?",
+    "slack.not-found.title": (
+        "I found no {kind} {job}.",
+        "I found no {kind} named {name}.",
+    ),
+    "slack.not-found.suggest": "Did you mean one of these?",
+    "slack.not-found.hint": "Check the name and the namespace, for instance {example}.",
+    "slack.kind.any": "job",
+    "slack.refused": (
+        "Sorry, I can't answer about namespace {namespace} here. If you should be able to, ask the bot's admins "
+        "to give you or this channel access to it.",
+        "Sorry, I can't answer about that namespace here. If you should be able to, ask the bot's admins for access.",
+    ),
+    "slack.apology": (
+        "Sorry, something went wrong on my side and I could not answer. If it happens again, give the bot's "
+        "admins this incident number: {incident}."
+    ),
+    "slack.unavailable": (
+        "I can't reach the cluster right now, and what I last saw of it is {age_seconds} old: too old to answer. "
+        "Please try again in a few minutes.",
+        "I can't reach the cluster right now. Please try again in a few minutes.",
+    ),
+    "slack.watch.confirmed": (
+        "Watching {job}: I'll send you a direct message when it is admitted, when it finishes, or when Kueue "
+        "finds it cannot be admitted."
+    ),
+    "slack.unwatch.confirmed": "Done: you won't get messages about {job} any more.",
+    "slack.unknown": (
+        "I didn't understand {text}. Type {help} to see what I can do.",
+        "I didn't understand. Type {help} to see what I can do.",
+    ),
+    "slack.notify.inadmissible": "Kueue cannot admit {job} as it is.",
+    "slack.notify.never-fits": "{job} will never start as it is configured.",
+    "slack.notify.updated": "News about {job}.",
+    "slack.notify.footer": "You get this because you watch this job or it names you. Stop ends these messages for it.",
+    "slack.closed.admitted": ("{job} was admitted after {waited_seconds}.", "{job} was admitted."),
+    "slack.closed.finished": ("{job} has finished; it waited {waited_seconds} to be admitted.", "{job} has finished."),
+    "slack.closed.deleted": ("{job} was deleted after waiting {waited_seconds}.", "{job} was deleted."),
+    "slack.closed.stopped": "I stop watching it.",
+    "slack.digest.title": "News about {count} of your job(s)",
+    "slack.digest.counts": "By verdict: {counts}",
+    "slack.digest.more": "and {count} more",
+    "slack.digest.fallback": "News about {count} of your job(s): {counts}",
+    "slack.home.title": "Jobs you watch",
+    "slack.home.intro": "Their state as of my last look at the cluster.",
+    "slack.home.empty": (
+        "You watch no job yet. To get a direct message when a job is admitted or stuck, use {example} "
+        "or press {button} under one of my answers."
+    ),
+    "slack.home.no-news": "No answer for it right now: it may have been deleted, or the cluster is out of reach.",
+    "slack.home.more": "and {count} more",
 }

@@ -16,8 +16,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} ne démarrera jamais en l'état : il désigne la LocalQueue {queue}, qui n'existe pas dans son namespace."
     ),
     "headline.cluster-queue-missing": (
-        "{job} ne démarrera jamais en l'état : la LocalQueue {queue} pointe vers la ClusterQueue "
-        "{cluster_queue}, qui n'existe pas."
+        (
+            "{job} ne démarrera jamais en l'état : la LocalQueue {queue} pointe vers la ClusterQueue "
+            "{cluster_queue}, qui n'existe pas.",
+            "{job} ne démarrera jamais en l'état : la LocalQueue {queue} ne pointe vers aucune ClusterQueue existante.",
+        )
     ),
     "headline.queue-stopped": (
         "{job} attend car la {kind} {stopped} est arrêtée (stopPolicy {policy}) : rien de nouveau n'est admis "
@@ -25,8 +28,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend car sa file est arrêtée : rien de nouveau n'est admis tant qu'un admin ne la relance pas.",
     ),
     "headline.queue-inactive": (
-        "{job} attend car la ClusterQueue {cluster_queue} est inactive ({detail}) : elle n'admet rien tant "
-        "qu'un admin ne l'a pas réparée."
+        (
+            "{job} attend car la ClusterQueue {cluster_queue} est inactive ({detail}) : elle n'admet rien tant "
+            "qu'un admin ne l'a pas réparée.",
+            "{job} attend car la ClusterQueue {cluster_queue} est inactive : elle n'admet rien tant qu'un admin "
+            "ne l'a pas réparée.",
+        )
     ),
     "headline.namespace-not-allowed": (
         "{job} ne sera jamais admis par la ClusterQueue {cluster_queue} : son namespaceSelector ne "
@@ -83,23 +90,38 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "d'admission {checks} : {message}",
         "{job} a son quota dans la ClusterQueue {cluster_queue} ; il attend maintenant le(s) contrôle(s) "
         "d'admission {checks}.",
+        "{job} a son quota ; il attend maintenant le(s) contrôle(s) d'admission {checks}.",
     ),
     "headline.admission-check-rejected": (
-        "{job} a été refusé par le(s) contrôle(s) d'admission {checks} : il ne sera pas admis ; corrigez la "
-        "cause puis soumettez-le de nouveau."
+        (
+            "{job} a été refusé par le(s) contrôle(s) d'admission {checks} : il ne sera pas admis ; corrigez la "
+            "cause puis soumettez-le de nouveau.",
+            "{job} a été refusé par un contrôle d'admission : il ne sera pas admis ; corrigez la cause puis "
+            "soumettez-le de nouveau.",
+        )
     ),
     "headline.requeue-backoff": (
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file, jusqu'à {until} (dans "
         "{in_seconds}), éviction numéro {count}.",
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file.",
+        "{job} a été évincé et attend la fin de son délai de remise en file.",
     ),
-    "headline.deactivated": "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
+    "headline.deactivated": (
+        "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
+        "{job} est désactivé : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
+    ),
     "headline.pods-pending": (
         "Kueue a admis {job} ; {pending} pod(s) attendent encore dans le kube-scheduler : {reason}",
         "Kueue a admis {job} ; des pods attendent encore dans le kube-scheduler.",
     ),
-    "headline.running": "{job} est admis dans la ClusterQueue {cluster_queue} et tourne : rien n'est en attente.",
-    "headline.finished": "{job} est terminé ({reason}) : rien n'est en attente.",
+    "headline.running": (
+        "{job} est admis dans la ClusterQueue {cluster_queue} et tourne : rien n'est en attente.",
+        "{job} est admis et tourne : rien n'est en attente.",
+    ),
+    "headline.finished": (
+        "{job} est terminé ({reason}) : rien n'est en attente.",
+        "{job} est terminé : rien n'est en attente.",
+    ),
     "headline.invalid-request": (
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources ({detail}).",
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources.",
@@ -118,20 +140,40 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "workload.not-managed": "Aucun Workload : le job n'a pas le label {label}, Kueue ne le gère donc pas.",
     "workload.missing": "Aucun Workload alors que le job désigne la LocalQueue {queue} : Kueue n'en a pas créé.",
     "workload.event": "Événement {reason} : {message}",
-    "workload.deactivated": "Le Workload est désactivé (spec.active=false) : {reason}. {message}",
+    "workload.deactivated": (
+        "Le Workload est désactivé (spec.active=false) : {reason}. {message}",
+        "Le Workload est désactivé (spec.active=false) : {reason}.",
+        "Le Workload est désactivé (spec.active=false).",
+    ),
     "workload.admission-gated": "L'admission est retenue par {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue ne retient pas ce {kind} : si ses pods attendent, voyez le kube-scheduler.",
-    "demand.total": "Il demande à Kueue {total} au total ({shape}).",
-    "demand.assigned": "Kueue a réservé dans la ClusterQueue {cluster_queue} : {assigned}.",
-    "conditions.condition": "{type}={status} ({reason}) : {message}",
+    "demand.total": ("Il demande à Kueue {total} au total ({shape}).", "Il demande à Kueue {total} au total."),
+    "demand.assigned": (
+        "Kueue a réservé dans la ClusterQueue {cluster_queue} : {assigned}.",
+        "Kueue a réservé du quota dans la ClusterQueue {cluster_queue}.",
+    ),
+    "conditions.condition": (
+        "{type}={status} ({reason}) : {message}",
+        "{type}={status} ({reason})",
+        "{type}={status} : {message}",
+        "{type}={status}",
+    ),
     "conditions.none-yet": "Kueue n'a pas encore écrit QuotaReserved : le scheduler n'a pas encore examiné ce Workload.",
-    "conditions.finished": "Le Workload est terminé ({reason}).",
+    "conditions.finished": ("Le Workload est terminé ({reason}).", "Le Workload est terminé."),
     "conditions.backoff-until": (
         "Évincé {count} fois ({reason}) ; Kueue le remet en file à {until}, dans {in_seconds}.",
+        "Évincé {count} fois ; Kueue le remet en file à {until}, dans {in_seconds}.",
     ),
-    "conditions.backoff": "Évincé ({reason}) ; il attend que Kueue le remette en file.",
+    "conditions.backoff": (
+        "Évincé ({reason}) ; il attend que Kueue le remette en file.",
+        "Évincé ; il attend que Kueue le remette en file.",
+    ),
     "conditions.evicted-because": "Dernière éviction : {message}",
-    "conditions.preempted": "Il a été préempté ({why}) ; préempteur : {path}.",
+    "conditions.preempted": (
+        "Il a été préempté ({why}) ; préempteur : {path}.",
+        "Il a été préempté ({why}).",
+        "Il a été préempté.",
+    ),
     "record.insufficient-unused-quota": (
         "Kueue : le pod set {pod_set} a besoin de {needed} {resource} de plus dans la flavor {flavor}, "
         "utilisés par d'autres en ce moment.",
@@ -196,9 +238,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.node-replacement-failed": "Kueue : pas de remplaçant pour un nœud défaillant : {text}",
     "record.flavor-migration": "Kueue : évincé pour passer sur une flavor plus favorable : {text}",
     "record.quota-reserved": "Kueue : {text}",
+    "record.unknown": "Kueue : {text}",
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
-    "local-queue.missing": "La LocalQueue {queue} n'existe pas dans le namespace {namespace} (il a : {queues}).",
-    "local-queue.ok": "La LocalQueue {queue} existe et alimente la ClusterQueue {cluster_queue}.",
+    "local-queue.missing": (
+        "La LocalQueue {queue} n'existe pas dans le namespace {namespace} (il a : {queues}).",
+        "La LocalQueue {queue} n'existe pas dans le namespace {namespace}, qui n'a aucune LocalQueue.",
+    ),
+    "local-queue.ok": (
+        "La LocalQueue {queue} existe et alimente la ClusterQueue {cluster_queue}.",
+        "La LocalQueue {queue} existe mais ne désigne aucune ClusterQueue.",
+    ),
     "local-queue.stopped": "La LocalQueue {queue} est arrêtée (stopPolicy {policy}).",
     "cluster-queue.missing": "La ClusterQueue {cluster_queue} n'existe pas.",
     "cluster-queue.stopped": "La ClusterQueue {cluster_queue} est arrêtée (stopPolicy {policy}).",
@@ -212,13 +261,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.namespace-not-selected": (
         "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
     ),
-    "cluster-queue.admitted": "Admis par la ClusterQueue {cluster_queue}.",
-    "cluster-queue.reserved": "Quota réservé dans la ClusterQueue {cluster_queue}.",
+    "cluster-queue.admitted": ("Admis par la ClusterQueue {cluster_queue}.", "Admis."),
+    "cluster-queue.reserved": ("Quota réservé dans la ClusterQueue {cluster_queue}.", "Quota réservé."),
     "flavors.resource-not-covered": "La ClusterQueue {cluster_queue} ne couvre pas {resource} : aucune flavor ne peut en donner.",
     "flavors.missing": "La flavor {flavor} n'existe pas.",
     "flavors.taint": "La flavor {flavor} pose le taint {taint} sur ses nœuds ; le pod set {pod_set} ne le tolère pas.",
     "flavors.node-labels": (
-        "La flavor {flavor} ({labels}) ne correspond pas au nodeSelector ou à l'affinité du pod set {pod_set}."
+        (
+            "La flavor {flavor} ({labels}) ne correspond pas au nodeSelector ou à l'affinité du pod set {pod_set}.",
+            "La flavor {flavor} ne correspond pas au nodeSelector ou à l'affinité du pod set {pod_set}.",
+        )
     ),
     "flavors.no-quota-for": "La flavor {flavor} n'a pas de quota pour {resources}.",
     "quota.fits": (
@@ -235,8 +287,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "quota.in-cohort-waits": (
         "{resource} dans la flavor {flavor} : il faut {requested} ; quota nominal {nominal}, utilisé {used} "
-        "(dont {borrowed} emprunté), les autres de la cohorte {cohort} utilisent {elsewhere} ; libre maintenant "
-        "{available} sur au plus {maximum} : il en manque {needed}, il attend de la capacité."
+        "(dont {borrowed} emprunté) ; le reste de la cohorte {cohort} prend {elsewhere} au pot commun ; libre "
+        "maintenant {available} sur au plus {maximum} : il en manque {needed}, il attend de la capacité."
     ),
     "quota.never-fits": (
         "{resource} dans la flavor {flavor} : il faut {requested}, mais la ClusterQueue {cluster_queue} ne peut "
@@ -248,7 +300,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Position {position} sur {total} dans la ClusterQueue {cluster_queue} ({local_position} dans la "
         "LocalQueue {local_queue}) ; {ahead} devant ({source})."
     ),
-    "position.ahead": "Devant lui, par priorité : {by_priority} ; ensemble ils demandent {demand}.",
+    "position.ahead": (
+        "Devant lui, par priorité : {by_priority} ; ensemble ils demandent {demand}.",
+        "Devant lui, par priorité : {by_priority}.",
+    ),
     "position.strict-fifo-head": (
         "La ClusterQueue {cluster_queue} est en StrictFIFO : la tête de file (priorité {priority}) bloque tout "
         "ce qui la suit jusqu'à son admission."
@@ -256,6 +311,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "admission-checks.check": (
         "Contrôle d'admission {check} ({controller}) : {state} depuis {age_seconds} : {message}",
         "Contrôle d'admission {check} ({controller}) : {state} : {message}",
+        "Contrôle d'admission {check} : {state} depuis {age_seconds} : {message}",
+        "Contrôle d'admission {check} : {state} : {message}",
+        "Contrôle d'admission {check} ({controller}) : {state} depuis {age_seconds}.",
+        "Contrôle d'admission {check} : {state} depuis {age_seconds}.",
+        "Contrôle d'admission {check} : {state}.",
     ),
     "scheduling.pods": "Pods : {total} en tout, {running} en cours, {pending} en attente d'un nœud.",
     "scheduling.failed": "Le pod {pod} ne peut pas être placé : {message}",
@@ -276,7 +336,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.fix-and-resubmit": "Corrigez ce que le contrôle d'admission a signalé, puis soumettez le job de nouveau.",
     "action.reactivate": (
         "Réactivez-le une fois la cause corrigée : kubectl patch workload -n {namespace} {workload} --type merge "
-        '-p \'{{"spec":{{"active":true}}}}\''
+        '-p \'{"spec":{"active":true}}\''
     ),
     "action.check-scheduler": (
         "C'est l'affaire du kube-scheduler : kubectl describe pod -n {namespace} {pod} montre pourquoi il attend."
@@ -284,7 +344,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.ask-admin-nodes": "S'il manque des nœuds ou s'ils sont pleins, voyez avec un admin la capacité ou l'autoscaler.",
     "action.wait-for-checks": "Attendez {checks} ; des nœuds sont peut-être en cours de création.",
     "action.wait": ("Attendez : Kueue l'admettra quand son tour viendra et que la capacité sera libre.",),
-    "action.ask-gate-owner": "Demandez à qui a posé la porte d'admission ({gates}) de la lever.",
+    "action.ask-gate-owner": (
+        "Demandez à qui a posé la porte d'admission ({gates}) de la lever.",
+        "Demandez à qui a posé la porte d'admission de la lever.",
+    ),
     "action.check-pods-ready": (
         "Ses pods ne sont pas devenus prêts à temps : vérifiez l'image, les volumes et les événements de ses pods."
     ),
@@ -293,7 +356,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Attendez la fin du délai.",
     ),
     "action.ask-admin-resume": "Demandez à un admin de relancer la {kind} {queue} (stopPolicy: None).",
-    "action.ask-admin-cluster-queue": "Demandez à un admin de créer la ClusterQueue {cluster_queue} ou de corriger la LocalQueue.",
+    "action.ask-admin-cluster-queue": (
+        "Demandez à un admin de créer la ClusterQueue {cluster_queue} ou de corriger la LocalQueue.",
+        "Demandez à un admin de corriger la LocalQueue : elle ne désigne aucune ClusterQueue.",
+    ),
     "action.ask-admin-inactive": "Demandez à un admin de réparer la ClusterQueue {cluster_queue} : {detail}.",
     "action.ask-admin-namespace": (
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
@@ -307,12 +373,20 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.ask-admin-priority": "Si c'est urgent, demandez une WorkloadPriorityClass plus haute (la préemption peut jouer).",
     "action.add-toleration": "Ajoutez une toleration pour {taint} au modèle de pod du job.",
     "action.fix-node-selector": "Faites correspondre le nodeSelector ou l'affinité du job aux labels de nœud d'une flavor.",
-    "action.ask-admin-cover": "Demandez à un admin de couvrir {resource} dans la ClusterQueue {cluster_queue}.",
+    "action.ask-admin-cover": (
+        "Demandez à un admin de couvrir {resource} dans la ClusterQueue {cluster_queue}.",
+        "Demandez à un admin de couvrir {resource} dans la ClusterQueue.",
+    ),
     "action.use-other-queue": (
         "La LocalQueue {queue} (ClusterQueue {cluster_queue}) pourrait le prendre : mettez le label {label}={queue}."
     ),
     "action.fix-requests": "Corrigez les demandes et limites de ressources du job.",
     "action.relax-topology": "Assouplissez la demande topologique du job, ou voyez avec un admin la capacité de la topologie.",
+    "terminal.position": (
+        "{position} dans la ClusterQueue {cluster_queue}, {local_position} dans la LocalQueue {local_queue} ({source})",
+        "{position} dans la ClusterQueue {cluster_queue} ({source})",
+    ),
+    "terminal.demand": "Demande : {demand}",
     "label.verdict": "Verdict",
     "label.position": "Position",
     "label.next": "Ce que vous pouvez faire",
@@ -320,4 +394,175 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.snapshot-age": "État du cluster d'il y a {age_seconds}.",
     "label.workload": "Workload",
     "label.none": "aucun",
+    # --- Slack (bot/slack/render.py) ---
+    # Les noms et les textes du cluster arrivent déjà mis en forme (code, échappés) ; ces mots restent du texte brut.
+    "slack.family.never": "Ne démarrera pas en l'état",
+    "slack.family.waits": "En attente",
+    "slack.family.ok": "Rien n'est en attente",
+    "slack.summary.verdict": "Verdict {verdict}",
+    "slack.summary.position": (
+        "{cq_position} sur {total} dans la ClusterQueue {cluster_queue} ; {lq_position} dans la LocalQueue {local_queue}",
+        "{cq_position} dans la ClusterQueue {cluster_queue} ; {lq_position} dans la LocalQueue {local_queue}",
+        "{cq_position} sur {total} dans la ClusterQueue {cluster_queue}",
+        "{cq_position} dans la ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-unnamed": (
+        "{cq_position} sur {total} dans sa ClusterQueue ; {lq_position} dans sa LocalQueue",
+        "{cq_position} dans sa ClusterQueue ; {lq_position} dans sa LocalQueue",
+        "{cq_position} sur {total} dans sa ClusterQueue",
+        "{cq_position} dans sa ClusterQueue",
+    ),
+    "slack.summary.age": "état d'il y a {age_seconds}",
+    "slack.summary.fallback": "{family} ({verdict}) : {headline}",
+    "slack.ordinal.first": "{n}er",
+    "slack.ordinal.one": "{n}e",
+    "slack.ordinal.two": "{n}e",
+    "slack.ordinal.few": "{n}e",
+    "slack.ordinal.other": "{n}e",
+    "slack.button.recheck": "Revérifier",
+    "slack.button.watch": "Suivre ce job",
+    "slack.button.show-queue": "Voir la file",
+    "slack.button.pick": "Celui-ci",
+    "slack.button.snooze-2h": "Plus tard (2 h)",
+    "slack.button.snooze-1d": "Plus tard (1 jour)",
+    "slack.button.stop": "Arrêter",
+    "slack.button.unwatch": "Ne plus suivre",
+    "slack.details.title": "Le chemin d'admission de {job}",
+    "slack.details.step.job": "Job",
+    "slack.details.step.workload": "Workload",
+    "slack.details.step.demand": "Demande",
+    "slack.details.step.conditions": "Ce que Kueue a noté",
+    "slack.details.step.local-queue": "LocalQueue",
+    "slack.details.step.cluster-queue": "ClusterQueue",
+    "slack.details.step.flavors": "Flavors",
+    "slack.details.step.quota": "Quota",
+    "slack.details.step.position": "Place dans la file",
+    "slack.details.step.admission-checks": "Contrôles d'admission",
+    "slack.details.step.scheduling": "Placement des pods",
+    "slack.details.step.other": "Autres vérifications",
+    "slack.details.ahead": "Devant lui : {names}",
+    "slack.details.ahead-item": "{name} (priorité {priority})",
+    "slack.details.ahead-others": "{count} workload(s) d'autres namespaces",
+    "slack.details.next": "Ce que vous pouvez faire",
+    "slack.details.more-steps": "{count} étape(s) de plus, non affichée(s) ici.",
+    "slack.details.more-actions": "{count} suggestion(s) de plus, non affichée(s) ici.",
+    "slack.details.fallback": "Le chemin d'admission de {job} : {steps} étape(s), dont {failed} en échec.",
+    "slack.queue.title": "LocalQueue {queue}",
+    "slack.queue.feeds": (
+        "Alimente la ClusterQueue {cluster_queue} ({strategy}, cohorte {cohort}).",
+        "Alimente la ClusterQueue {cluster_queue} ({strategy}, sans cohorte).",
+        "Alimente la ClusterQueue {cluster_queue}.",
+    ),
+    "slack.queue.missing": "La LocalQueue {queue} n'existe pas dans le namespace {namespace}.",
+    "slack.queue.cluster-queue-missing": (
+        "Sa ClusterQueue {cluster_queue} n'existe pas : rien de cette file ne peut être admis.",
+    ),
+    "slack.queue.stopped": (
+        "La {kind} {stopped} est arrêtée (stopPolicy {policy}) : rien de nouveau n'est admis tant qu'un admin ne la relance pas.",
+        "La file est arrêtée : rien de nouveau n'est admis tant qu'un admin ne la relance pas.",
+    ),
+    "slack.queue.inactive": (
+        "La ClusterQueue {cluster_queue} est inactive ({detail}) : elle n'admet rien tant qu'un admin ne l'a pas réparée.",
+        "La ClusterQueue {cluster_queue} est inactive : elle n'admet rien tant qu'un admin ne l'a pas réparée.",
+    ),
+    "slack.queue.open": "Ouverte : elle admet des workloads dans la limite du quota.",
+    "slack.queue.quota-title": "Quota par flavor et par ressource",
+    "slack.queue.quota-line": "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre {available}, au plus {maximum}",
+    "slack.queue.no-quota": "Aucun quota à afficher.",
+    "slack.queue.counts": (
+        "{pending_total} en attente dans la ClusterQueue {cluster_queue}, dont {pending_here} venant de cette "
+        "LocalQueue ; {admitted_here} admis depuis celle-ci."
+    ),
+    "slack.queue.waiting-title": "Qui attend, dans l'ordre de Kueue",
+    "slack.queue.waiting-line": (
+        "{position}. {name} · priorité {priority} · {demand}",
+        "{position}. autre namespace · priorité {priority} · {demand}",
+    ),
+    "slack.queue.other-namespaces": "{count} workload(s) d'autres namespaces",
+    "slack.queue.nobody-waits": "Personne n'attend.",
+    "slack.queue.more": "et {count} de plus",
+    "slack.queue.fallback": "LocalQueue {queue} : {pending_here} en attente, {admitted_here} admis.",
+    "slack.help.title": "Ce que je sais faire",
+    "slack.help.intro": (
+        "J'explique pourquoi un job attend sous Kueue. Mentionnez-moi, écrivez-moi en message direct, ou "
+        "utilisez {command} :"
+    ),
+    "slack.help.why": "{example} : pourquoi ce job ne tourne pas, puis son chemin d'admission dans le fil.",
+    "slack.help.queue": "{example} : l'état d'une LocalQueue, son quota et qui attend.",
+    "slack.help.watch": "{example} : un message direct quand il est admis, se termine ou reste bloqué.",
+    "slack.help.unwatch": "{example} : plus aucun message à son sujet.",
+    "slack.help.help": "{example} : cette aide.",
+    "slack.help.free-text": (
+        "Vous pouvez aussi simplement demander : {first}, {second}, ou coller une ligne kubectl comme {third}."
+    ),
+    "slack.help.kinds": "Les autres sortes de jobs marchent aussi : {example}.",
+    "slack.help.placeholder.namespace": "namespace",
+    "slack.help.placeholder.job": "job",
+    "slack.help.placeholder.queue": "localqueue",
+    "slack.help.example.question": "pourquoi train-octobre est en attente ?",
+    "slack.help.fallback": "Mode d'emploi : {example}",
+    "slack.choose.title": "Plusieurs jobs correspondent à {name}. Lequel voulez-vous dire ?",
+    "slack.choose.title-any": "Plusieurs jobs correspondent. Lequel voulez-vous dire ?",
+    "slack.choose.item": "{kind} {job}",
+    "slack.choose.more": "et {count} de plus : précisez namespace/nom pour en choisir un.",
+    "slack.did-you-mean.title": "Je n'ai trouvé aucun job nommé {name}. Vouliez-vous dire l'un de ceux-ci ?",
+    "slack.not-found.title": (
+        "Je n'ai trouvé aucun {kind} {job}.",
+        "Je n'ai trouvé aucun {kind} nommé {name}.",
+    ),
+    "slack.not-found.suggest": "Vouliez-vous dire l'un de ceux-ci ?",
+    "slack.not-found.hint": "Vérifiez le nom et le namespace, par exemple {example}.",
+    "slack.kind.any": "job",
+    "slack.refused": (
+        "Désolé, je ne peux pas répondre au sujet du namespace {namespace} ici. Si vous devriez y avoir accès, "
+        "demandez aux admins du bot de vous l'ouvrir, à vous ou à ce canal.",
+        "Désolé, je ne peux pas répondre au sujet de ce namespace ici. Si vous devriez y avoir accès, demandez-le "
+        "aux admins du bot.",
+    ),
+    "slack.apology": (
+        "Désolé, quelque chose s'est mal passé de mon côté et je n'ai pas pu répondre. Si cela se reproduit, "
+        "donnez ce numéro d'incident aux admins du bot : {incident}."
+    ),
+    "slack.unavailable": (
+        "Je n'arrive pas à joindre le cluster en ce moment, et ce que j'en ai vu en dernier date de {age_seconds} : "
+        "trop ancien pour répondre. Réessayez dans quelques minutes.",
+        "Je n'arrive pas à joindre le cluster en ce moment. Réessayez dans quelques minutes.",
+    ),
+    "slack.watch.confirmed": (
+        "Je suis {job} : je vous enverrai un message direct quand il sera admis, quand il se terminera, ou si "
+        "Kueue constate qu'il ne peut pas être admis."
+    ),
+    "slack.unwatch.confirmed": "C'est fait : vous ne recevrez plus de messages au sujet de {job}.",
+    "slack.unknown": (
+        "Je n'ai pas compris {text}. Tapez {help} pour voir ce que je sais faire.",
+        "Je n'ai pas compris. Tapez {help} pour voir ce que je sais faire.",
+    ),
+    "slack.notify.inadmissible": "Kueue ne peut pas admettre {job} en l'état.",
+    "slack.notify.never-fits": "{job} ne démarrera jamais avec la configuration actuelle.",
+    "slack.notify.updated": "Du nouveau pour {job}.",
+    "slack.notify.footer": (
+        "Vous recevez ce message parce que vous suivez ce job ou qu'il vous désigne. Arrêter met fin à ces messages "
+        "pour lui."
+    ),
+    "slack.closed.admitted": ("{job} a été admis après {waited_seconds}.", "{job} a été admis."),
+    "slack.closed.finished": (
+        "{job} est terminé ; il avait attendu {waited_seconds} avant d'être admis.",
+        "{job} est terminé.",
+    ),
+    "slack.closed.deleted": ("{job} a été supprimé après {waited_seconds} d'attente.", "{job} a été supprimé."),
+    "slack.closed.stopped": "Je cesse de le suivre.",
+    "slack.digest.title": "Du nouveau pour {count} de vos jobs",
+    "slack.digest.counts": "Par verdict : {counts}",
+    "slack.digest.more": "et {count} de plus",
+    "slack.digest.fallback": "Du nouveau pour {count} de vos jobs : {counts}",
+    "slack.home.title": "Les jobs que vous suivez",
+    "slack.home.intro": "Leur état lors de mon dernier regard sur le cluster.",
+    "slack.home.empty": (
+        "Vous ne suivez encore aucun job. Pour recevoir un message direct quand un job est admis ou bloqué, "
+        "utilisez {example} ou appuyez sur {button} sous l'une de mes réponses."
+    ),
+    "slack.home.no-news": (
+        "Pas de réponse pour lui en ce moment : il a peut-être été supprimé, ou le cluster est injoignable."
+    ),
+    "slack.home.more": "et {count} de plus",
 }

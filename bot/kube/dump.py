@@ -61,9 +61,13 @@ def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = N
     loader = _NoAliasLoader(text)
     objects: list[object] = []
     skipped: list[str] = []
+    documents = 0
     try:
         while loader.check_data():
-            for raw in _items(loader.get_data()):
+            document = loader.get_data()
+            if isinstance(document, Mapping) and ("kind" in document or "items" in document):
+                documents += 1
+            for raw in _items(document):
                 try:
                     decoded = decode(raw)
                 except DecodeError as error:
@@ -79,6 +83,12 @@ def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = N
         raise DumpUnreadable(f"{source} is nested too deeply to be a kubectl dump") from error
     finally:
         loader.dispose()
+    if documents == 0:
+        if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
+            raise DumpUnreadable(f"{source} is empty: it holds no Kubernetes objects")
+        raise DumpUnreadable(
+            f"{source} is not a Kubernetes dump: it holds no objects (expected the output of kubectl get ... -o yaml)"
+        )
     return Dump(MemorySnapshot(objects, taken_at=taken_at), len(objects), tuple(skipped))
 
 

@@ -13,7 +13,7 @@ import difflib
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from decimal import Decimal
 
 from bot.trace import checks, messages
@@ -53,6 +53,12 @@ def amounts(values: Quantities) -> str:
     return ", ".join(f"{name} {human(values[name], name)}" for name in names)
 
 
+def present(params: Params | None) -> dict[str, str | int]:
+    """The parameters that carry a value: a sentence leaves out what is not known (the catalogue has a
+    shorter alternative), it never shows a placeholder."""
+    return {key: value for key, value in (params or {}).items() if value is not None and value not in ("", "-")}
+
+
 def seconds_between(start: datetime | None, end: datetime) -> int | None:
     if start is None:
         return None
@@ -80,11 +86,12 @@ class _Trace:
     # --- small helpers ------------------------------------------------------------------------------
 
     def step(self, step: str, outcome: Outcome, code: str, params: Params | None = None, **data: object) -> None:
-        self.steps.append(Step(step, outcome, code, Text(code, dict(params or {})), data))
+        self.steps.append(Step(step, outcome, code, Text(code, present(params)), data))
 
     def act(self, code: str, params: Params | None = None, **data: object) -> None:
-        if all(action.code != code or action.text.params != dict(params or {}) for action in self.actions):
-            self.actions.append(Action(code, Text(f"action.{code}", dict(params or {})), data))
+        values = present(params)
+        if all(action.code != code or action.text.params != values for action in self.actions):
+            self.actions.append(Action(code, Text(f"action.{code}", values), data))
 
     def result(
         self, verdict: Verdict, headline: Params, *, workload: Workload | None = None, job: Job | None = None
@@ -100,7 +107,7 @@ class _Trace:
             job=JobRef(kind, self.query.namespace, self.query.name),
             workload=(workload.namespace, workload.name) if workload else None,
             verdict=verdict,
-            headline=Text(f"headline.{verdict.value}", {"job": self.job_label, **headline}),
+            headline=Text(f"headline.{verdict.value}", present({"job": self.job_label, **headline})),
             steps=tuple(self.steps),
             actions=tuple(self.actions),
             demand=self.demand,
@@ -149,7 +156,7 @@ class _Trace:
         kind = self.query.kind or "job"
         similar = similar_jobs(self.snapshot, self.query.namespace, self.query.name, self.query.kind)
         elsewhere = other_namespaces(self.snapshot, self.query.namespace, self.query.name, self.query.kind)
-        params: dict[str, str | int] = {"kind": kind, "namespace": self.query.namespace, "name": self.query.name}
+        params: dict[str, str | int | None] = {"kind": kind, "namespace": self.query.namespace, "name": self.query.name}
         self.step("job", Outcome.FAIL, "job.not-found", params)
         if similar:
             self.act("did-you-mean", {"names": ", ".join(similar)}, names=similar)
@@ -195,7 +202,7 @@ class _Trace:
             "local-queue",
             Outcome.FAIL,
             "local-queue.missing",
-            {"queue": queue, "namespace": namespace, "queues": ", ".join(queues) or "-"},
+            {"queue": queue, "namespace": namespace, "queues": ", ".join(queues)},
             existing=list(queues),
         )
         close = difflib.get_close_matches(queue, list(queues), n=1, cutoff=0.3)
@@ -218,8 +225,8 @@ class _Trace:
         if workload.finished:
             finished = workload.condition("Finished")
             reason = finished.reason if finished else ""
-            self.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason or "-"})
-            return self.result(Verdict.FINISHED, {"reason": reason or "-"}, workload=workload, job=job)
+            self.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason})
+            return self.result(Verdict.FINISHED, {"reason": reason}, workload=workload, job=job)
         self._condition_steps(workload)
         self.chain = checks.queue_chain(
             self.snapshot,
@@ -236,7 +243,7 @@ class _Trace:
         return self.pending(workload, job)
 
     def _workload_step(self, found: Resolution, workload: Workload) -> None:
-        params: dict[str, str | int] = {"workload": workload.name, "how": found.how or "name"}
+        params: dict[str, str | int | None] = {"workload": workload.name, "how": found.how or "name"}
         age = seconds_between(workload.meta.created, self.now)
         if age is not None:
             params["age_seconds"] = age
@@ -260,7 +267,7 @@ class _Trace:
             "demand",
             Outcome.INFO,
             "demand.total",
-            {"total": amounts(self.demand), "shape": shape or "-"},
+            {"total": amounts(self.demand), "shape": shape},
             demand={k: str(v) for k, v in self.demand.items()},
         )
         if workload.admission is not None and workload.holds_quota:
@@ -270,7 +277,7 @@ class _Trace:
                 "demand",
                 Outcome.PASS,
                 "demand.assigned",
-                {"cluster_queue": workload.admission.cluster_queue, "assigned": text or "-"},
+                {"cluster_queue": workload.admission.cluster_queue, "assigned": text},
             )
 
     @staticmethod
@@ -297,8 +304,8 @@ class _Trace:
                 {
                     "type": kind,
                     "status": condition.status,
-                    "reason": condition.reason or "-",
-                    "message": condition.message or "-",
+                    "reason": condition.reason,
+                    "message": condition.message,
                 },
                 type=kind,
                 status=condition.status,
@@ -320,13 +327,13 @@ class _Trace:
             self._check_steps(workload)
             self.act("fix-and-resubmit")
             return self.result(
-                Verdict.ADMISSION_CHECK_REJECTED, {"checks": ", ".join(names) or "-"}, workload=workload, job=job
+                Verdict.ADMISSION_CHECK_REJECTED, {"checks": ", ".join(names)}, workload=workload, job=job
             )
         self.step(
             "workload",
             Outcome.FAIL,
             "workload.deactivated",
-            {"reason": eviction.underlying or reason or "-", "message": message or "-"},
+            {"reason": eviction.underlying or reason, "message": message},
         )
         self.act("reactivate", {"namespace": workload.namespace, "workload": workload.name})
         return self.result(
@@ -344,9 +351,9 @@ class _Trace:
             if self.chain
             else ""
         )
-        self.step("cluster-queue", Outcome.PASS, "cluster-queue.admitted", {"cluster_queue": cq or "-"})
+        self.step("cluster-queue", Outcome.PASS, "cluster-queue.admitted", {"cluster_queue": cq})
         if job is None:
-            return self.result(Verdict.RUNNING, {"cluster_queue": cq or "-"}, workload=workload, job=job)
+            return self.result(Verdict.RUNNING, {"cluster_queue": cq}, workload=workload, job=job)
         pods = self._pods_of(job, workload)
         waiting = [pod for pod in pods if pod.phase == "Pending" and not pod.node_name]
         self.step(
@@ -360,7 +367,7 @@ class _Trace:
             },
         )
         if not waiting:
-            return self.result(Verdict.RUNNING, {"cluster_queue": cq or "-"}, workload=workload, job=job)
+            return self.result(Verdict.RUNNING, {"cluster_queue": cq}, workload=workload, job=job)
         first_reason = ""
         for pod in waiting[:3]:
             gates = [gate for gate in pod.template.scheduling_gates if gate]
@@ -403,7 +410,7 @@ class _Trace:
         self.act("ask-admin-nodes")
         return self.result(
             Verdict.PODS_PENDING,
-            {"pending": len(waiting), "reason": first_reason or "-"},
+            {"pending": len(waiting), "reason": first_reason},
             workload=workload,
             job=job,
         )
@@ -446,7 +453,7 @@ class _Trace:
 
     def quota_reserved(self, workload: Workload, job: Job | None) -> Explanation:
         cq = workload.admission.cluster_queue if workload.admission else ""
-        self.step("cluster-queue", Outcome.PASS, "cluster-queue.reserved", {"cluster_queue": cq or "-"})
+        self.step("cluster-queue", Outcome.PASS, "cluster-queue.reserved", {"cluster_queue": cq})
         self._check_steps(workload)
         rejected = [c.name for c in workload.checks if c.state == "Rejected"]
         if rejected:
@@ -466,12 +473,12 @@ class _Trace:
             self.act("wait-for-checks", {"checks": ", ".join(names)})
             return self.result(
                 Verdict.ADMISSION_CHECKS_PENDING,
-                {"checks": ", ".join(names), "message": message or "-", "cluster_queue": cq or "-"},
+                {"checks": ", ".join(names), "message": message, "cluster_queue": cq},
                 workload=workload,
                 job=job,
             )
         self.act("wait")
-        return self.result(Verdict.NOT_YET_EVALUATED, {"cluster_queue": cq or "-"}, workload=workload, job=job)
+        return self.result(Verdict.NOT_YET_EVALUATED, {"cluster_queue": cq}, workload=workload, job=job)
 
     def _check_steps(self, workload: Workload) -> None:
         controllers = {}
@@ -483,11 +490,11 @@ class _Trace:
                 check.state, Outcome.INFO
             )
             age = seconds_between(check.since, self.now)
-            params: dict[str, str | int] = {
+            params: dict[str, str | int | None] = {
                 "check": check.name,
                 "state": check.state,
-                "message": check.message or "-",
-                "controller": controllers.get(check.name) or "-",
+                "message": check.message,
+                "controller": controllers.get(check.name),
             }
             if age is not None:
                 params["age_seconds"] = age
@@ -513,7 +520,7 @@ class _Trace:
         self._advice(workload, verdict, record)
         return self.result(verdict, headline, workload=workload, job=job)
 
-    def _backoff(self, workload: Workload) -> dict[str, str | int] | None:
+    def _backoff(self, workload: Workload) -> dict[str, str | int | None] | None:
         requeued = workload.condition("Requeued")
         requeue_at = workload.requeue.requeue_at if workload.requeue else None
         waiting = requeued is not None and requeued.is_false
@@ -528,9 +535,9 @@ class _Trace:
         if reason and reason not in _BACKOFF_REASONS and requeue_at is None:
             return None  # Requeued=False for a stopped queue or a deactivation: not a backoff
         count = workload.requeue.count if workload.requeue and workload.requeue.count else 0
-        params: dict[str, str | int] = {"reason": reason or "-", "count": count}
+        params: dict[str, str | int | None] = {"reason": reason, "count": count}
         if requeue_at is not None:
-            params["until"] = requeue_at.strftime("%H:%M:%S UTC")
+            params["until"] = requeue_at.astimezone(UTC).strftime("%H:%M:%S UTC")
             params["in_seconds"] = seconds_between(self.now, requeue_at) or 0
             self.step("conditions", Outcome.FAIL, "conditions.backoff-until", params)
         else:
@@ -575,7 +582,7 @@ class _Trace:
                     "conditions",
                     Outcome.INFO,
                     "conditions.preempted",
-                    {"why": eviction.preemption.why or "-", "path": eviction.preemption.preemptor_path or "-"},
+                    {"why": eviction.preemption.why, "path": eviction.preemption.preemptor_path},
                     preemptor_job_uid=eviction.preemption.preemptor_job_uid,
                 )
         return record
@@ -589,7 +596,7 @@ class _Trace:
         if chain.local_queue is None:
             self._local_queue_missing_step(namespace, workload.queue_name, queues)
             return Verdict.LOCAL_QUEUE_MISSING
-        lq_params = {"queue": chain.local_queue.name, "cluster_queue": chain.cluster_queue_name or "-"}
+        lq_params = {"queue": chain.local_queue.name, "cluster_queue": chain.cluster_queue_name}
         if chain.blocker == Verdict.QUEUE_STOPPED and chain.stopped_by == "LocalQueue":
             self.step("local-queue", Outcome.FAIL, "local-queue.stopped", {**lq_params, "policy": chain.stop_policy})
             self.act("ask-admin-resume", {"kind": "LocalQueue", "queue": chain.local_queue.name})
@@ -612,17 +619,13 @@ class _Trace:
             self.act("ask-admin-resume", {"kind": "ClusterQueue", "queue": cq.name})
             return Verdict.QUEUE_STOPPED
         if chain.blocker == Verdict.QUEUE_INACTIVE:
-            detail = chain.inactive_message or chain.inactive_reason or "-"
-            if chain.missing_flavors:
-                detail = f"missing ResourceFlavor(s): {', '.join(chain.missing_flavors)}"
-            elif chain.missing_checks:
-                detail = f"missing AdmissionCheck(s): {', '.join(chain.missing_checks)}"
+            detail = inactive_detail(chain)
             self.step(
                 "cluster-queue", Outcome.FAIL, "cluster-queue.inactive", {"cluster_queue": cq.name, "detail": detail}
             )
             self.act("ask-admin-inactive", {"cluster_queue": cq.name, "detail": detail})
             return Verdict.QUEUE_INACTIVE
-        cq_params: dict[str, str | int] = {
+        cq_params: dict[str, str | int | None] = {
             "cluster_queue": cq.name,
             "strategy": cq.queueing_strategy,
             "local_queues": len(self.snapshot.local_queues_of(cq.name)),
@@ -655,7 +658,7 @@ class _Trace:
         for pod_set in fit.pod_sets:
             for group in pod_set.groups:
                 for attempt in group.tries:
-                    base: dict[str, str | int] = {"flavor": attempt.flavor, "pod_set": pod_set.pod_set}
+                    base: dict[str, str | int | None] = {"flavor": attempt.flavor, "pod_set": pod_set.pod_set}
                     if attempt.missing_flavor:
                         self.step("flavors", Outcome.FAIL, "flavors.missing", base)
                     elif attempt.taint is not None:
@@ -665,7 +668,7 @@ class _Trace:
                         labels = ", ".join(
                             f"{k}={v}" for k, v in sorted((flavor.node_labels if flavor else {}).items())
                         )
-                        self.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels or "-"})
+                        self.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels})
                     elif attempt.missing_resources:
                         self.step(
                             "flavors",
@@ -677,7 +680,7 @@ class _Trace:
                         requested = next((s.requested for s in attempt.shortfalls if s.resource == cap.resource), None)
                         shortfall = next((s for s in attempt.shortfalls if s.resource == cap.resource), None)
                         need = requested if requested is not None else self._requested(pod_set.pod_set, cap.resource)
-                        params: dict[str, str | int] = {
+                        params: dict[str, str | int | None] = {
                             **base,
                             "resource": cap.resource,
                             "requested": human(need, cap.resource),
@@ -747,8 +750,8 @@ class _Trace:
 
     def _position(self, workload: Workload, verdict: Verdict) -> None:
         chain = self.chain
-        if chain is None or chain.local_queue is None or not chain.cluster_queue_name:
-            return
+        if chain is None or chain.local_queue is None or chain.cluster_queue is None:
+            return  # no queue to wait in: Kueue queues nothing there
         cq_name = chain.cluster_queue_name
         entry = self.snapshot.pending_entry(workload.namespace, workload.name)
         computed = self.snapshot.position_in(cq_name, workload)
@@ -767,7 +770,7 @@ class _Trace:
         by_priority = Counter(w.priority for w in ahead_list)
         ahead = Ahead(
             count=cq_pos - 1,
-            by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])),
+            by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if source == "computed" else None,
             workloads=tuple((w.namespace, w.name, w.priority) for w in reversed(ahead_list[-MAX_AHEAD_LISTED:])),
         )
         self.position = Position(
@@ -779,7 +782,7 @@ class _Trace:
             pending_total=len(pending) if pending else None,
             ahead=ahead,
         )
-        params: dict[str, str | int] = {
+        params: dict[str, str | int | None] = {
             "position": cq_pos,
             "local_position": lq_pos,
             "cluster_queue": cq_name,
@@ -789,12 +792,10 @@ class _Trace:
             "total": len(pending) if pending else cq_pos,
         }
         self.step("position", Outcome.INFO, "position.in-queue", params, source=source)
-        if ahead_list and by_priority:
+        if ahead_list and ahead.by_priority:
             summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
             demand = checks_total_demand(ahead_list)
-            self.step(
-                "position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand) or "-"}
-            )
+            self.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
         cq = chain.cluster_queue
         if (
             cq is not None
@@ -821,11 +822,11 @@ class _Trace:
 
     def _headline_params(
         self, workload: Workload, verdict: Verdict, record: messages.Classification | None
-    ) -> dict[str, str | int]:
+    ) -> dict[str, str | int | None]:
         chain = self.chain
-        params: dict[str, str | int] = {
-            "cluster_queue": (chain.cluster_queue_name if chain else "") or "-",
-            "queue": workload.queue_name or "-",
+        params: dict[str, str | int | None] = {
+            "cluster_queue": (chain.cluster_queue_name if chain else ""),
+            "queue": workload.queue_name,
         }
         if self.position is not None:
             params["position"] = self.position.cluster_queue
@@ -843,16 +844,16 @@ class _Trace:
                 )
             elif fact is not None:
                 params.update(
-                    resource=fact.resource or "-",
-                    flavor=fact.flavor or "-",
-                    requested=fact.requested or "-",
-                    maximum=fact.maximum or "-",
+                    resource=fact.resource,
+                    flavor=fact.flavor,
+                    requested=fact.requested,
+                    maximum=fact.maximum,
                 )
         elif verdict in (Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION):
             fact = next((f for f in facts if f.cause == messages.Cause.INSUFFICIENT_UNUSED_QUOTA), None)
             shortfall = self._first_shortfall(never=False)
             if fact is not None:
-                params.update(resource=fact.resource or "-", flavor=fact.flavor or "-", needed=fact.needed or "-")
+                params.update(resource=fact.resource, flavor=fact.flavor, needed=fact.needed)
             elif shortfall is not None:
                 params.update(
                     resource=shortfall.resource,
@@ -878,13 +879,13 @@ class _Trace:
             blocking = self.fit.blocking_flavors() if self.fit else []
             taint = next((a for a in blocking if a.taint is not None), None)
             if fact is not None and fact.cause == messages.Cause.UNTOLERATED_TAINT:
-                params.update(flavor=fact.flavor or "-", detail=f"taint {fact.taint}")
+                params.update(flavor=fact.flavor or "", detail=f"taint {fact.taint}")
             elif fact is not None and fact.cause == messages.Cause.RESOURCE_NOT_COVERED:
-                params.update(flavor="-", detail=f"{fact.resource} not covered")
+                params.update(detail=f"{fact.resource} not covered")
             elif fact is not None:
-                params.update(flavor=fact.flavor or "-", detail="node labels")
+                params.update(flavor=fact.flavor, detail="node labels")
             elif self.fit is not None and self.fit.uncovered:
-                params.update(flavor="-", detail=f"{', '.join(self.fit.uncovered)} not covered")
+                params.update(detail=f"{', '.join(self.fit.uncovered)} not covered")
             elif taint is not None:
                 params.update(flavor=taint.flavor, detail=f"taint {taint.taint}")
             elif blocking:
@@ -896,7 +897,7 @@ class _Trace:
             else:
                 params["stopped"] = chain.cluster_queue_name
         elif verdict == Verdict.QUEUE_INACTIVE and chain is not None:
-            params["detail"] = chain.inactive_message or chain.inactive_reason or "-"
+            params["detail"] = inactive_detail(chain)
         elif record is not None and facts:
             params["detail"] = facts[0].text
         return params
@@ -951,17 +952,17 @@ class _Trace:
             for resource in uncovered[:3]:
                 self.act(
                     "ask-admin-cover",
-                    {"resource": resource, "cluster_queue": self.chain.cluster_queue_name if self.chain else "-"},
+                    {"resource": resource, "cluster_queue": self.chain.cluster_queue_name if self.chain else ""},
                 )
             self._other_queues(workload, now=False)
         elif verdict == Verdict.QUEUE_STOPPED or verdict == Verdict.NAMESPACE_NOT_ALLOWED:
             self._other_queues(workload, now=False)
         elif verdict == Verdict.CLUSTER_QUEUE_MISSING:
-            self.act("ask-admin-cluster-queue", {"cluster_queue": self.chain.cluster_queue_name if self.chain else "-"})
+            self.act("ask-admin-cluster-queue", {"cluster_queue": self.chain.cluster_queue_name if self.chain else ""})
         elif verdict == Verdict.WAITING_FOR_PODS_READY:
             self.act("wait")
         elif verdict == Verdict.ADMISSION_GATED:
-            self.act("ask-gate-owner", {"gates": "-"})
+            self.act("ask-gate-owner")
         elif verdict == Verdict.INVALID_REQUEST:
             self.act("fix-requests")
         elif verdict == Verdict.TOPOLOGY_PLACEMENT_FAILED:
@@ -972,7 +973,7 @@ class _Trace:
     def _other_queues(self, workload: Workload, *, now: bool) -> None:
         """LocalQueues of the namespace whose ClusterQueue could take the job (now, or ever)."""
         current = self.chain.cluster_queue_name if self.chain else ""
-        for local_queue in self.snapshot.local_queues_in(workload.namespace):
+        for local_queue in sorted(self.snapshot.local_queues_in(workload.namespace), key=lambda lq: lq.name):
             if local_queue.name == workload.queue_name:
                 continue
             chain = checks.queue_chain(self.snapshot, workload.namespace, local_queue.name)
@@ -989,6 +990,15 @@ class _Trace:
                     queue=local_queue.name,
                     now=fit.fit == Fit.FITS,
                 )
+
+
+def inactive_detail(chain: QueueChain) -> str:
+    """Why a ClusterQueue is inactive, in Kueue's words when it wrote them, else what the engine found."""
+    if chain.missing_flavors:
+        return f"missing ResourceFlavor(s): {', '.join(chain.missing_flavors)}"
+    if chain.missing_checks:
+        return f"missing AdmissionCheck(s): {', '.join(chain.missing_checks)}"
+    return chain.inactive_message or chain.inactive_reason
 
 
 def checks_total_demand(workloads: Sequence[Workload]) -> dict[str, Decimal]:

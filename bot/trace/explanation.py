@@ -13,14 +13,14 @@ from datetime import datetime
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
 
-Params = Mapping[str, "str | int"]
+Params = Mapping[str, "str | int | None"]
 Data = Mapping[str, object]
 
 
 @dataclass(frozen=True)
 class Text:
     key: str
-    params: Params = field(default_factory=dict)
+    params: Mapping[str, str | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ class Ahead:
     """Who waits ahead in the ClusterQueue (names are for readers allowed to see them)."""
 
     count: int
-    by_priority: tuple[tuple[int, int], ...]  # (priority, how many), highest first
+    by_priority: tuple[tuple[int, int], ...] | None  # (priority, how many), highest first; None: not known
     workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, name, priority), nearest first, capped
 
 

@@ -30,17 +30,18 @@ def parse(value: object) -> Decimal:
         raise QuantityError(f"not a quantity: {value!r}")
     if isinstance(value, int):
         return Decimal(value)
-    if isinstance(value, Decimal):
-        return value
-    if isinstance(value, float):
-        return Decimal(repr(value))
+    if isinstance(value, Decimal | float):
+        number: Decimal = value if isinstance(value, Decimal) else Decimal(repr(value))
+        if not number.is_finite():
+            raise QuantityError(f"not a quantity: {value!r}")
+        return number
     text = str(value)
     match = _PATTERN.match(text) if len(text) <= 64 else None
     if not match:
         raise QuantityError(f"not a quantity: {text[:64]!r}")
-    number, exponent, suffix = match.groups()
+    digits, exponent, suffix = match.groups()
     try:
-        base = Decimal(number)
+        base = Decimal(digits)
         if exponent:
             return base.scaleb(int(exponent[1:]))
         if suffix in _BINARY:

@@ -183,7 +183,8 @@ def capacity(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -
     used = tree.cq_usage(cq)
     local = tree.cq_local(cq)
     if not cq.cohort:
-        return Capacity(cq.name, flavor, resource, nominal, borrowing, lending, used, nominal, nominal - used, "", ZERO)
+        available = max(ZERO, nominal - used)  # Kueue clamps Available at 0 (clusterqueue_snapshot.go)
+        return Capacity(cq.name, flavor, resource, nominal, borrowing, lending, used, nominal, available, "", ZERO)
     parent_available = tree.cohort_available(cq.cohort)
     parent_potential = tree.cohort_potential(cq.cohort)
     if borrowing is not None:
@@ -193,7 +194,7 @@ def capacity(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -
         parent_potential_capped = min(nominal + borrowing, local + parent_potential)
     else:
         parent_potential_capped = local + parent_potential
-    available = max(ZERO, local - used) + parent_available
+    available = max(ZERO, max(ZERO, local - used) + parent_available)
     elsewhere = tree.cohort_usage(cq.cohort) - max(ZERO, used - local)
     return Capacity(
         cluster_queue=cq.name,

@@ -31,7 +31,11 @@ def _position(position: Position | None) -> dict[str, Any] | None:
     if position.ahead is not None:
         result["ahead"] = {
             "count": position.ahead.count,
-            "byPriority": [{"priority": p, "count": n} for p, n in position.ahead.by_priority],
+            "byPriority": (
+                None
+                if position.ahead.by_priority is None
+                else [{"priority": p, "count": n} for p, n in position.ahead.by_priority]
+            ),
         }
     return result
 
