@@ -1,0 +1,48 @@
+"""Prometheus metrics of one bot process (a registry of its own, so tests can build several)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        r = self.registry
+        self.questions = Counter(
+            "kueue_bot_questions",
+            "Questions answered, by verdict and where they were asked",
+            ["verdict", "where"],
+            registry=r,
+        )
+        self.answer_seconds = Histogram(
+            "kueue_bot_answer_seconds",
+            "Time from a question to its answer being posted",
+            ["where"],
+            buckets=(0.05, 0.1, 0.25, 0.5, 1, 2, 3, 5, 10, 30),
+            registry=r,
+        )
+        self.dms_sent = Counter("kueue_bot_dms_sent", "Proactive DMs sent", registry=r)
+        self.dms_updated = Counter("kueue_bot_dms_updated", "Proactive DMs updated in place", registry=r)
+        self.cache_objects = Gauge("kueue_bot_cache_objects", "Objects in the cluster cache", ["kind"], registry=r)
+        self.cache_staleness = Gauge(
+            "kueue_bot_cache_staleness_seconds",
+            "Age of the cluster view (since the last event or bookmark)",
+            registry=r,
+        )
+        self.watch_restarts = Counter(
+            "kueue_bot_watch_restarts", "Watch streams restarted", ["kind", "why"], registry=r
+        )
+        self.slack_errors = Counter(
+            "kueue_bot_slack_api_errors", "Slack Web API errors", ["method", "error"], registry=r
+        )
+        self.slack_ratelimited = Counter(
+            "kueue_bot_slack_ratelimited", "Slack Web API 429 answers", ["method"], registry=r
+        )
+        self.errors = Counter("kueue_bot_internal_errors", "Errors answered with an apology", ["where"], registry=r)
+
+    def exposition(self) -> bytes:
+        return generate_latest(self.registry)

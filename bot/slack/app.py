@@ -1,0 +1,485 @@
+"""The Bolt app: thin listeners. Ack first, parse, ask the service, render, post in the thread, log once.
+
+Every question is answered exactly once: retried deliveries (X-Slack-Retry-Num, Socket Mode retry_attempt)
+of an event already seen are dropped by event_id; the bot's own messages are ignored; an error inside
+becomes a short apology with an incident id in the thread, never silence.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+import uuid
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from slack_bolt.async_app import AsyncApp
+from slack_bolt.response import BoltResponse
+from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.builtin_async_handlers import (
+    AsyncConnectionErrorRetryHandler,
+    AsyncRateLimitErrorRetryHandler,
+    AsyncServerErrorRetryHandler,
+)
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.copy import language_of
+from bot.metrics import Metrics
+from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
+from bot.slack import render
+from bot.slack.parse import Command, Question, parse
+from bot.slack.render import SlackMessage
+from bot.trace.explanation import Explanation
+from bot.trace.queueview import QueueView
+
+log = logging.getLogger(__name__)
+
+MAX_BLOCKS = 50
+_SEEN_EVENTS = 5000
+_LOCALE_TTL = 3600.0
+
+
+@dataclass(frozen=True)
+class SlackSettings:
+    bot_token: str
+    signing_secret: str
+    api_url: str
+    socket_mode: bool
+    default_language: str = "en"
+
+
+class _SeenEvents:
+    """The event_ids already handled (a bounded, in-memory LRU)."""
+
+    def __init__(self, size: int = _SEEN_EVENTS) -> None:
+        self._seen: OrderedDict[str, None] = OrderedDict()
+        self._size = size
+
+    def first_time(self, event_id: str) -> bool:
+        if event_id in self._seen:
+            self._seen.move_to_end(event_id)
+            return False
+        self._seen[event_id] = None
+        if len(self._seen) > self._size:
+            self._seen.popitem(last=False)
+        return True
+
+
+class _RecordingRateLimitHandler(AsyncRateLimitErrorRetryHandler):
+    """Waits for Retry-After (the SDK's handler) and counts the 429s."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        super().__init__(max_retry_count=3)
+        self._metrics = metrics
+
+    async def _can_retry_async(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
+        can = await super()._can_retry_async(state=state, request=request, response=response, error=error)
+        if response is not None and response.status_code == 429:
+            method = str(getattr(request, "url", "")).rsplit("/", 1)[-1] or "unknown"
+            self._metrics.slack_ratelimited.labels(method).inc()
+        return bool(can)
+
+
+def web_client(settings: SlackSettings, metrics: Metrics) -> AsyncWebClient:
+    return AsyncWebClient(
+        token=settings.bot_token,
+        base_url=settings.api_url,
+        timeout=10,
+        retry_handlers=[
+            AsyncConnectionErrorRetryHandler(max_retry_count=2),
+            _RecordingRateLimitHandler(metrics),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
+        ],
+    )
+
+
+def _button_value(body: Mapping[str, Any]) -> dict[str, Any]:
+    actions = body.get("actions") or [{}]
+    try:
+        value = json.loads(actions[0].get("value") or "{}")
+    except (TypeError, ValueError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+class SlackBot:
+    """The Slack side of the bot: a Bolt AsyncApp with its listeners."""
+
+    def __init__(
+        self,
+        settings: SlackSettings,
+        service: BotService,
+        metrics: Metrics,
+        *,
+        on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
+        on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
+        home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
+        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[None]] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.service = service
+        self.metrics = metrics
+        self.client = web_client(settings, metrics)
+        self._seen = _SeenEvents()
+        self._bot_user: str | None = None
+        self._locales: dict[str, tuple[float, str]] = {}
+        self._on_watch = on_watch
+        self._on_unwatch = on_unwatch
+        self._home = home
+        self._on_notification_action = on_notification_action
+        self.app = AsyncApp(
+            client=self.client,
+            signing_secret=settings.signing_secret or None,
+            process_before_response=False,
+            request_verification_enabled=not settings.socket_mode,
+            ignoring_self_events_enabled=True,
+        )
+        self._register()
+
+    # --- wiring -------------------------------------------------------------------------------------
+
+    def _register(self) -> None:
+        app = self.app
+        app.middleware(self._drop_retries)
+        app.event("app_mention")(self._on_mention)
+        app.event("message")(self._on_message)
+        app.event("app_home_opened")(self._on_home_opened)
+        app.command("/kueue")(self._on_command)
+        app.action("kueue_recheck")(self._on_recheck)
+        app.action("kueue_watch")(self._on_watch_button)
+        app.action("kueue_show_queue")(self._on_show_queue)
+        app.action("kueue_pick")(self._on_pick)
+        for action_id in ("kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"):
+            app.action(action_id)(self._on_notification_button)
+        app.error(self._on_error)
+
+    async def _drop_retries(self, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
+        event_id = body.get("event_id")
+        if isinstance(event_id, str) and not self._seen.first_time(event_id):
+            log.info("slack: duplicate event dropped", extra={"event_id": event_id})
+            return BoltResponse(status=200, body="")
+        await next()
+        return None
+
+    async def _on_error(self, error: Exception, body: dict[str, Any]) -> None:
+        log.error("slack: unhandled error in a listener", exc_info=error)
+
+    # --- language -----------------------------------------------------------------------------------
+
+    async def language(self, user: str) -> str:
+        cached = self._locales.get(user)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < _LOCALE_TTL:
+            return cached[1]
+        language = self.settings.default_language
+        if user:
+            try:
+                info = await self.client.users_info(user=user, include_locale=True)
+                locale = (info.get("user") or {}).get("locale")
+                language = language_of(locale, self.settings.default_language)
+            except SlackApiError as error:
+                self._slack_error("users.info", error)
+        self._locales[user] = (now, language)
+        return language
+
+    def _slack_error(self, method: str, error: SlackApiError) -> None:
+        code = str(error.response.get("error", "unknown")) if error.response is not None else "unknown"
+        self.metrics.slack_errors.labels(method, code).inc()
+        log.warning("slack: API error", extra={"method": method, "error": code})
+
+    # --- posting ------------------------------------------------------------------------------------
+
+    async def post(self, channel: str, message: SlackMessage, *, thread_ts: str | None = None) -> str | None:
+        try:
+            response = await self.client.chat_postMessage(
+                channel=channel, text=message.text, blocks=message.blocks, thread_ts=thread_ts, unfurl_links=False
+            )
+        except SlackApiError as error:
+            self._slack_error("chat.postMessage", error)
+            raise
+        return str(response.get("ts")) if response.get("ts") else None
+
+    async def _answer_in_thread(self, channel: str, thread_ts: str, messages: list[SlackMessage]) -> None:
+        """As few messages as Slack's limits allow (usually one)."""
+        for message in _pack(messages):
+            await self.post(channel, message, thread_ts=thread_ts)
+
+    async def _apology(self, where: str, channel: str, thread_ts: str | None, user: str, error: BaseException) -> None:
+        incident = uuid.uuid4().hex[:8]
+        self.metrics.errors.labels(where).inc()
+        log.error(
+            "slack: could not answer",
+            extra={"incident": incident, "where": where, "channel": channel, "error": repr(error)},
+            exc_info=error,
+        )
+        language = await self.language(user) if user else self.settings.default_language
+        try:
+            await self.post(channel, render.apology(incident, language=language), thread_ts=thread_ts)
+        except SlackApiError:
+            log.error("slack: could not even apologise", extra={"incident": incident})
+
+    # --- the question -------------------------------------------------------------------------------
+
+    async def _messages_for(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
+        """What to say to a question: the answer, a choice, a refusal, help..."""
+        if question.command == Command.HELP:
+            return [render.help_message(language=language)]
+        if question.command == Command.UNKNOWN or not question.name:
+            return [render.unknown_command(question.raw, language=language)]
+        if question.command == Command.QUEUE:
+            return [await self._queue_message(asker, question.namespace, question.name, language)]
+        if question.command in (Command.WATCH, Command.UNWATCH):
+            return [await self._watch_message(question, asker, language)]
+        default = None
+        visible = await self.service.policy.visible_namespaces(asker.user, asker.channel)
+        if visible:
+            default = visible[0]
+        outcome = await self.service.ask(
+            asker, question.name, namespace=question.namespace, kind=question.kind, default_namespace=default
+        )
+        return self._outcome_messages(outcome, language, show_names=visible is None)
+
+    def _outcome_messages(self, outcome: object, language: str, *, show_names: bool) -> list[SlackMessage]:
+        if isinstance(outcome, Answered):
+            explanation = outcome.explanation
+            self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
+            age = self.service.age_seconds()
+            return [
+                render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
+                render.answer_details(explanation, language=language, show_names=show_names),
+            ]
+        if isinstance(outcome, Choose):
+            return [render.choose_job(list(outcome.candidates), language=language)]
+        if isinstance(outcome, NotFound):
+            return [
+                render.not_found(
+                    outcome.namespace, outcome.name, outcome.kind, list(outcome.suggestions), language=language
+                )
+            ]
+        if isinstance(outcome, Refused):
+            return [render.refused(outcome.namespace, language=language)]
+        if isinstance(outcome, Unavailable):
+            return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
+        raise TypeError(f"unexpected outcome {outcome!r}")
+
+    async def _queue_message(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
+        if namespace is None:
+            namespaces = await self.service.local_queue_namespaces(asker, name)
+            if len(namespaces) != 1:
+                return render.not_found(
+                    None, name, "LocalQueue", [f"{ns}/{name}" for ns in namespaces], language=language
+                )
+            namespace = namespaces[0]
+        view = await self.service.queue(asker, namespace, name)
+        if isinstance(view, QueueView):
+            visible = await self.service.policy.visible_namespaces(asker.user, asker.channel)
+            return render.queue_view(view, language=language, show_names=visible is None)
+        return self._outcome_messages(view, language, show_names=False)[0]
+
+    async def _watch_message(self, question: Question, asker: Asker, language: str) -> SlackMessage:
+        assert question.name is not None
+        namespace = question.namespace
+        if namespace is None:
+            outcome = await self.service.ask(asker, question.name, namespace=None, kind=question.kind)
+            if not isinstance(outcome, Answered):
+                return self._outcome_messages(outcome, language, show_names=False)[0]
+            namespace = outcome.explanation.job.namespace
+        if not await self.service.policy.may_see(asker.user, asker.channel, namespace):
+            return render.refused(namespace, language=language)
+        if question.command == Command.WATCH:
+            if self._on_watch is None:
+                return render.unknown_command(question.raw, language=language)
+            await self._on_watch(asker.user, namespace, question.name, question.kind)
+            return render.watch_confirmed(namespace, question.name, language=language)
+        if self._on_unwatch is None:
+            return render.unknown_command(question.raw, language=language)
+        await self._on_unwatch(asker.user, namespace, question.name)
+        return render.unwatch_confirmed(namespace, question.name, language=language)
+
+    async def _handle_text(self, text: str, user: str, channel: str, thread_ts: str, where: str) -> None:
+        started = time.monotonic()
+        try:
+            language = await self.language(user)
+            question = parse(text, bot_user_id=self._bot_user)
+            messages = await self._messages_for(question, Asker(user, channel), language)
+            await self._answer_in_thread(channel, thread_ts, messages)
+            log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
+        except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
+            await self._apology(where, channel, thread_ts, user, error)
+        finally:
+            self.metrics.answer_seconds.labels(where).observe(time.monotonic() - started)
+
+    async def _on_mention(self, event: dict[str, Any], context: dict[str, Any]) -> None:
+        if event.get("bot_id"):
+            return
+        self._bot_user = context.get("bot_user_id") or self._bot_user
+        thread_ts = str(event.get("thread_ts") or event.get("ts") or "")
+        await self._handle_text(
+            str(event.get("text") or ""), str(event.get("user") or ""), str(event["channel"]), thread_ts, "mention"
+        )
+
+    async def _on_message(self, event: dict[str, Any], context: dict[str, Any]) -> None:
+        if event.get("channel_type") != "im" or event.get("subtype") or event.get("bot_id"):
+            return  # only people's direct messages; channel messages come as app_mention
+        self._bot_user = context.get("bot_user_id") or self._bot_user
+        thread_ts = str(event.get("thread_ts") or event.get("ts") or "")
+        await self._handle_text(
+            str(event.get("text") or ""), str(event.get("user") or ""), str(event["channel"]), thread_ts, "dm"
+        )
+
+    async def _on_command(
+        self, ack: Callable[..., Awaitable[None]], command: dict[str, Any], respond: Callable[..., Awaitable[Any]]
+    ) -> None:
+        await ack()
+        started = time.monotonic()
+        user = str(command.get("user_id") or "")
+        channel = str(command.get("channel_id") or "")
+        try:
+            language = await self.language(user)
+            question = parse(str(command.get("text") or ""))
+            messages = await self._messages_for(question, Asker(user, channel), language)
+            is_answer = question.command == Command.WHY and len(messages) == 2
+            if question.command in (Command.HELP, Command.WATCH, Command.UNWATCH, Command.UNKNOWN) or not is_answer:
+                await respond(text=messages[0].text, blocks=messages[0].blocks, response_type="ephemeral")
+                return
+            try:
+                ts = await self.post(channel, messages[0])
+                if ts:
+                    await self._answer_in_thread(channel, ts, messages[1:])
+            except SlackApiError as error:
+                code = error.response.get("error") if error.response is not None else ""
+                if code not in ("not_in_channel", "channel_not_found"):
+                    raise
+                # Not a member of the channel: answer through the command's response_url.
+                for message in _pack(messages):
+                    await respond(text=message.text, blocks=message.blocks, response_type="in_channel")
+            log.info("question answered", extra={"where": "command", "channel": channel})
+        except Exception as error:
+            incident = uuid.uuid4().hex[:8]
+            self.metrics.errors.labels("command").inc()
+            log.error("slack: could not answer", extra={"incident": incident, "where": "command"}, exc_info=error)
+            apology = render.apology(incident, language=self.settings.default_language)
+            await respond(text=apology.text, blocks=apology.blocks, response_type="ephemeral")
+        finally:
+            self.metrics.answer_seconds.labels("command").observe(time.monotonic() - started)
+
+    # --- buttons ------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _where(body: Mapping[str, Any]) -> tuple[str, str, str]:
+        """(user, channel, message ts) of an interactive payload."""
+        user = str((body.get("user") or {}).get("id") or "")
+        container = body.get("container") or {}
+        channel = str((body.get("channel") or {}).get("id") or container.get("channel_id") or "")
+        message = body.get("message") or {}
+        ts = str(container.get("message_ts") or message.get("ts") or "")
+        return user, channel, ts
+
+    async def _on_recheck(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+        await ack()
+        user, channel, ts = self._where(body)
+        value = _button_value(body)
+        try:
+            language = await self.language(user)
+            asker = Asker(user, channel)
+            outcome = await self.service.ask(
+                asker, str(value.get("name") or ""), namespace=value.get("ns"), kind=value.get("kind")
+            )
+            if isinstance(outcome, Answered):
+                message = render.answer_summary(
+                    outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
+                )
+                await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+                self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
+            else:
+                await self._answer_in_thread(channel, ts, self._outcome_messages(outcome, language, show_names=False))
+        except Exception as error:  # noqa: BLE001
+            await self._apology("recheck", channel, ts, user, error)
+
+    async def _on_show_queue(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+        await ack()
+        user, channel, ts = self._where(body)
+        value = _button_value(body)
+        try:
+            language = await self.language(user)
+            message = await self._queue_message(
+                Asker(user, channel), value.get("ns"), str(value.get("lq") or ""), language
+            )
+            await self.post(channel, message, thread_ts=_thread_of(body) or ts)
+        except Exception as error:  # noqa: BLE001
+            await self._apology("queue", channel, ts, user, error)
+
+    async def _on_watch_button(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+        await ack()
+        user, channel, ts = self._where(body)
+        value = _button_value(body)
+        try:
+            language = await self.language(user)
+            question = Question(Command.WATCH, value.get("ns"), value.get("name"), value.get("kind"), raw="watch")
+            message = await self._watch_message(question, Asker(user, channel), language)
+            await self.client.chat_postEphemeral(
+                channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=_thread_of(body) or ts
+            )
+        except Exception as error:  # noqa: BLE001
+            await self._apology("watch", channel, ts, user, error)
+
+    async def _on_pick(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+        await ack()
+        user, channel, ts = self._where(body)
+        value = _button_value(body)
+        try:
+            language = await self.language(user)
+            outcome = await self.service.ask(
+                Asker(user, channel), str(value.get("name") or ""), namespace=value.get("ns"), kind=value.get("kind")
+            )
+            visible = await self.service.policy.visible_namespaces(user, channel)
+            await self._answer_in_thread(
+                channel, _thread_of(body) or ts, self._outcome_messages(outcome, language, show_names=visible is None)
+            )
+        except Exception as error:  # noqa: BLE001
+            await self._apology("pick", channel, ts, user, error)
+
+    async def _on_notification_button(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+        await ack()
+        user, channel, ts = self._where(body)
+        action = str(((body.get("actions") or [{}])[0]).get("action_id") or "")
+        if self._on_notification_action is None:
+            return
+        try:
+            await self._on_notification_action(user, action, _button_value(body))
+        except Exception as error:  # noqa: BLE001
+            await self._apology("notification", channel, ts, user, error)
+
+    async def _on_home_opened(self, event: dict[str, Any]) -> None:
+        if event.get("tab") not in (None, "home"):
+            return
+        user = str(event.get("user") or "")
+        try:
+            language = await self.language(user)
+            watched = await self._home(user) if self._home is not None else []
+            await self.client.views_publish(user_id=user, view=render.home_view(watched, language=language))
+        except SlackApiError as error:
+            self._slack_error("views.publish", error)
+        except Exception:
+            log.exception("slack: could not publish the Home tab", extra={"user": user})
+
+
+def _thread_of(body: Mapping[str, Any]) -> str | None:
+    message = body.get("message") or {}
+    thread = message.get("thread_ts")
+    return str(thread) if thread else None
+
+
+def _pack(messages: list[SlackMessage]) -> list[SlackMessage]:
+    """Merge consecutive messages while they fit in one (50 blocks, a short enough fallback)."""
+    packed: list[SlackMessage] = []
+    for message in messages:
+        if packed and len(packed[-1].blocks) + 1 + len(message.blocks) <= MAX_BLOCKS:
+            last = packed[-1]
+            packed[-1] = SlackMessage(text=last.text, blocks=[*last.blocks, {"type": "divider"}, *message.blocks])
+        else:
+            packed.append(message)
+    return packed
