@@ -13,13 +13,13 @@ from typing import Any
 
 import aiohttp
 import pytest
-
 from bot.config import Secret, Settings
 from bot.errors import ClusterUnavailable
 from bot.kube.dump import read_dump
 from bot.server import Server, build_server
 from bot.service import StaticSource
 from bot.trace.snapshot import Snapshot
+
 from tests.fakes.slack_api import FakeSlack
 
 SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
