@@ -529,7 +529,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Je n'arrive pas à joindre le cluster en ce moment. Réessayez dans quelques minutes.",
     ),
     "slack.watch.confirmed": (
-        "Je suis {job} : je vous enverrai un message direct quand il sera admis, quand il se terminera, ou si "
+        "Suivi activé pour {job} : je vous enverrai un message direct quand il sera admis, quand il se terminera, ou si "
         "Kueue constate qu'il ne peut pas être admis."
     ),
     "slack.unwatch.confirmed": "C'est fait : vous ne recevrez plus de messages au sujet de {job}.",
