@@ -142,9 +142,76 @@ def run_explain(args: argparse.Namespace) -> int:
     return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
 
 
+def run_check_config(args: argparse.Namespace) -> int:
+    from bot.config import load_settings
+    from bot.errors import ConfigError
+
+    try:
+        settings = load_settings(env_file=args.env_file)
+    except ConfigError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        try:
+            _print_settings(load_settings(env_file=args.env_file, require_slack=False).masked())
+        except ConfigError:
+            pass  # the problems are already printed above
+        return EXIT_USAGE
+    _print_settings(settings.masked())
+    print("kueue-bot: the settings are valid")
+    return EXIT_OK
+
+
+def _print_settings(values: dict[str, str]) -> None:
+    width = max(len(key) for key in values)
+    for key, value in values.items():
+        print(f"{key:<{width}}  {value}")
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    import asyncio
+    from dataclasses import replace
+
+    from bot.config import load_settings
+    from bot.errors import ConfigError
+    from bot.log import setup_logging
+    from bot.server import build_server
+    from bot.service import SnapshotSource, StaticSource
+
+    try:
+        settings = load_settings(env_file=args.env_file)
+    except ConfigError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.port is not None:
+        settings = replace(settings, port=args.port)
+    setup_logging(settings.log_level, settings.log_format)
+    source: SnapshotSource
+    try:
+        if args.from_file:
+            from bot.kube.dump import read_dump
+
+            source = StaticSource(read_dump(args.from_file).snapshot)
+        else:
+            from bot.kube.sources import live_source
+
+            source = live_source(settings)
+    except BotError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+
+    async def serve() -> None:
+        await build_server(settings, source).run_forever()
+
+    asyncio.run(serve())
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command == "explain":
         return run_explain(args)
+    if args.command == "serve":
+        return run_serve(args)
+    if args.command == "check-config":
+        return run_check_config(args)
     parser.error(f"unknown command {args.command!r}")
