@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -92,6 +93,26 @@ def build_parser() -> argparse.ArgumentParser:
     explain_cmd.add_argument(
         "--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
+
+    serve_cmd = commands.add_parser(
+        "serve",
+        help="run the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP at POST /slack/events)",
+        description="Run the Slack bot. Settings come from the environment and a .env file: see .env.example.",
+    )
+    serve_cmd.add_argument(
+        "--from-file", metavar="DUMP", help="answer from a `kubectl get -o yaml` dump, not a cluster"
+    )
+    serve_cmd.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT or 3000)")
+    serve_cmd.add_argument(
+        "--env-file", default=".env", help="settings file read under the environment (default: .env)"
+    )
+
+    check_cmd = commands.add_parser(
+        "check-config", help="print the effective settings (secrets masked) and every problem with them"
+    )
+    check_cmd.add_argument(
+        "--env-file", default=".env", help="settings file read under the environment (default: .env)"
+    )
     return parser
 
 
@@ -150,10 +171,8 @@ def run_check_config(args: argparse.Namespace) -> int:
         settings = load_settings(env_file=args.env_file)
     except ConfigError as error:
         print(f"kueue-bot: {error}", file=sys.stderr)
-        try:
+        with contextlib.suppress(ConfigError):  # the problems are already printed above
             _print_settings(load_settings(env_file=args.env_file, require_slack=False).masked())
-        except ConfigError:
-            pass  # the problems are already printed above
         return EXIT_USAGE
     _print_settings(settings.masked())
     print("kueue-bot: the settings are valid")
