@@ -7,9 +7,9 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from aiohttp import web
@@ -17,9 +17,16 @@ from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.config import Settings
+from bot.errors import BotError
 from bot.metrics import CONTENT_TYPE, Metrics
+from bot.notify.policy import PolicyConfig
+from bot.notify.state import Subscription
+from bot.notify.store import StateStore
+from bot.notify.watcher import Notifier
 from bot.service import BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
+from bot.slack.messenger import SlackMessenger
+from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +54,8 @@ class Server:
     runner: web.AppRunner | None = None
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
+    notifier: Notifier | None = None
+    store: StateStore | None = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -58,6 +67,14 @@ class Server:
         if start is not None:
             await start()
             self.background.append(self.source.stop)  # type: ignore[attr-defined]
+        if self.notifier is not None:
+            listen = getattr(self.source, "add_listener", None)
+            if listen is not None:
+                listen(self.notifier.wake)
+            await self.notifier.start()
+            self.background.append(self.notifier.stop)
+        if self.store is not None:
+            self.background.insert(0, self.store.aclose)
         self.runner = web.AppRunner(self.web_app, access_log=None, shutdown_timeout=5.0)
         await self.runner.setup()
         site = web.TCPSite(self.runner, self.settings.host, self.settings.port)
@@ -111,9 +128,14 @@ def build_server(
     *,
     clock: Callable[[], datetime] = utc_now,
     metrics: Metrics | None = None,
+    store: StateStore | None = None,
+    is_leader: Callable[[], bool] | None = None,
+    tick_seconds: float = 30.0,
 ) -> Server:
+    """The whole bot. With a `store`, the watcher runs too (proactive DMs), on the leader only."""
     metrics = metrics or Metrics()
     service = BotService(source, clock=clock, policy=ChannelPolicy(settings.namespaces_for_channel))
+    hooks = _Hooks(service, store, clock)
     bot = SlackBot(
         SlackSettings(
             bot_token=settings.slack_bot_token.reveal(),
@@ -124,7 +146,27 @@ def build_server(
         ),
         service,
         metrics,
+        on_watch=hooks.watch if store is not None else None,
+        on_unwatch=hooks.unwatch if store is not None else None,
+        home=hooks.home if store is not None else None,
+        on_notification_action=hooks.notification_action if store is not None else None,
     )
+    notifier: Notifier | None = None
+    if store is not None:
+        notifier = Notifier(
+            source=source,
+            store=store,
+            messenger=SlackMessenger(bot.client, bot.language, settings.default_language),
+            clock=clock,
+            config=PolicyConfig(
+                notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
+            ),
+            namespace_notify=settings.namespace_notify,
+            is_leader=is_leader or (lambda: True),
+            metrics=metrics,
+            tick_seconds=tick_seconds,
+        )
+        hooks.notifier = notifier
 
     async def slack_events(request: web.Request) -> web.Response:
         bolt_response = await bot.app.async_dispatch(await to_bolt_request(request))
@@ -150,4 +192,65 @@ def build_server(
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     web_app.router.add_get("/metrics", metrics_endpoint)
-    return Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
+    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
+    server.notifier = notifier
+    server.store = store
+    return server
+
+
+class _Hooks:
+    """What the Slack side asks of the watcher and its store: watch, unwatch, the Home tab, snooze, stop."""
+
+    def __init__(self, service: BotService, store: StateStore | None, clock: Callable[[], datetime]) -> None:
+        self.service = service
+        self.store = store
+        self.clock = clock
+        self.notifier: Notifier | None = None
+
+    async def watch(self, user: str, namespace: str, name: str, kind: str | None) -> bool:
+        assert self.store is not None
+        added = await self.store.subscribe(Subscription(user, namespace, name, kind, self.clock()))
+        if self.notifier is not None:
+            self.notifier.wake()
+        return added
+
+    async def unwatch(self, user: str, namespace: str, name: str) -> bool:
+        assert self.store is not None
+        return await self.store.unsubscribe(user, namespace, name)
+
+    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
+        assert self.store is not None
+        state = await self.store.load()
+        watched: list[tuple[str, str, Explanation | None]] = []
+        for subscription in state.subscriptions_of(user):
+            try:
+                explanation: Explanation | None = await self.service.explain_job(
+                    subscription.namespace, subscription.name, subscription.kind
+                )
+            except BotError:
+                explanation = None
+            watched.append((subscription.namespace, subscription.name, explanation))
+        return watched
+
+    async def notification_action(self, user: str, action: str, value: Mapping[str, Any]) -> datetime | None:
+        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about. Returns the snooze's end."""
+        assert self.store is not None
+        namespace, name = str(value.get("ns") or ""), str(value.get("name") or "")
+        kind = value.get("kind")
+        explanation = await self.service.explain_job(namespace, name, kind if isinstance(kind, str) else None)
+        snapshot = await self.service.source.snapshot()
+        keys = ["*"]
+        if explanation.workload is not None:
+            workload = snapshot.workload(*explanation.workload)
+            if workload is not None:
+                keys = [f"{workload.namespace}/{workload.name}/{workload.meta.uid}"]
+        now = self.clock()
+        until = {"kueue_snooze_2h": now + timedelta(hours=2), "kueue_snooze_1d": now + timedelta(days=1)}.get(
+            action, now + timedelta(days=365 * 100)
+        )
+        for key in keys:
+            await self.store.snooze(user, key, until)
+        if action == "kueue_stop":
+            await self.store.unsubscribe(user, namespace, name)
+            return None
+        return until

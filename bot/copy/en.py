@@ -369,6 +369,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} in ClusterQueue {cluster_queue} ({source})",
     ),
     "terminal.demand": "Demand: {demand}",
+    "slack.snoozed": "Snoozed: no news about {job} until {until}.",
+    "slack.stopped": "Stopped: no more messages about {job}.",
     "label.verdict": "Verdict",
     "label.position": "Position",
     "label.next": "What you can do",

@@ -387,6 +387,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} dans la ClusterQueue {cluster_queue} ({source})",
     ),
     "terminal.demand": "Demande : {demand}",
+    "slack.snoozed": "En pause : plus de nouvelles de {job} avant {until}.",
+    "slack.stopped": "Arrêté : plus aucun message au sujet de {job}.",
     "label.verdict": "Verdict",
     "label.position": "Position",
     "label.next": "Ce que vous pouvez faire",

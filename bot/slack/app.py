@@ -14,6 +14,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -27,6 +28,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import language_of
+from bot.copy import render as render_words
 from bot.metrics import Metrics
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
@@ -117,7 +119,7 @@ class SlackBot:
         on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
         on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
         home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
-        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[None]] | None = None,
+        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[datetime | None]] | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -448,8 +450,18 @@ class SlackBot:
         action = str(((body.get("actions") or [{}])[0]).get("action_id") or "")
         if self._on_notification_action is None:
             return
+        value = _button_value(body)
         try:
-            await self._on_notification_action(user, action, _button_value(body))
+            until = await self._on_notification_action(user, action, value)
+            language = await self.language(user)
+            job = f"{value.get('ns')}/{value.get('name')}"
+            if action == "kueue_stop" or until is None:
+                text = render_words("slack.stopped", {"job": job}, language)
+            else:
+                text = render_words(
+                    "slack.snoozed", {"job": job, "until": until.strftime("%Y-%m-%d %H:%M UTC")}, language
+                )
+            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
         except Exception as error:  # noqa: BLE001
             await self._apology("notification", channel, ts, user, error)
 

@@ -36,6 +36,7 @@ from bot.trace.resolve import WORKLOAD_KIND, Resolution, other_namespaces, resol
 from bot.trace.snapshot import Snapshot
 
 MAX_AHEAD_LISTED = 10
+MAX_AHEAD_DETAILED = 200
 _BACKOFF_REASONS = frozenset({"PodsReadyTimeout", "AdmissionCheck", "NodeFailures"})
 _KUEUE_GATES = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology")
 
@@ -766,11 +767,14 @@ class _Trace:
             cq_pos, lq_pos, source = computed[0] + 1, computed[1] + 1, "computed"
         else:
             return
-        ahead_list = list(pending[: computed[0]]) if computed is not None and source == "computed" else []
+        # Who is ahead, in detail, when the queue ahead is short enough to be read (and summed) cheaply;
+        # a long queue gets its count only, so that a question stays O(log n) on a busy cluster.
+        detailed = computed is not None and source == "computed" and computed[0] <= MAX_AHEAD_DETAILED
+        ahead_list = list(pending[: computed[0]]) if detailed and computed is not None else []
         by_priority = Counter(w.priority for w in ahead_list)
         ahead = Ahead(
             count=cq_pos - 1,
-            by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if source == "computed" else None,
+            by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if detailed else None,
             workloads=tuple((w.namespace, w.name, w.priority) for w in reversed(ahead_list[-MAX_AHEAD_LISTED:])),
         )
         self.position = Position(

@@ -1,0 +1,203 @@
+"""Who gets told what, and when: `decide(state, candidates, now, config) -> decisions`. Pure, clock injected.
+
+- A Workload not admitted for longer than NOTIFY_AFTER is told to its owner once, by DM. What waiting will
+  never fix (a queue that does not exist, a request larger than the queue can ever give...) is told at once.
+- The DM is updated in place when the verdict or the position changes meaningfully, never posted again.
+- When the Workload is admitted, finishes or disappears, the DM says so and the watch ends.
+- Several new DMs for one person in one pass become one digest.
+- Snoozes, mutes and quiet hours (in the user's own timezone) hold; what quiet hours held back is sent after.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from bot.notify.state import Delivery, State
+from bot.trace.codes import Verdict
+from bot.trace.explanation import Explanation
+
+# Told at once: waiting will never fix these (the issue's list, and requests Kueue refuses).
+IMMEDIATE = frozenset(
+    {
+        Verdict.EXCEEDS_MAX_QUOTA,
+        Verdict.NO_MATCHING_FLAVOR,
+        Verdict.LOCAL_QUEUE_MISSING,
+        Verdict.CLUSTER_QUEUE_MISSING,
+        Verdict.NAMESPACE_NOT_ALLOWED,
+        Verdict.QUEUE_INACTIVE,
+        Verdict.ADMISSION_CHECK_REJECTED,
+        Verdict.INVALID_REQUEST,
+    }
+)
+# Not a wait for admission: nothing to tell (admitted; the scheduler's side is for a question, not a DM).
+NOT_WAITING = frozenset({Verdict.RUNNING, Verdict.FINISHED, Verdict.PODS_PENDING, Verdict.JOB_NOT_FOUND})
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    notify_after: timedelta = timedelta(minutes=15)
+    quiet_hours: tuple[tuple[int, int], tuple[int, int]] | None = None
+    digest_threshold: int = 3  # this many new DMs for one target in one pass become one digest
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A Workload the watcher looked at, with who should hear about it."""
+
+    key: str  # namespace/workload/uid
+    explanation: Explanation
+    targets: tuple[str, ...]  # Slack user IDs (U.../W...) or channel IDs (C.../G...)
+    waiting_since: datetime | None
+
+    @property
+    def verdict(self) -> Verdict:
+        return self.explanation.verdict
+
+    @property
+    def position(self) -> int | None:
+        position = self.explanation.position
+        return position.cluster_queue if position is not None else None
+
+
+@dataclass(frozen=True)
+class Send:
+    target: str
+    items: tuple[Candidate, ...]  # one: a DM; several: a digest
+
+
+@dataclass(frozen=True)
+class Update:
+    target: str
+    delivery: Delivery
+    candidate: Candidate
+
+
+@dataclass(frozen=True)
+class Close:
+    target: str
+    delivery: Delivery
+    outcome: str  # admitted | finished | deleted
+    waited_seconds: int
+    candidate: Candidate | None = None
+
+
+@dataclass(frozen=True)
+class Reconcile:
+    """An intent recorded before a crash, with no confirmed message: look for it in Slack before resending."""
+
+    target: str
+    delivery: Delivery
+    candidate: Candidate
+
+
+Decision = Send | Update | Close | Reconcile
+
+
+def position_moved(before: int | None, after: int | None) -> bool:
+    """A change worth an update: into or out of the queue, to the head, or by a quarter (at least 2)."""
+    if before == after:
+        return False
+    if before is None or after is None:
+        return True
+    if after == 1:
+        return True
+    return abs(before - after) >= max(2, before // 4)
+
+
+def in_quiet_hours(
+    now: datetime, offset: timedelta | None, quiet: tuple[tuple[int, int], tuple[int, int]] | None
+) -> bool:
+    """Whether `now`, in the user's timezone (UTC offset), falls in the quiet window (which may span midnight)."""
+    if quiet is None or offset is None:
+        return False
+    local = now + offset
+    minute = local.hour * 60 + local.minute
+    start = quiet[0][0] * 60 + quiet[0][1]
+    end = quiet[1][0] * 60 + quiet[1][1]
+    if start == end:
+        return False
+    if start < end:
+        return start <= minute < end
+    return minute >= start or minute < end
+
+
+def _is_user(target: str) -> bool:
+    return target[:1] in ("U", "W")
+
+
+def _due(candidate: Candidate, now: datetime, config: PolicyConfig) -> bool:
+    if candidate.verdict in NOT_WAITING:
+        return False
+    if candidate.verdict in IMMEDIATE:
+        return True
+    since = candidate.waiting_since
+    return since is not None and now - since >= config.notify_after
+
+
+def _closing(candidate: Candidate | None) -> str | None:
+    if candidate is None:
+        return "deleted"
+    if candidate.verdict == Verdict.FINISHED:
+        return "finished"
+    if candidate.verdict in (Verdict.RUNNING, Verdict.PODS_PENDING):
+        return "admitted"
+    if candidate.verdict == Verdict.JOB_NOT_FOUND:
+        return "deleted"
+    return None
+
+
+def decide(
+    state: State,
+    candidates: Sequence[Candidate],
+    now: datetime,
+    config: PolicyConfig,
+    *,
+    utc_offsets: Mapping[str, timedelta] | None = None,
+) -> list[Decision]:
+    """What to send, update and close now. `candidates` are every Workload that has someone to tell, or
+    that has an open DM; an open DM whose Workload is absent from `candidates` is closed as deleted."""
+    offsets = utc_offsets or {}
+    by_key = {candidate.key: candidate for candidate in candidates}
+    decisions: list[Decision] = []
+    open_deliveries = [d for d in state.deliveries if d.closed_at is None]
+    delivered = {(d.key, d.target) for d in open_deliveries}
+
+    for delivery in open_deliveries:
+        candidate = by_key.get(delivery.key)
+        outcome = _closing(candidate)
+        if outcome is not None:
+            waited = int((now - delivery.sent_at).total_seconds())
+            if candidate is not None and candidate.waiting_since is not None:
+                waited = int((now - candidate.waiting_since).total_seconds())
+            decisions.append(Close(delivery.target, delivery, outcome, max(0, waited), candidate))
+            continue
+        assert candidate is not None
+        if delivery.ts is None:
+            decisions.append(Reconcile(delivery.target, delivery, candidate))
+            continue
+        changed = candidate.verdict.value != delivery.verdict or position_moved(delivery.position, candidate.position)
+        if changed and not state.is_muted(delivery.target) and not state.is_snoozed(delivery.target, delivery.key, now):
+            decisions.append(Update(delivery.target, delivery, candidate))
+
+    fresh: dict[str, list[Candidate]] = defaultdict(list)
+    for candidate in candidates:
+        if not _due(candidate, now, config):
+            continue
+        for target in candidate.targets:
+            if (candidate.key, target) in delivered:
+                continue
+            if state.is_muted(target) or state.is_snoozed(target, candidate.key, now):
+                continue
+            if _is_user(target) and in_quiet_hours(now, offsets.get(target), config.quiet_hours):
+                continue  # held back; sent on the first pass after the quiet hours
+            fresh[target].append(candidate)
+    for target, items in fresh.items():
+        ordered = sorted(items, key=lambda c: c.key)
+        if len(ordered) >= config.digest_threshold:
+            decisions.append(Send(target, tuple(ordered)))
+        else:
+            decisions.extend(Send(target, (item,)) for item in ordered)
+    return decisions

@@ -1,0 +1,121 @@
+"""The notifier's Slack side: DMs (and digests) with metadata naming their Workloads, updated in place."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import timedelta
+from typing import Any
+
+from slack_sdk.errors import SlackApiError
+from slack_sdk.web.async_client import AsyncWebClient
+
+from bot.slack import render
+from bot.trace.codes import Verdict
+from bot.trace.explanation import Explanation
+
+log = logging.getLogger(__name__)
+
+EVENT_TYPE = "kueue_bot_notification"
+_HISTORY_PAGES = 5
+
+
+def _reason(explanation: Explanation) -> render.NotificationReason:
+    return "never-fits" if explanation.verdict.never_fixes_itself else "inadmissible"
+
+
+class SlackMessenger:
+    def __init__(
+        self, client: AsyncWebClient, language: Callable[[str], Awaitable[str]], default_language: str
+    ) -> None:
+        self.client = client
+        self._language = language
+        self._default = default_language
+        self._dm_channels: dict[str, str] = {}
+        self._offsets: dict[str, timedelta | None] = {}
+
+    async def _channel(self, target: str) -> str:
+        """A user's DM channel (opened once), or the channel itself."""
+        if target[:1] not in ("U", "W"):
+            return target
+        if target not in self._dm_channels:
+            response = await self.client.conversations_open(users=target)
+            self._dm_channels[target] = str((response.get("channel") or {}).get("id"))
+        return self._dm_channels[target]
+
+    async def _words_for(self, target: str) -> str:
+        return await self._language(target) if target[:1] in ("U", "W") else self._default
+
+    def _message(self, explanations: Sequence[Explanation], language: str, *, updated: bool) -> render.SlackMessage:
+        if len(explanations) == 1:
+            reason: render.NotificationReason = "updated" if updated else _reason(explanations[0])
+            return render.notification(explanations[0], language=language, reason=reason)
+        return render.digest(list(explanations), language=language)
+
+    @staticmethod
+    def _metadata(keys: Sequence[str], target: str) -> dict[str, Any]:
+        return {"event_type": EVENT_TYPE, "event_payload": {"keys": list(keys), "target": target}}
+
+    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+        channel = await self._channel(target)
+        message = self._message(explanations, await self._words_for(target), updated=False)
+        response = await self.client.chat_postMessage(
+            channel=channel, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+        )
+        return str(response.get("channel") or channel), str(response["ts"])
+
+    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+        target = next((user for user, dm in self._dm_channels.items() if dm == channel), channel)
+        if not explanations:
+            return
+        message = self._message(explanations, await self._words_for(target), updated=True)
+        await self.client.chat_update(
+            channel=channel, ts=ts, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+        )
+
+    async def close(self, channel: str, ts: str, job: str, outcome: str, waited_seconds: int, target: str) -> None:
+        namespace, _, name = job.partition("/")
+        language = await self._words_for(target)
+        closed: render.ClosedOutcome = outcome if outcome in ("admitted", "finished", "deleted") else "finished"  # type: ignore[assignment]
+        message = render.notification_closed(namespace, name, closed, waited_seconds, language=language)
+        await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+
+    async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
+        channel = await self._channel(target)
+        cursor: str | None = None
+        for _ in range(_HISTORY_PAGES):
+            response = await self.client.conversations_history(
+                channel=channel, include_all_metadata=True, limit=100, cursor=cursor
+            )
+            for message in response.get("messages") or []:
+                metadata = message.get("metadata") or {}
+                payload = metadata.get("event_payload") or {}
+                if metadata.get("event_type") == EVENT_TYPE and key in (payload.get("keys") or []):
+                    return channel, str(message["ts"])
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                break
+        return None
+
+    async def user_for_email(self, email: str) -> str | None:
+        try:
+            response = await self.client.users_lookupByEmail(email=email)
+        except SlackApiError as error:
+            if error.response is not None and error.response.get("error") == "users_not_found":
+                log.info("notifier: no Slack user for an owner's email")
+                return None
+            raise
+        return str((response.get("user") or {}).get("id") or "") or None
+
+    async def utc_offset(self, user: str) -> timedelta | None:
+        if user not in self._offsets:
+            try:
+                response = await self.client.users_info(user=user)
+                offset = (response.get("user") or {}).get("tz_offset")
+                self._offsets[user] = timedelta(seconds=int(offset)) if offset is not None else None
+            except SlackApiError:
+                self._offsets[user] = None
+        return self._offsets[user]
+
+
+__all__ = ["EVENT_TYPE", "SlackMessenger", "Verdict"]

@@ -1,0 +1,337 @@
+"""Proactive DMs, end to end: the real server's watcher, a SQLite store on disk, the Slack stand-in over
+HTTP, and a cluster that changes between passes. Passes are run one at a time with a frozen clock."""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from bot.config import Secret, Settings
+from bot.kube.dump import parse_text
+from bot.notify.state import Subscription
+from bot.notify.store import SQLiteStore
+from bot.server import Server, build_server
+from bot.slack.messenger import EVENT_TYPE
+from bot.trace.snapshot import MemorySnapshot, Snapshot
+
+from tests.fakes.slack_api import FakeSlack
+
+SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
+ALICE = "U0ALICE01"
+CHANNEL = "C0MLVISION"
+
+
+def _docs(scenario: str) -> list[dict[str, Any]]:
+    documents = [d for d in yaml.safe_load_all((SCENARIOS / scenario / "cluster.yaml").read_text()) if d]
+    if len(documents) == 1 and documents[0].get("kind") == "List":
+        return list(documents[0]["items"])
+    return documents
+
+
+def _snapshot(docs: list[dict[str, Any]]) -> MemorySnapshot:
+    return parse_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper)).snapshot
+
+
+def _find(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
+    return next(d for d in docs if d and d.get("kind") == kind and d["metadata"]["name"] == name)
+
+
+def _annotate(docs: list[dict[str, Any]], job: str, owner: str) -> list[dict[str, Any]]:
+    docs = copy.deepcopy(docs)
+    target = _find(docs, "Job", job)
+    target["metadata"].setdefault("annotations", {})["kueue-bot.io/notify"] = owner
+    return docs
+
+
+def _admit(docs: list[dict[str, Any]], workload: str, at: str) -> list[dict[str, Any]]:
+    docs = copy.deepcopy(docs)
+    wl = _find(docs, "Workload", workload)
+    wl["status"]["conditions"] = [
+        {"type": "QuotaReserved", "status": "True", "reason": "QuotaReserved",
+         "message": "Quota reserved in ClusterQueue gpu-a100-shared", "lastTransitionTime": at},
+        {"type": "Admitted", "status": "True", "reason": "Admitted", "message": "The workload is admitted",
+         "lastTransitionTime": at},
+    ]  # fmt: skip
+    return docs
+
+
+class Timeline:
+    """A cluster that changes when the test says so (a SnapshotSource, with a change listener)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.current = snapshot
+        self.listeners: list[Callable[[], None]] = []
+
+    ready = True
+
+    def taken_at(self) -> datetime | None:
+        return None
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
+        return self.current
+
+    async def snapshot(self) -> Snapshot:
+        return self.current
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        self.listeners.append(listener)
+
+    def become(self, snapshot: Snapshot) -> None:
+        self.current = snapshot
+        for listener in self.listeners:
+            listener()
+
+
+class Clock:
+    def __init__(self, now: datetime) -> None:
+        self.now = now
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    async with FakeSlack() as fake:
+        fake.add_user(ALICE, name="alice", email="alice@example.com", tz="Europe/Paris")
+        fake.add_channel(CHANNEL, "ml-vision", members=[ALICE])
+        yield fake
+
+
+def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
+    base = Settings(
+        slack_bot_token=Secret(slack.bot_token),
+        slack_signing_secret=Secret(slack.signing_secret),
+        slack_api_url=slack.api_url,
+        host="127.0.0.1",
+        port=0,
+        log_format="text",
+    )
+    return base.__class__(**{**base.__dict__, **overrides})
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[Path]:
+    yield tmp_path / "state.sqlite3"
+
+
+async def _server(slack: FakeSlack, source: Timeline, clock: Clock, db: Path, **settings: Any) -> Server:
+    server = build_server(
+        _settings(slack, **settings), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600
+    )
+    await server.start()
+    return server
+
+
+SEGFORMER = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, created 07:48:05, waits
+SEG_WORKLOAD = "job-segformer-finetune-0d118"
+
+
+def _dm_posts(slack: FakeSlack) -> list[Any]:
+    return [c for c in slack.calls("chat.postMessage") if str(c.params.get("channel", "")).startswith("D")]
+
+
+async def test_one_dm_after_the_threshold_then_updated_in_place_then_closed_on_admission(
+    slack: FakeSlack, db: Path
+) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 7, 58, tzinfo=UTC))  # waiting for 10 min: not yet
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None
+        await server.notifier.run_pass()
+        assert _dm_posts(slack) == []
+        clock.now = datetime(2026, 11, 3, 8, 4, tzinfo=UTC)  # 16 min: told once
+        await server.notifier.run_pass()
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 1
+        post = posts[0]
+        assert post.params["channel"] == slack.dm_channel(ALICE)
+        assert "segformer-finetune" in json.dumps(post.params["blocks"])
+        assert post.params["metadata"]["event_type"] == EVENT_TYPE
+        ts = post.response["ts"]
+        # Admitted: the same DM says so, and nothing new is posted.
+        clock.now = datetime(2026, 11, 3, 8, 30, tzinfo=UTC)
+        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T08:29:00Z")))
+        await server.notifier.run_pass()
+        updates = slack.calls("chat.update")
+        assert len(updates) == 1 and updates[0].params["ts"] == ts
+        assert "admitted" in json.dumps(updates[0].params).lower()
+        assert len(_dm_posts(slack)) == 1
+        decisions = await server.notifier.run_pass()
+        assert decisions == [], decisions
+        assert len(slack.calls("chat.update")) == 1
+    finally:
+        await server.stop()
+
+
+async def test_a_never_fit_job_is_told_at_once(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs("article-three-cpus"), "train-octobre", ALICE)
+    clock = Clock(datetime(2026, 10, 14, 10, 13, tzinfo=UTC))  # one minute after creation
+    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
+    try:
+        assert server.notifier is not None
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 1 and "exceeds-max-quota" in json.dumps(posts[0].params)
+    finally:
+        await server.stop()
+
+
+async def test_a_change_of_verdict_updates_the_dm(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None
+        await server.notifier.run_pass()
+        ts = _dm_posts(slack)[0].response["ts"]
+        stopped = copy.deepcopy(docs)
+        _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+        source.become(_snapshot(stopped))
+        await server.notifier.run_pass()
+        update = await slack.wait_for_call("chat.update")
+        assert update.params["ts"] == ts and "queue-stopped" in json.dumps(update.params)
+        assert len(_dm_posts(slack)) == 1
+    finally:
+        await server.stop()
+
+
+async def test_a_restart_sends_nothing_twice_and_keeps_subscriptions(slack: FakeSlack, db: Path) -> None:
+    docs = _docs(SEGFORMER)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    assert server.store is not None
+    await server.store.subscribe(Subscription(ALICE, "ml-vision", "segformer-finetune", "Job", clock()))
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
+    await server.stop()
+    again = await _server(slack, source, clock, db)
+    try:
+        assert again.store is not None and again.notifier is not None
+        state = await again.store.load()
+        assert [(s.user, s.name) for s in state.subscriptions] == [(ALICE, "segformer-finetune")]
+        await again.notifier.run_pass()
+        assert len(_dm_posts(slack)) == 1
+    finally:
+        await again.stop()
+
+
+async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    # The previous process recorded its intent, sent the DM, and died before recording the ts.
+    store = SQLiteStore(str(db))
+    workload = source.current.workload("ml-vision", SEG_WORKLOAD)
+    assert workload is not None
+    key = f"ml-vision/{SEG_WORKLOAD}/{workload.meta.uid}"
+    await store.record_intent(key, ALICE, "waiting-for-quota", 3, "headline.waiting-for-quota", clock())
+    await store.aclose()
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    client = AsyncWebClient(token=slack.bot_token, base_url=slack.api_url)
+    channel = (await client.conversations_open(users=ALICE))["channel"]["id"]
+    sent = await client.chat_postMessage(
+        channel=channel,
+        text="earlier DM",
+        metadata={"event_type": EVENT_TYPE, "event_payload": {"keys": [key], "target": ALICE}},
+    )
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        assert len(_dm_posts(slack)) == 1  # only the one sent before the crash
+        delivery = (await server.store.load()).delivery_for(key, ALICE)
+        assert delivery is not None and delivery.ts == sent["ts"]
+    finally:
+        await server.stop()
+
+
+def _many_pending(count: int) -> list[dict[str, Any]]:
+    docs = _docs(SEGFORMER)
+    template = _find(docs, "Workload", "job-vit-ablation-lr3e4-2ee1d")
+    job = _find(docs, "Job", "vit-ablation-lr3e4")
+    extra: list[dict[str, Any]] = []
+    for index in range(count):
+        name = f"sweep-{index:04d}"
+        new_job = copy.deepcopy(job)
+        new_job["metadata"].update(name=name, uid=f"00000000-0000-4000-8000-{index:012d}")
+        new_job["metadata"].setdefault("annotations", {})["kueue-bot.io/notify"] = ALICE
+        new_wl = copy.deepcopy(template)
+        new_wl["metadata"].update(name=f"job-{name}-abcde", uid=f"10000000-0000-4000-8000-{index:012d}")
+        new_wl["metadata"]["labels"]["kueue.x-k8s.io/job-uid"] = new_job["metadata"]["uid"]
+        new_wl["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "name": name,
+                "uid": new_job["metadata"]["uid"],
+                "controller": True,
+            }
+        ]
+        extra += [new_job, new_wl]
+    return docs + extra
+
+
+async def test_a_thousand_workloads_of_one_owner_give_one_digest(slack: FakeSlack, db: Path) -> None:
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    server = await _server(slack, Timeline(_snapshot(_many_pending(1000))), clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 1
+        assert "1000" in posts[0].params["text"] or "1,000" in posts[0].params["text"]
+        state = await server.store.load()
+        assert len([d for d in state.deliveries if d.target == ALICE and d.ts == posts[0].response["ts"]]) == 1000
+        await server.notifier.run_pass()
+        assert len(_dm_posts(slack)) == 1
+    finally:
+        await server.stop()
+
+
+async def test_snooze_holds_and_quiet_hours_defer(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    # 09:41 UTC is 10:41 in Paris (tz_offset +3600 from the stand-in): inside quiet hours 10:00-11:00.
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db, quiet_hours=((10, 0), (11, 0)))
+    try:
+        assert server.notifier is not None
+        await server.notifier.run_pass()
+        assert _dm_posts(slack) == []
+        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)  # 11:05 in Paris: delivered after
+        await server.notifier.run_pass()
+        post = _dm_posts(slack)[0]
+        # Snooze 2 h from the DM's button; a change during the snooze updates nothing.
+        await slack.deliver_block_action(
+            f"{server.url}/slack/events",
+            action_id="kueue_snooze_2h",
+            user_id=ALICE,
+            channel_id=post.params["channel"],
+            message_ts=post.response["ts"],
+        )
+        confirmation = await slack.wait_for_call("chat.postEphemeral")
+        assert "Snoozed" in confirmation.params["text"]
+        assert server.store is not None
+        assert (await server.store.load()).snoozes
+        stopped = copy.deepcopy(docs)
+        _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+        source.become(_snapshot(stopped))
+        clock.now += timedelta(minutes=10)
+        await server.notifier.run_pass()
+        assert slack.calls("chat.update") == []
+    finally:
+        await server.stop()
