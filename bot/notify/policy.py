@@ -104,7 +104,7 @@ def position_moved(before: int | None, after: int | None) -> bool:
         return True
     if after == 1:
         return True
-    return abs(before - after) >= max(2, before // 4)
+    return abs(before - after) >= max(2, -(-before // 4))  # at least a quarter (rounded up), at least 2
 
 
 def in_quiet_hours(
