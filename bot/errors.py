@@ -29,3 +29,8 @@ class BadQuery(BotError):
 
 class ConfigError(BotError):
     """Settings that are missing or invalid; the message lists every problem at once."""
+
+
+class StoreUnavailable(BotError):
+    """The bot's own state (subscriptions, notifications sent) cannot be read or written right now:
+    the database is locked or full, or its ConfigMaps cannot be reached. Nothing was changed."""

@@ -3,6 +3,7 @@ with every library error translated (ApiException, connection errors, bad kubeco
 
 from __future__ import annotations
 
+import builtins
 import json
 import logging
 import os
@@ -15,7 +16,7 @@ from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
 from kubernetes.config.config_exception import ConfigException
 
-from bot.errors import ClusterUnavailable, Forbidden, NotServed
+from bot.errors import BotError, ClusterUnavailable, Forbidden, NotServed
 
 log = logging.getLogger(__name__)
 
@@ -25,6 +26,18 @@ DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
 
 class NotFound(NotServed):
     """The object (or the resource type) does not exist."""
+
+
+class Conflict(BotError):
+    """409 Conflict on a write: the object changed since the resourceVersion it was read at."""
+
+
+class AlreadyExists(BotError):
+    """409 AlreadyExists on a create: an object of that name exists."""
+
+
+MERGE_PATCH = "application/merge-patch+json"
+JSON_PATCH = "application/json-patch+json"
 
 
 def load_api_client(kubeconfig: str | None = None, context: str | None = None) -> k8s_client.ApiClient:
@@ -74,8 +87,33 @@ def translate(error: Exception, what: str) -> Exception:
     return ClusterUnavailable(f"unexpected answer while reading {what}: {error}")
 
 
+def translate_write(error: Exception, what: str) -> Exception:
+    """A library error on a write as the bot's own: 409 is Conflict or AlreadyExists (by the Status reason),
+    the rest as on reads (Forbidden, NotFound, ClusterUnavailable)."""
+    if isinstance(error, ApiException):
+        if error.status == 409:
+            try:
+                body = json.loads(error.body or "{}")
+            except (TypeError, ValueError):
+                body = {}
+            reason = body.get("reason") if isinstance(body, Mapping) else None
+            kind = AlreadyExists if reason == "AlreadyExists" else Conflict
+            return kind(_status_message(error))
+        if error.status == 401:
+            return ClusterUnavailable(f"the API server refused our credentials (401 Unauthorized) while writing {what}")
+        if error.status in (403, 404):
+            return translate(error, what)
+        if error.status == 0 or error.status is None:
+            return ClusterUnavailable(f"cannot reach the API server while writing {what}: {error.reason}")
+        message = _status_message(error)
+        return ClusterUnavailable(f"the API server answered {error.status} while writing {what}: {message}")
+    if isinstance(error, urllib3.exceptions.HTTPError | OSError):
+        return ClusterUnavailable(f"cannot reach the API server while writing {what}: {error}")
+    return ClusterUnavailable(f"unexpected answer while writing {what}: {error}")
+
+
 class KubeClient:
-    """Raw JSON reads. Blocking: call it from a worker thread in async code."""
+    """Raw JSON reads and writes. Blocking: call it from a worker thread in async code."""
 
     def __init__(self, api_client: k8s_client.ApiClient, *, timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> None:
         self.api_client = api_client
@@ -143,3 +181,59 @@ class KubeClient:
                 return version
         preferred_version = (info.get("preferredVersion") or {}).get("version")
         return str(preferred_version) if preferred_version else None
+
+    # ---------------------------------------------------------------------------------------------
+    # Writes: the answer's JSON object; errors translated by translate_write (Conflict, AlreadyExists, ...)
+
+    def create(self, path: str, body: Mapping[str, Any], *, what: str = "") -> dict[str, Any]:
+        """POST `body` to the collection `path` (AlreadyExists when the name is taken)."""
+        return self._write("POST", path, dict(body), "application/json", what)
+
+    def replace(self, path: str, body: Mapping[str, Any], *, what: str = "") -> dict[str, Any]:
+        """PUT `body` at `path`; with metadata.resourceVersion set, Conflict when the object changed since."""
+        return self._write("PUT", path, dict(body), "application/json", what)
+
+    def patch(
+        self,
+        path: str,
+        patch: Mapping[str, Any] | builtins.list[Any],
+        *,
+        content_type: str = MERGE_PATCH,
+        what: str = "",
+    ) -> dict[str, Any]:
+        """PATCH `path` (a JSON merge patch by default; a list with JSON_PATCH)."""
+        body = patch if isinstance(patch, builtins.list) else dict(patch)
+        return self._write("PATCH", path, body, content_type, what)
+
+    def delete(self, path: str, *, what: str = "") -> dict[str, Any]:
+        """DELETE `path`; the answer is the object (or a Status for built-in kinds)."""
+        return self._write("DELETE", path, None, "application/json", what)
+
+    def _write(
+        self, method: str, path: str, body: dict[str, Any] | builtins.list[Any] | None, content_type: str, what: str
+    ) -> dict[str, Any]:
+        self.requests += 1
+        what = what or f"{method} {path}"
+        try:
+            method, url, headers, payload_body, post = self.api_client.param_serialize(
+                method,
+                path,
+                header_params={"Accept": "application/json", "Content-Type": content_type},
+                body=body,
+                auth_settings=["BearerToken"],
+            )
+            response = self.api_client.call_api(method, url, headers, payload_body, post, _request_timeout=self.timeout)
+            payload = response.read()  # type: ignore[no-untyped-call]
+        except Exception as error:  # every library error is translated, never leaked
+            raise translate_write(error, what) from error
+        if not 200 <= response.status <= 299:
+            failure = ApiException(status=response.status, reason=response.reason)
+            failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
+            raise translate_write(failure, what) from failure
+        try:
+            data = json.loads(payload)
+        except ValueError as error:
+            raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
+        if not isinstance(data, dict):
+            raise ClusterUnavailable(f"the API server answered {what} with something that is not a JSON object")
+        return data

@@ -1,0 +1,157 @@
+"""What the bot remembers between restarts: subscriptions, the proactive messages it sent, snoozes and mutes.
+
+Plain frozen data. Every datetime is aware and in UTC (a naive one is refused, another zone is converted).
+A store (bot.notify.store) keeps these; the notification policy reads a `State` and decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+ALL = "*"  # a snooze key: every notification of the user
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def utc(moment: datetime) -> datetime:
+    """The same instant in UTC; ValueError for a naive datetime (its zone would be a guess)."""
+    if moment.tzinfo is None or moment.tzinfo.utcoffset(moment) is None:
+        raise ValueError(f"a naive datetime ({moment.isoformat()}) where an aware UTC one is expected")
+    return moment.astimezone(UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """Fixed width, so that text order is time order: 2026-11-03T10:00:00.000000Z."""
+    return utc(moment).strftime(_TIME_FORMAT)
+
+
+def parse_time(text: str) -> datetime:
+    """The inverse of format_time (any ISO 8601 with a zone is accepted)."""
+    return utc(datetime.fromisoformat(text.replace("Z", "+00:00")))
+
+
+def _aware(record: object, *names: str) -> None:
+    for name in names:
+        value = getattr(record, name)
+        if value is not None:
+            object.__setattr__(record, name, utc(value))
+
+
+@dataclass(frozen=True)
+class Subscription:
+    """A Slack user watches a job (`/kueue watch ns/job` or the Watch button). Identity: user, namespace, name."""
+
+    user: str
+    namespace: str
+    name: str
+    kind: str | None
+    created: datetime
+
+    def __post_init__(self) -> None:
+        _aware(self, "created")
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """A proactive message about one Workload (key "namespace/workload-name/workload-uid") to one target
+    (a Slack user ID or a channel ID). `ts is None`: the send was intended but not confirmed (after a crash,
+    reconcile before sending again). Identity: key, target."""
+
+    key: str
+    target: str
+    channel: str
+    ts: str | None
+    verdict: str
+    position: int | None
+    headline: str
+    sent_at: datetime
+    updated_at: datetime
+    closed_at: datetime | None
+    digest: bool = False
+
+    def __post_init__(self) -> None:
+        _aware(self, "sent_at", "updated_at", "closed_at")
+
+    @property
+    def confirmed(self) -> bool:
+        return self.ts is not None
+
+    @property
+    def open(self) -> bool:
+        return self.closed_at is None
+
+
+@dataclass(frozen=True)
+class Snooze:
+    """No notification about `key` (a Delivery key, or "*" for all) to `user` until `until`."""
+
+    user: str
+    key: str
+    until: datetime
+
+    def __post_init__(self) -> None:
+        _aware(self, "until")
+
+
+@dataclass(frozen=True)
+class Mute:
+    """No proactive notification at all to `user`, since `since`, until unmuted."""
+
+    user: str
+    since: datetime
+
+    def __post_init__(self) -> None:
+        _aware(self, "since")
+
+
+@dataclass(frozen=True)
+class State:
+    """Everything remembered, each collection sorted by identity (so that two loads compare equal)."""
+
+    subscriptions: tuple[Subscription, ...] = ()
+    deliveries: tuple[Delivery, ...] = ()
+    snoozes: tuple[Snooze, ...] = ()
+    mutes: tuple[Mute, ...] = ()
+
+    @classmethod
+    def of(
+        cls,
+        subscriptions: Iterable[Subscription] = (),
+        deliveries: Iterable[Delivery] = (),
+        snoozes: Iterable[Snooze] = (),
+        mutes: Iterable[Mute] = (),
+    ) -> State:
+        """A State with its collections in the canonical order."""
+        return cls(
+            tuple(sorted(subscriptions, key=lambda s: (s.user, s.namespace, s.name))),
+            tuple(sorted(deliveries, key=lambda d: (d.key, d.target))),
+            tuple(sorted(snoozes, key=lambda s: (s.user, s.key))),
+            tuple(sorted(mutes, key=lambda m: m.user)),
+        )
+
+    def delivery_for(self, key: str, target: str) -> Delivery | None:
+        return next((d for d in self.deliveries if d.key == key and d.target == target), None)
+
+    def open_deliveries(self) -> tuple[Delivery, ...]:
+        return tuple(d for d in self.deliveries if d.closed_at is None)
+
+    def unconfirmed(self) -> tuple[Delivery, ...]:
+        """Open deliveries whose send was never confirmed (the bot stopped between intent and answer)."""
+        return tuple(d for d in self.deliveries if d.closed_at is None and d.ts is None)
+
+    def is_snoozed(self, user: str, key: str, now: datetime) -> bool:
+        """Whether `user` snoozed `key` (or everything) until after `now`."""
+        now = utc(now)
+        return any(s.user == user and s.key in (key, ALL) and s.until > now for s in self.snoozes)
+
+    def is_muted(self, user: str) -> bool:
+        return any(m.user == user for m in self.mutes)
+
+    def subscriptions_of(self, user: str) -> tuple[Subscription, ...]:
+        return tuple(s for s in self.subscriptions if s.user == user)
+
+    def watchers_of(self, namespace: str, name: str) -> tuple[Subscription, ...]:
+        """The subscriptions to the job namespace/name (one per watching user)."""
+        return tuple(s for s in self.subscriptions if s.namespace == namespace and s.name == name)

@@ -1,0 +1,476 @@
+"""Persistence of the notification state: the `StateStore` port and its SQLite implementation.
+
+    store = open_store(settings.state_url, kubernetes=lambda: ConfigMapStore(kube, settings.pod_namespace))
+    state = await store.load()
+    if await store.subscribe(Subscription("U123", "team-a", "train", "Job", now)): ...
+    await store.record_intent(key, target, verdict, position, headline, now)   # before chat.postMessage
+    await store.record_sent(key, target, channel, ts, verdict, position, headline, now)
+    await store.aclose()
+
+Every method is a coroutine; a store that cannot do its work raises StoreUnavailable (and changed nothing).
+Two implementations: `SQLiteStore` here (one replica, a file on a volume) and `ConfigMapStore` in
+bot.kube.configmap_store (several replicas; the composition root hands it to `open_store` as a factory,
+since bot.notify may not import bot.kube, which imports `kubernetes`).
+
+SQLite: stdlib sqlite3 in WAL mode with synchronous=FULL (a committed change survives a power cut), one
+connection used by one worker thread at a time (a lock), one transaction per call, `BEGIN IMMEDIATE` for
+writes so that a busy database waits (busy_timeout) then fails clearly instead of deadlocking. The schema
+is versioned: `schema_version` holds the number of MIGRATIONS applied; each migration runs in its own
+transaction; a database newer than this code is refused rather than touched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from bot.errors import ConfigError, StoreUnavailable
+from bot.notify.state import Delivery, Mute, Snooze, State, Subscription, format_time, parse_time
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+DEFAULT_BUSY_TIMEOUT = 5.0  # seconds a write waits for another writer before StoreUnavailable
+
+
+class StateStore(Protocol):
+    """Where the notification state lives. Identities: a subscription is (user, namespace, name), a delivery
+    (key, target), a snooze (user, key), a mute (user). Writes are idempotent."""
+
+    async def load(self) -> State:
+        """Everything, as one consistent snapshot."""
+        ...
+
+    async def subscribe(self, subscription: Subscription) -> bool:
+        """Add a subscription; False (and nothing changed) when the user already watches that job."""
+        ...
+
+    async def unsubscribe(self, user: str, namespace: str, name: str) -> bool:
+        """False when there was no such subscription."""
+        ...
+
+    async def record_intent(
+        self,
+        key: str,
+        target: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        digest: bool = False,
+    ) -> None:
+        """Before sending a new message: the delivery (key, target) becomes open and unconfirmed (ts None,
+        channel ""), replacing any earlier one."""
+        ...
+
+    async def record_sent(
+        self,
+        key: str,
+        target: str,
+        channel: str,
+        ts: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        digest: bool | None = None,
+    ) -> None:
+        """Slack confirmed the message (channel, ts): the delivery is open and confirmed. Works without an
+        intent too. digest None keeps the intent's flag (False when there was none)."""
+        ...
+
+    async def record_update(
+        self, key: str, target: str, verdict: str, position: int | None, headline: str, now: datetime
+    ) -> bool:
+        """The message was edited in place; False when there is no such delivery."""
+        ...
+
+    async def close(self, key: str, target: str, now: datetime) -> bool:
+        """The workload was admitted or went away: the delivery is closed (kept for retention). False when
+        there is no such delivery or it was closed already."""
+        ...
+
+    async def forget_closed(self, before: datetime) -> int:
+        """Retention: forget the deliveries closed before `before` (and the snoozes that ended before it).
+        Returns how many deliveries were forgotten."""
+        ...
+
+    async def snooze(self, user: str, key: str, until: datetime) -> None:
+        """No notification about `key` ("*": any) to `user` until `until` (replaces an earlier snooze)."""
+        ...
+
+    async def unsnooze(self, user: str, key: str) -> bool: ...
+
+    async def mute(self, user: str, now: datetime) -> bool:
+        """False when the user was muted already (the first `since` is kept)."""
+        ...
+
+    async def unmute(self, user: str) -> bool: ...
+
+    async def aclose(self) -> None:
+        """Release the store's resources; it is not usable afterwards. (Not `close`: that closes a delivery.)"""
+        ...
+
+
+def open_store(
+    state_url: str,
+    *,
+    kubernetes: Callable[[], StateStore] | None = None,
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT,
+) -> StateStore:
+    """The store a STATE_URL names: "sqlite:///relative/path", "sqlite:////absolute/path", or
+    "kubernetes://" (made by the `kubernetes` factory the composition root provides). Raises ConfigError."""
+    if state_url.startswith("sqlite:///"):
+        path = state_url.removeprefix("sqlite:///")
+        if not path or path.endswith("/"):
+            raise ConfigError(f"STATE_URL: {state_url!r} names no database file (sqlite:///PATH)")
+        return SQLiteStore(path, busy_timeout=busy_timeout)
+    if state_url.rstrip("/") == "kubernetes:":
+        if kubernetes is None:
+            raise ConfigError("STATE_URL: kubernetes:// needs a Kubernetes client, and none was configured")
+        return kubernetes()
+    raise ConfigError(f"STATE_URL: {state_url!r} is neither sqlite:///PATH nor kubernetes://")
+
+
+# -------------------------------------------------------------------------------------------------
+# Schema migrations: MIGRATIONS[i] takes the schema from version i to i + 1. Append only; never edit one
+# that has shipped.
+
+
+def _v1_tables(db: sqlite3.Connection) -> None:
+    db.execute(
+        """CREATE TABLE subscriptions (
+            user TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, kind TEXT, created TEXT NOT NULL,
+            PRIMARY KEY (user, namespace, name))"""
+    )
+    db.execute(
+        """CREATE TABLE deliveries (
+            key TEXT NOT NULL, target TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT, verdict TEXT NOT NULL,
+            position INTEGER, headline TEXT NOT NULL, sent_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+            closed_at TEXT, digest INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (key, target))"""
+    )
+    db.execute(
+        "CREATE TABLE snoozes (user TEXT NOT NULL, key TEXT NOT NULL, until TEXT NOT NULL, PRIMARY KEY (user, key))"
+    )
+    db.execute("CREATE TABLE mutes (user TEXT NOT NULL PRIMARY KEY, since TEXT NOT NULL)")
+
+
+def _v2_indexes(db: sqlite3.Connection) -> None:
+    """Retention and "who watches this job" without full scans."""
+    db.execute("CREATE INDEX deliveries_closed_at ON deliveries (closed_at) WHERE closed_at IS NOT NULL")
+    db.execute("CREATE INDEX subscriptions_job ON subscriptions (namespace, name)")
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_indexes)
+
+
+def schema_version(db: sqlite3.Connection) -> int:
+    """The number of migrations applied (0: a new database)."""
+    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
+    if not exists:
+        return 0
+    row = db.execute("SELECT version FROM schema_version WHERE id = 1").fetchone()
+    return int(row[0]) if row else 0
+
+
+def migrate(db: sqlite3.Connection, *, upto: int | None = None) -> int:
+    """Apply the pending migrations (up to version `upto`, default all), each in its own transaction, on a
+    connection in autocommit mode (isolation_level=None). Returns the version reached. Raises
+    StoreUnavailable for a database newer than this code."""
+    target = len(MIGRATIONS) if upto is None else upto
+    while True:
+        db.execute("BEGIN IMMEDIATE")  # re-read under the write lock: two processes may start together
+        try:
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER)"
+            )
+            version = schema_version(db)
+            if version > len(MIGRATIONS):
+                raise StoreUnavailable(
+                    f"the state database is at schema version {version}, newer than this bot knows "
+                    f"({len(MIGRATIONS)}); refusing to use it (was the bot downgraded?)"
+                )
+            if version >= target:
+                db.execute("COMMIT")
+                return version
+            MIGRATIONS[version](db)
+            db.execute("INSERT OR REPLACE INTO schema_version (id, version) VALUES (1, ?)", (version + 1,))
+            db.execute("COMMIT")
+            log.info("state database migrated", extra={"schema_version": version + 1})
+        except BaseException:
+            if db.in_transaction:
+                db.rollback()
+            raise
+
+
+# -------------------------------------------------------------------------------------------------
+
+
+def _unavailable(error: sqlite3.Error, path: str, busy_timeout: float) -> StoreUnavailable:
+    name = getattr(error, "sqlite_errorname", "")
+    text = str(error)
+    if name.startswith("SQLITE_BUSY") or name.startswith("SQLITE_LOCKED") or "locked" in text:
+        why = f"is locked by another process (waited {busy_timeout:g} s)"
+    elif name == "SQLITE_FULL" or "full" in text:
+        why = "is full (no space left on the disk, or the size limit reached)"
+    elif name.startswith("SQLITE_CANTOPEN"):
+        why = "cannot be opened (does its directory exist, and may the bot write there?)"
+    elif name.startswith("SQLITE_READONLY"):
+        why = "is read-only"
+    else:
+        why = f"failed: {text}"
+    return StoreUnavailable(f"the state database {path} {why}")
+
+
+def _subscription(row: sqlite3.Row) -> Subscription:
+    return Subscription(row["user"], row["namespace"], row["name"], row["kind"], parse_time(row["created"]))
+
+
+def _delivery(row: sqlite3.Row) -> Delivery:
+    return Delivery(
+        key=row["key"],
+        target=row["target"],
+        channel=row["channel"],
+        ts=row["ts"],
+        verdict=row["verdict"],
+        position=row["position"],
+        headline=row["headline"],
+        sent_at=parse_time(row["sent_at"]),
+        updated_at=parse_time(row["updated_at"]),
+        closed_at=parse_time(row["closed_at"]) if row["closed_at"] is not None else None,
+        digest=bool(row["digest"]),
+    )
+
+
+class SQLiteStore:
+    """The state in a SQLite file. The connection opens (and migrates) on first use, in a worker thread.
+
+    max_bytes caps the database's size (PRAGMA max_page_count): past it a write fails as a full disk would.
+    """
+
+    def __init__(
+        self, path: str | Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT, max_bytes: int | None = None
+    ) -> None:
+        self.path = str(path)
+        self.busy_timeout = busy_timeout
+        self.max_bytes = max_bytes
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self.path!r})"
+
+    # -- plumbing ------------------------------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
+            db.row_factory = sqlite3.Row
+            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                log.warning("state database not in WAL mode", extra={"path": self.path, "journal_mode": mode})
+            db.execute("PRAGMA synchronous = FULL")
+            if self.max_bytes is not None:
+                page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
+                db.execute(f"PRAGMA max_page_count = {max(1, self.max_bytes // page_size)}")
+            migrate(db)
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+    def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+        """In a worker thread: `work` in one transaction, with the connection to ourselves."""
+        with self._lock:
+            if self._closed:
+                raise StoreUnavailable(f"the state database {self.path} is closed")
+            try:
+                if self._db is None:
+                    self._db = self._connect()
+                db = self._db
+                db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+                try:
+                    result = work(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.rollback()
+                    raise
+            except (sqlite3.ProgrammingError, sqlite3.IntegrityError):
+                raise  # our bugs, not the database's state
+            except sqlite3.DatabaseError as error:  # locked, full, unreadable, corrupt...
+                raise _unavailable(error, self.path, self.busy_timeout) from error
+            return result
+
+    async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._run, work, write=False)
+
+    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        return await asyncio.to_thread(self._run, work, write=True)
+
+    # -- the port ------------------------------------------------------------------------------------
+
+    async def load(self) -> State:
+        def work(db: sqlite3.Connection) -> State:
+            return State.of(
+                map(_subscription, db.execute("SELECT * FROM subscriptions")),
+                map(_delivery, db.execute("SELECT * FROM deliveries")),
+                (Snooze(r["user"], r["key"], parse_time(r["until"])) for r in db.execute("SELECT * FROM snoozes")),
+                (Mute(r["user"], parse_time(r["since"])) for r in db.execute("SELECT * FROM mutes")),
+            )
+
+        return await self._read(work)
+
+    async def subscribe(self, subscription: Subscription) -> bool:
+        s = subscription
+        row = (s.user, s.namespace, s.name, s.kind, format_time(s.created))
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "INSERT OR IGNORE INTO subscriptions (user, namespace, name, kind, created) VALUES (?, ?, ?, ?, ?)",
+                    row,
+                ).rowcount
+                == 1
+            )
+        )
+
+    async def unsubscribe(self, user: str, namespace: str, name: str) -> bool:
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "DELETE FROM subscriptions WHERE user = ? AND namespace = ? AND name = ?", (user, namespace, name)
+                ).rowcount
+                > 0
+            )
+        )
+
+    async def record_intent(
+        self,
+        key: str,
+        target: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        digest: bool = False,
+    ) -> None:
+        at = format_time(now)
+        await self._write(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at,"
+                " updated_at, closed_at, digest) VALUES (?, ?, '', NULL, ?, ?, ?, ?, ?, NULL, ?)",
+                (key, target, verdict, position, headline, at, at, int(digest)),
+            )
+        )
+
+    async def record_sent(
+        self,
+        key: str,
+        target: str,
+        channel: str,
+        ts: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        digest: bool | None = None,
+    ) -> None:
+        at = format_time(now)
+        flag = None if digest is None else int(digest)
+        await self._write(
+            lambda db: db.execute(
+                "INSERT INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at, updated_at,"
+                " closed_at, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, coalesce(?, 0))"
+                " ON CONFLICT (key, target) DO UPDATE SET channel = excluded.channel, ts = excluded.ts,"
+                " verdict = excluded.verdict, position = excluded.position, headline = excluded.headline,"
+                " sent_at = excluded.sent_at, updated_at = excluded.updated_at, closed_at = NULL,"
+                " digest = coalesce(?, deliveries.digest)",
+                (key, target, channel, ts, verdict, position, headline, at, at, flag, flag),
+            )
+        )
+
+    async def record_update(
+        self, key: str, target: str, verdict: str, position: int | None, headline: str, now: datetime
+    ) -> bool:
+        at = format_time(now)
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE deliveries SET verdict = ?, position = ?, headline = ?, updated_at = ?"
+                    " WHERE key = ? AND target = ?",
+                    (verdict, position, headline, at, key, target),
+                ).rowcount
+                > 0
+            )
+        )
+
+    async def close(self, key: str, target: str, now: datetime) -> bool:
+        at = format_time(now)
+        return await self._write(
+            lambda db: (
+                db.execute(
+                    "UPDATE deliveries SET closed_at = ? WHERE key = ? AND target = ? AND closed_at IS NULL",
+                    (at, key, target),
+                ).rowcount
+                > 0
+            )
+        )
+
+    async def forget_closed(self, before: datetime) -> int:
+        limit = format_time(before)
+
+        def work(db: sqlite3.Connection) -> int:
+            db.execute("DELETE FROM snoozes WHERE until < ?", (limit,))
+            return db.execute("DELETE FROM deliveries WHERE closed_at IS NOT NULL AND closed_at < ?", (limit,)).rowcount
+
+        return await self._write(work)
+
+    async def snooze(self, user: str, key: str, until: datetime) -> None:
+        row = (user, key, format_time(until))
+        await self._write(
+            lambda db: db.execute("INSERT OR REPLACE INTO snoozes (user, key, until) VALUES (?, ?, ?)", row)
+        )
+
+    async def unsnooze(self, user: str, key: str) -> bool:
+        return await self._write(
+            lambda db: db.execute("DELETE FROM snoozes WHERE user = ? AND key = ?", (user, key)).rowcount > 0
+        )
+
+    async def mute(self, user: str, now: datetime) -> bool:
+        row = (user, format_time(now))
+        return await self._write(
+            lambda db: db.execute("INSERT OR IGNORE INTO mutes (user, since) VALUES (?, ?)", row).rowcount == 1
+        )
+
+    async def unmute(self, user: str) -> bool:
+        return await self._write(lambda db: db.execute("DELETE FROM mutes WHERE user = ?", (user,)).rowcount > 0)
+
+    async def aclose(self) -> None:
+        await asyncio.to_thread(self._close)
+
+    def _close(self) -> None:
+        with self._lock:
+            self._closed = True
+            if self._db is not None:
+                self._db.close()
+                self._db = None
+
+
+if TYPE_CHECKING:
+
+    def _conforms(store: SQLiteStore) -> StateStore:  # mypy checks that SQLiteStore is a StateStore
+        return store

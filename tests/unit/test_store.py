@@ -1,0 +1,463 @@
+"""The StateStore contract, kept by every store, and what is particular to SQLite (migrations, a locked or
+full database, STATE_URL). The same contract runs against the ConfigMap store in
+tests/integration/test_configmap_store.py (a subclass of StoreContract with its own `backend`)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from bot.errors import ConfigError, StoreUnavailable
+from bot.notify.state import ALL, Delivery, Mute, Snooze, State, Subscription, format_time, parse_time
+from bot.notify.store import MIGRATIONS, SQLiteStore, StateStore, migrate, open_store, schema_version
+
+T0 = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
+KEY = "team-a/job-train-5x2k/0b5c6f0e-1111-4c1e-9a52-1f4c9b1e2a3d"
+OTHER_KEY = "team-b/job-eval-9q8w/7d2e1c3b-2222-4e5f-8a9b-0c1d2e3f4a5b"
+
+Backend = Callable[[], StateStore]
+
+
+def _at(minutes: float) -> datetime:
+    return T0 + timedelta(minutes=minutes)
+
+
+def _sub(user: str = "U1", namespace: str = "team-a", name: str = "train", kind: str | None = "Job") -> Subscription:
+    return Subscription(user, namespace, name, kind, T0)
+
+
+@pytest.fixture(autouse=True)
+async def no_leaked_tasks() -> AsyncIterator[None]:
+    yield
+    current = asyncio.current_task()
+    leaked = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
+    assert not leaked, f"tasks left running: {leaked}"
+
+
+class StoreContract:
+    """What the notifier may rely on, whatever the store. A subclass provides `backend`: a callable that
+    opens a new store over the same data (a second replica, or the bot after a restart)."""
+
+    @pytest.fixture
+    async def store(self, backend: Backend) -> AsyncIterator[StateStore]:
+        store = backend()
+        yield store
+        await store.aclose()
+
+    async def test_a_new_store_is_empty(self, store: StateStore) -> None:
+        assert await store.load() == State()
+
+    async def test_subscribing_twice_keeps_the_first_subscription(self, store: StateStore) -> None:
+        assert await store.subscribe(_sub(kind="Job")) is True
+        assert await store.subscribe(Subscription("U1", "team-a", "train", "RayJob", _at(5))) is False
+        assert (await store.load()).subscriptions == (_sub(kind="Job"),)
+
+    async def test_unsubscribing_is_idempotent(self, store: StateStore) -> None:
+        await store.subscribe(_sub())
+        assert await store.unsubscribe("U1", "team-a", "train") is True
+        assert await store.unsubscribe("U1", "team-a", "train") is False
+        assert await store.unsubscribe("U9", "nowhere", "nothing") is False
+        assert (await store.load()).subscriptions == ()
+
+    async def test_subscriptions_are_found_by_user_and_by_job(self, store: StateStore) -> None:
+        subs = [_sub("U1"), _sub("U2"), _sub("U1", "team-b", "eval", None), _sub("U2", "team-a", "other")]
+        for sub in subs:
+            assert await store.subscribe(sub)
+        await store.unsubscribe("U2", "team-a", "other")
+        state = await store.load()
+        assert state.subscriptions == (_sub("U1"), _sub("U1", "team-b", "eval", None), _sub("U2"))
+        assert state.subscriptions_of("U1") == (_sub("U1"), _sub("U1", "team-b", "eval", None))
+        assert [s.user for s in state.watchers_of("team-a", "train")] == ["U1", "U2"]
+        assert state.watchers_of("team-a", "other") == ()
+
+    async def test_an_intent_is_an_open_unconfirmed_delivery_until_sent(self, store: StateStore) -> None:
+        await store.record_intent(KEY, "U1", "waiting-for-quota", 3, "3rd in line", T0, digest=True)
+        intent = (await store.load()).delivery_for(KEY, "U1")
+        assert intent == Delivery(KEY, "U1", "", None, "waiting-for-quota", 3, "3rd in line", T0, T0, None, True)
+        assert (await store.load()).unconfirmed() == (intent,)
+
+        await store.record_sent(KEY, "U1", "D0CHAN", "1730628000.000100", "waiting-for-quota", 3, "3rd in line", _at(1))
+        state = await store.load()
+        sent = Delivery(
+            KEY, "U1", "D0CHAN", "1730628000.000100", "waiting-for-quota", 3, "3rd in line", _at(1), _at(1), None, True
+        )
+        assert state.deliveries == (sent,)
+        assert state.unconfirmed() == ()
+        assert state.open_deliveries() == (sent,)
+
+    async def test_a_send_is_recorded_without_an_intent(self, store: StateStore) -> None:
+        await store.record_sent(KEY, "C0TEAM", "C0TEAM", "1.2", "no-local-queue", None, "no queue", T0)
+        assert (await store.load()).deliveries == (
+            Delivery(KEY, "C0TEAM", "C0TEAM", "1.2", "no-local-queue", None, "no queue", T0, T0, None, False),
+        )
+
+    async def test_deliveries_are_per_workload_and_target(self, store: StateStore) -> None:
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        await store.record_sent(KEY, "U2", "D2", "1.2", "v", 1, "h", T0)
+        await store.record_intent(OTHER_KEY, "U1", "v", None, "h", T0)
+        state = await store.load()
+        assert [(d.key, d.target) for d in state.deliveries] == [(KEY, "U1"), (KEY, "U2"), (OTHER_KEY, "U1")]
+        second = state.delivery_for(KEY, "U2")
+        assert second is not None and second.channel == "D2"
+        assert state.delivery_for(OTHER_KEY, "U2") is None
+
+    async def test_an_update_changes_the_verdict_position_headline_and_time_only(self, store: StateStore) -> None:
+        await store.record_sent(KEY, "U1", "D1", "1.1", "waiting-for-quota", 3, "3rd in line", T0)
+        assert await store.record_update(KEY, "U1", "waiting-for-quota", 1, "next in line é 🚀", _at(10)) is True
+        assert await store.record_update(KEY, "U9", "v", 1, "h", _at(10)) is False
+        assert (await store.load()).deliveries == (
+            Delivery(KEY, "U1", "D1", "1.1", "waiting-for-quota", 1, "next in line é 🚀", T0, _at(10), None),
+        )
+
+    async def test_closing_is_idempotent_and_retention_forgets_only_old_closed_deliveries(
+        self, store: StateStore
+    ) -> None:
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        await store.record_sent(KEY, "U2", "D2", "1.2", "v", 1, "h", T0)
+        await store.record_sent(OTHER_KEY, "U1", "D1", "1.3", "v", 1, "h", T0)
+        assert await store.close(KEY, "U1", _at(10)) is True
+        assert await store.close(KEY, "U1", _at(20)) is False  # closed already: the first time is kept
+        assert await store.close(KEY, "U3", _at(20)) is False
+        assert await store.close(KEY, "U2", _at(30)) is True
+        state = await store.load()
+        closed = state.delivery_for(KEY, "U1")
+        assert closed is not None and closed.closed_at == _at(10)
+        assert [(d.key, d.target) for d in state.open_deliveries()] == [(OTHER_KEY, "U1")]
+
+        assert await store.forget_closed(_at(10)) == 0  # strictly before
+        assert await store.forget_closed(_at(20)) == 1
+        assert await store.forget_closed(_at(20)) == 0
+        assert [(d.key, d.target) for d in (await store.load()).deliveries] == [(KEY, "U2"), (OTHER_KEY, "U1")]
+        assert await store.forget_closed(_at(60 * 24 * 365)) == 1
+        assert [(d.key, d.target) for d in (await store.load()).deliveries] == [(OTHER_KEY, "U1")]
+
+    async def test_a_new_intent_reopens_a_closed_delivery(self, store: StateStore) -> None:
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        await store.close(KEY, "U1", _at(10))
+        await store.record_intent(KEY, "U1", "evicted", None, "evicted again", _at(20))
+        assert (await store.load()).deliveries == (
+            Delivery(KEY, "U1", "", None, "evicted", None, "evicted again", _at(20), _at(20), None),
+        )
+
+    async def test_snoozes_per_workload_and_for_everything(self, store: StateStore) -> None:
+        await store.snooze("U1", KEY, _at(60))
+        await store.snooze("U2", ALL, _at(30))
+        state = await store.load()
+        assert state.snoozes == (Snooze("U1", KEY, _at(60)), Snooze("U2", ALL, _at(30)))
+        assert state.is_snoozed("U1", KEY, _at(59)) is True
+        assert state.is_snoozed("U1", KEY, _at(60)) is False  # until is exclusive
+        assert state.is_snoozed("U1", OTHER_KEY, _at(1)) is False
+        assert state.is_snoozed("U2", KEY, _at(1)) is True
+        assert state.is_snoozed("U2", OTHER_KEY, _at(29)) is True
+        assert state.is_snoozed("U3", KEY, _at(1)) is False
+
+        await store.snooze("U1", KEY, _at(120))  # a new snooze replaces the earlier one
+        assert await store.unsnooze("U2", ALL) is True
+        assert await store.unsnooze("U2", ALL) is False
+        assert (await store.load()).snoozes == (Snooze("U1", KEY, _at(120)),)
+
+    async def test_retention_forgets_ended_snoozes(self, store: StateStore) -> None:
+        await store.snooze("U1", KEY, _at(10))
+        await store.snooze("U1", OTHER_KEY, _at(100))
+        assert await store.forget_closed(_at(50)) == 0
+        assert (await store.load()).snoozes == (Snooze("U1", OTHER_KEY, _at(100)),)
+
+    async def test_mutes_are_idempotent_and_keep_the_first_time(self, store: StateStore) -> None:
+        assert await store.mute("U1", T0) is True
+        assert await store.mute("U1", _at(5)) is False
+        assert await store.mute("U2", _at(5)) is True
+        state = await store.load()
+        assert state.mutes == (Mute("U1", T0), Mute("U2", _at(5)))
+        assert state.is_muted("U1") and not state.is_muted("U3")
+        assert await store.unmute("U1") is True
+        assert await store.unmute("U1") is False
+        assert (await store.load()).mutes == (Mute("U2", _at(5)),)
+
+    async def test_a_restart_remembers_everything(self, backend: Backend, store: StateStore) -> None:
+        await store.subscribe(_sub("U1"))
+        await store.subscribe(_sub("U2", "team-b", "eval", None))
+        await store.record_intent(KEY, "U1", "waiting-for-quota", 2, "2nd", T0)
+        await store.record_sent(OTHER_KEY, "U2", "D2", "9.9", "inadmissible", None, "never fits", T0, digest=True)
+        await store.close(OTHER_KEY, "U2", _at(3))
+        await store.snooze("U1", ALL, _at(60))
+        await store.mute("U3", T0)
+        before = await store.load()
+        await store.aclose()
+
+        again = backend()
+        try:
+            assert await again.load() == before
+        finally:
+            await again.aclose()
+        assert len(before.subscriptions) == 2 and len(before.deliveries) == 2
+
+    async def test_two_writers_at_once_lose_nothing(self, backend: Backend, store: StateStore) -> None:
+        other = backend()
+
+        async def subscribe_many(writer: StateStore, user: str) -> list[bool]:
+            return [await writer.subscribe(_sub(user, "team-a", f"job-{i}")) for i in range(50)]
+
+        async def mute_some(writer: StateStore, users: range) -> None:
+            for i in users:
+                await writer.mute(f"M{i}", T0)
+
+        try:
+            first, second, *_ = await asyncio.gather(
+                subscribe_many(store, "U1"),
+                subscribe_many(other, "U2"),
+                mute_some(store, range(0, 10)),
+                mute_some(other, range(10, 20)),
+            )
+            state = await backend_load(backend)
+        finally:
+            await other.aclose()
+        assert all(first) and all(second)
+        assert len(state.subscriptions) == 100
+        assert len(state.mutes) == 20
+
+    async def test_naive_times_are_refused(self, store: StateStore) -> None:
+        naive = datetime(2026, 11, 3, 10, 0)  # the point of the test
+        with pytest.raises(ValueError, match="naive"):
+            await store.record_intent(KEY, "U1", "v", None, "h", naive)
+        with pytest.raises(ValueError, match="naive"):
+            Subscription("U1", "team-a", "train", None, naive)
+        assert await store.load() == State()
+
+    async def test_a_closed_store_refuses_work(self, backend: Backend) -> None:
+        store = backend()
+        await store.subscribe(_sub())
+        await store.aclose()
+        with pytest.raises(StoreUnavailable, match="closed"):
+            await store.subscribe(_sub("U2"))
+
+
+async def backend_load(backend: Backend) -> State:
+    """The state as a fresh store sees it."""
+    reader = backend()
+    try:
+        return await reader.load()
+    finally:
+        await reader.aclose()
+
+
+# -------------------------------------------------------------------------------------------------
+# SQLite
+
+
+class TestSQLiteStore(StoreContract):
+    @pytest.fixture
+    def backend(self, tmp_path: Path) -> Backend:
+        return lambda: SQLiteStore(tmp_path / "state.sqlite3")
+
+
+def _v1_database(path: Path) -> None:
+    """A database as the first release of the bot left it, with data."""
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert migrate(db, upto=1) == 1
+        db.execute(
+            "INSERT INTO subscriptions VALUES (?, ?, ?, ?, ?)", ("U1", "team-a", "train", "Job", format_time(T0))
+        )
+        db.execute(
+            "INSERT INTO deliveries VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (KEY, "U1", "D1", "1.1", "v", 2, "h", format_time(T0), format_time(T0), None, 0),
+        )
+        db.execute("INSERT INTO snoozes VALUES (?, ?, ?)", ("U1", ALL, format_time(_at(60))))
+        db.execute("INSERT INTO mutes VALUES (?, ?)", ("U2", format_time(T0)))
+    finally:
+        db.close()
+
+
+def _indexes(path: Path) -> set[str]:
+    db = sqlite3.connect(path)
+    try:
+        return {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")}
+    finally:
+        db.close()
+
+
+async def test_a_version_1_database_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    _v1_database(path)
+    assert _indexes(path) == set()
+
+    store = SQLiteStore(path)
+    try:
+        state = await store.load()
+    finally:
+        await store.aclose()
+    assert state == State(
+        (Subscription("U1", "team-a", "train", "Job", T0),),
+        (Delivery(KEY, "U1", "D1", "1.1", "v", 2, "h", T0, T0, None),),
+        (Snooze("U1", ALL, _at(60)),),
+        (Mute("U2", T0),),
+    )
+    db = sqlite3.connect(path)
+    try:
+        assert schema_version(db) == len(MIGRATIONS) == 2
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    finally:
+        db.close()
+    assert _indexes(path) == {"deliveries_closed_at", "subscriptions_job"}
+
+
+async def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    for _ in range(2):
+        store = SQLiteStore(path)
+        await store.subscribe(_sub())
+        await store.aclose()
+    db = sqlite3.connect(path)
+    try:
+        assert schema_version(db) == 2
+        assert db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
+    finally:
+        db.close()
+
+
+async def test_a_database_newer_than_the_bot_is_refused_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    _v1_database(path)
+    db = sqlite3.connect(path, isolation_level=None)
+    db.execute("UPDATE schema_version SET version = 7")
+    db.close()
+    store = SQLiteStore(path)
+    with pytest.raises(StoreUnavailable, match="schema version 7, newer than this bot knows"):
+        await store.load()
+    await store.aclose()
+    assert _indexes(path) == set()
+
+
+async def test_a_database_locked_by_another_process_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path, busy_timeout=0.2)
+    await store.subscribe(_sub("U1"))
+    other = sqlite3.connect(path, isolation_level=None)
+    try:
+        other.execute("BEGIN EXCLUSIVE")
+        other.execute("INSERT INTO mutes VALUES ('U9', ?)", (format_time(T0),))
+        with pytest.raises(StoreUnavailable, match=r"is locked by another process \(waited 0.2 s\)") as caught:
+            await store.subscribe(_sub("U2"))
+        assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+        assert [s.user for s in (await store.load()).subscriptions] == ["U1"]  # readers are not blocked (WAL)
+        other.execute("COMMIT")
+        assert await store.subscribe(_sub("U2")) is True  # and the store works again once the lock is gone
+    finally:
+        other.close()
+        await store.aclose()
+    assert [s.user for s in (await backend_load(lambda: SQLiteStore(path))).subscriptions] == ["U1", "U2"]
+
+
+async def test_a_full_database_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path, max_bytes=96 * 1024)  # PRAGMA max_page_count: SQLite's own "database or disk is full"
+    subscribed = []
+    try:
+        with pytest.raises(StoreUnavailable, match="is full") as caught:
+            for i in range(10_000):
+                sub = _sub("U1", "team-a", f"job-{i:05d}-" + "x" * 200)
+                await store.subscribe(sub)
+                subscribed.append(sub)
+        assert isinstance(caught.value.__cause__, sqlite3.OperationalError)
+        assert "full" in str(caught.value.__cause__)
+        assert subscribed, "the limit is too low to test anything"
+        assert (await store.load()).subscriptions == tuple(subscribed)
+        assert await store.unsubscribe("U1", "team-a", subscribed[0].name) is True  # still usable
+    finally:
+        await store.aclose()
+    assert (await backend_load(lambda: SQLiteStore(path))).subscriptions == tuple(subscribed[1:])
+
+
+async def test_a_database_in_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "no" / "such" / "dir" / "state.sqlite3")
+    with pytest.raises(StoreUnavailable, match="cannot be opened"):
+        await store.load()
+    await store.aclose()
+
+
+# -------------------------------------------------------------------------------------------------
+# STATE_URL
+
+
+def _never() -> StateStore:
+    raise AssertionError("the Kubernetes store is not wanted here")
+
+
+@pytest.mark.parametrize(
+    ("url", "path"),
+    [
+        pytest.param("sqlite:///kueue-bot-state.sqlite3", "kueue-bot-state.sqlite3", id="relative"),
+        pytest.param("sqlite:///data/state.db", "data/state.db", id="relative-dir"),
+        pytest.param("sqlite:////var/lib/kueue-bot/state.db", "/var/lib/kueue-bot/state.db", id="absolute"),
+    ],
+)
+async def test_sqlite_urls_name_a_file(url: str, path: str) -> None:
+    store = open_store(url, kubernetes=_never)
+    assert isinstance(store, SQLiteStore)
+    assert store.path == path
+    await store.aclose()  # never opened, so nothing was created
+
+
+async def test_the_kubernetes_url_uses_the_factory(tmp_path: Path) -> None:
+    made = SQLiteStore(tmp_path / "stand-in.db")
+    assert open_store("kubernetes://", kubernetes=lambda: made) is made
+    await made.aclose()
+
+
+@pytest.mark.parametrize(
+    ("url", "kubernetes", "message"),
+    [
+        pytest.param("kubernetes://", None, "needs a Kubernetes client", id="kubernetes-without-client"),
+        pytest.param("sqlite:///", _never, "names no database file", id="sqlite-without-path"),
+        pytest.param("sqlite:///data/", _never, "names no database file", id="sqlite-directory"),
+        pytest.param("redis://localhost", _never, "neither sqlite", id="unknown-scheme"),
+        pytest.param("sqlite://relative.db", _never, "neither sqlite", id="two-slashes"),
+    ],
+)
+def test_bad_state_urls_are_config_errors(url: str, kubernetes: Callable[[], StateStore] | None, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        open_store(url, kubernetes=kubernetes)
+
+
+# -------------------------------------------------------------------------------------------------
+# The records
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        pytest.param("2026-11-03T10:00:00.000000Z", T0, id="our-format"),
+        pytest.param("2026-11-03T10:00:00Z", T0, id="no-fraction"),
+        pytest.param("2026-11-03T11:00:00+01:00", T0, id="other-zone"),
+    ],
+)
+def test_times_are_read_in_utc(text: str, expected: datetime) -> None:
+    parsed = parse_time(text)
+    assert parsed == expected and parsed.tzinfo is UTC
+
+
+def test_times_are_written_fixed_width_so_text_order_is_time_order() -> None:
+    times = [T0, T0 + timedelta(microseconds=1), T0 + timedelta(seconds=1), T0 + timedelta(days=400)]
+    texts = [format_time(t) for t in times]
+    assert texts[0] == "2026-11-03T10:00:00.000000Z"
+    assert sorted(texts) == texts and len({len(t) for t in texts}) == 1
+
+
+def test_records_in_another_zone_are_kept_in_utc() -> None:
+    paris = datetime(2026, 11, 3, 11, 0, tzinfo=datetime.fromisoformat("2026-01-01T00:00+01:00").tzinfo)
+    sub = Subscription("U1", "team-a", "train", None, paris)
+    assert sub.created == T0 and sub.created.tzinfo is UTC
+
+
+def test_state_is_sorted_by_identity() -> None:
+    state = State.of([_sub("U2"), _sub("U1", "team-b"), _sub("U1")], mutes=[Mute("U2", T0), Mute("U1", T0)])
+    assert [(s.user, s.namespace) for s in state.subscriptions] == [
+        ("U1", "team-a"),
+        ("U1", "team-b"),
+        ("U2", "team-a"),
+    ]
+    assert [m.user for m in state.mutes] == ["U1", "U2"]
