@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot import __version__
+from bot.config import Settings
 from bot.copy import language_of
 from bot.errors import BotError, DumpUnreadable
 from bot.terminal import render_text
@@ -36,6 +37,23 @@ examples:
   kubectl get jobs,workloads,localqueues,clusterqueues,resourceflavors,events -A -o yaml > cluster.yaml
 
 exit status: 0 answered, 1 no such job, 2 bad usage, 3 the cluster or the file could not be read.
+"""
+
+
+_DEMO_HELP = """\
+Chat with the real kueue-bot (its HTTP server, Bolt, the engine, the watcher) about a small demo cluster
+that moves on over time, through a local Slack stand-in. Nothing else needs to run.
+
+what you type:
+  why is train-octobre pending?        an @mention of kueue-bot in #ml-platform
+  /kueue queue equipe-data/default     the slash command
+  dm why is llm-eval-70b pending?      a direct message
+  click watch                          a button of the last message that has it
+  /advance                             the cluster moves on to its next moment
+  /wait-dm [TEXT]                      (scripts) wait for a DM from kueue-bot
+  help, quit
+
+Without a terminal on stdin, the demo plays its tour (bot/demo/script.txt) and exits.
 """
 
 
@@ -113,6 +131,29 @@ def build_parser() -> argparse.ArgumentParser:
     check_cmd.add_argument(
         "--env-file", default=".env", help="settings file read under the environment (default: .env)"
     )
+
+    demo_cmd = commands.add_parser(
+        "demo",
+        help="chat with the real bot about a demo cluster, in this terminal (no Slack, no cluster needed)",
+        description=_DEMO_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    demo_cmd.add_argument(
+        "--script",
+        metavar="FILE",
+        default=None,
+        help="play the lines of FILE (- for stdin) instead of reading the terminal; exit 1 if one gets no answer",
+    )
+    demo_cmd.add_argument(
+        "--advance-every",
+        type=float,
+        default=40.0,
+        metavar="SECONDS",
+        help="the cluster moves on every SECONDS when you chat (default: 40; 0: only when you type /advance)",
+    )
+    demo_cmd.add_argument("--lang", choices=("en", "fr"), default="en", help="your Slack language (default: en)")
+    demo_cmd.add_argument("--no-color", action="store_true", help="no colours, even on a terminal")
+    demo_cmd.add_argument("--verbose", action="store_true", help="show the bot's own log lines on stderr")
     return parser
 
 
@@ -192,8 +233,6 @@ def run_serve(args: argparse.Namespace) -> int:
     from bot.config import load_settings
     from bot.errors import ConfigError
     from bot.log import setup_logging
-    from bot.server import build_server
-    from bot.service import SnapshotSource, StaticSource
 
     try:
         settings = load_settings(env_file=args.env_file)
@@ -203,25 +242,49 @@ def run_serve(args: argparse.Namespace) -> int:
     if args.port is not None:
         settings = replace(settings, port=args.port)
     setup_logging(settings.log_level, settings.log_format)
-    source: SnapshotSource
     try:
-        if args.from_file:
-            from bot.kube.dump import read_dump
-
-            source = StaticSource(read_dump(args.from_file).snapshot)
-        else:
-            from bot.kube.sources import live_source
-
-            source = live_source(settings)
+        asyncio.run(_serve(settings, args.from_file))
     except BotError as error:
         print(f"kueue-bot: {error}", file=sys.stderr)
         return EXIT_UNAVAILABLE
-
-    async def serve() -> None:
-        await build_server(settings, source).run_forever()
-
-    asyncio.run(serve())
     return EXIT_OK
+
+
+async def _serve(settings: Settings, dump: str | None) -> None:
+    """Assemble the bot for `serve`: a dump or the live cluster, the state store, the leader election."""
+    from bot.server import build_server, utc_now
+    from bot.service import SnapshotSource, StaticSource
+
+    source: SnapshotSource
+    elector = None
+    if dump:
+        from bot.kube.dump import read_dump
+        from bot.kube.sources import state_store
+
+        source = StaticSource(read_dump(dump).snapshot)
+        store = state_store(settings, None)
+    else:
+        from bot.kube.sources import kube_client, leader_elector, live_source, state_store
+
+        client = kube_client(settings)
+        source = live_source(client, utc_now)
+        store = state_store(settings, client)
+        if settings.leader_election:
+            elector = leader_elector(settings, client, utc_now)
+    server = build_server(
+        settings, source, store=store, is_leader=(lambda: elector.is_leader) if elector is not None else None
+    )
+    if elector is not None:
+        elector.start()
+        server.background.append(elector.stop)
+    await server.run_forever()
+
+
+def run_demo(args: argparse.Namespace) -> int:
+    from bot.demo.run import demo_main, demo_options
+
+    options = demo_options(args, stdout_tty=sys.stdout.isatty(), no_color=bool(os.environ.get("NO_COLOR")))
+    return demo_main(options, stdin_tty=sys.stdin.isatty(), out=sys.stdout)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -233,4 +296,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_serve(args)
     if args.command == "check-config":
         return run_check_config(args)
+    if args.command == "demo":
+        return run_demo(args)
     parser.error(f"unknown command {args.command!r}")
