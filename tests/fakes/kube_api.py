@@ -1098,7 +1098,7 @@ class ThreadedKubeAPI:
         self._stop = asyncio.Event()
         try:
             await self.api.start()
-        except Exception as e:  # handed over to start(), in the caller's thread
+        except Exception as e:  # noqa: BLE001 - handed over to start(), in the caller's thread
             self._failure = e
             return
         finally:
