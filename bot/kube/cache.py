@@ -653,6 +653,8 @@ class ClusterCache:
             namespace=namespace,
             workloads=dict(self._wl_ns.get(namespace, {})),
             local_queues=local_queues,
+            lqs_by_ns={ns: tuple(bucket.values()) for ns, bucket in self._lq_ns.items()},
+            lqs_by_cq={cq: tuple(bucket.values()) for cq, bucket in self._lq_cq.items()},
             cluster_queues=cluster_queues,
             flavors=dict(self._flavors),
             cohorts=cohorts,
@@ -711,6 +713,8 @@ class CacheView:
         namespace: str,
         workloads: dict[str, Workload],
         local_queues: dict[Key, LocalQueue],
+        lqs_by_ns: dict[str, tuple[LocalQueue, ...]],
+        lqs_by_cq: dict[str, tuple[LocalQueue, ...]],
         cluster_queues: dict[str, ClusterQueue],
         flavors: dict[str, ResourceFlavor],
         cohorts: dict[str, Cohort],
@@ -725,6 +729,8 @@ class CacheView:
         self.focus = namespace
         self._workloads = workloads
         self._local_queues = local_queues
+        self._lqs_by_ns = lqs_by_ns
+        self._lqs_by_cq = lqs_by_cq
         self._cluster_queues = cluster_queues
         self._flavors = flavors
         self._cohorts = cohorts
@@ -763,10 +769,10 @@ class CacheView:
         return self._local_queues.get((namespace, name))
 
     def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]:
-        return tuple(lq for (ns, _), lq in self._local_queues.items() if ns == namespace)
+        return self._lqs_by_ns.get(namespace, ())
 
     def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]:
-        return tuple(lq for lq in self._local_queues.values() if lq.cluster_queue == cluster_queue)
+        return self._lqs_by_cq.get(cluster_queue, ())
 
     def cluster_queue(self, name: str) -> ClusterQueue | None:
         return self._cluster_queues.get(name)

@@ -148,6 +148,7 @@ class Informer:
         self.watches = 0  # watch requests made
         self.failures = 0  # consecutive failures, for the backoff
         self.last_error = ""
+        self._need_list = True  # no valid resourceVersion to watch from
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._response: urllib3.BaseHTTPResponse | None = None
@@ -187,21 +188,21 @@ class Informer:
     # --- the thread ---------------------------------------------------------------------------------
 
     def _run(self) -> None:
-        need_list = True
         while not self._stopping.is_set():
             try:
-                if need_list:
+                if self._need_list:
                     if self.settings.initial == "watch-list" and self.watches == 0:
-                        self._watch(initial=True)
+                        self._watch(initial=True)  # goes on as the watch once the initial objects are in
                     else:
                         self._list()
-                    need_list = False
                     if self.served is False:
                         return
+                    if self._need_list:
+                        continue
                 self._watch(initial=False)
             except _Expired:
                 log.info("resource version expired: relisting", extra={"kind": self.kind})
-                need_list = True
+                self._need_list = True
                 self.failures = 0
             except BotError as error:
                 if self._stopping.is_set():
@@ -330,6 +331,7 @@ class Informer:
             break
         self.served = True
         self.synced = True
+        self._need_list = False
         self.lists += 1
         self.failures = 0
         self.sink([Change(self.kind, "list-end", ("", self.resource_version))])
@@ -363,7 +365,7 @@ class Informer:
                     return
                 received += 1
                 self._event(line, what, initial)
-                if initial and self.synced:
+                if initial and not self._need_list:
                     initial = False
         except (urllib3.exceptions.HTTPError, OSError) as error:
             if self._stopping.is_set():
@@ -373,7 +375,7 @@ class Informer:
             raise translate(error, what) from error
         finally:
             self._release(response)
-        if initial and not self.synced:
+        if initial and self._need_list:
             raise ClusterUnavailable(f"{what} ended before the initial objects were all sent")
         if received:
             self.failures = 0
@@ -400,6 +402,7 @@ class Informer:
             if initial and (metadata.get("annotations") or {}).get(_INITIAL_EVENTS_END) == "true":
                 self.served = True
                 self.synced = True
+                self._need_list = False
                 self.lists += 1
                 self.failures = 0
                 self.sink([Change(self.kind, "list-end", ("", rv))])

@@ -223,6 +223,9 @@ async def test_a_streamed_initial_list(api: FakeKubeAPI, client: KubeClient) -> 
         assert _names(cache) == {"w0", "w1", "w2"}
         api.add(_workload("w3"))
         await cache.wait_for(lambda: len(_names(cache)) == 4)
+        api.drop_watches()
+        again = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
+        assert again.query["resourceVersion"] and "sendInitialEvents" not in again.query
     assert api.count_requests(path=WORKLOADS, watch=False) == 0
     first = api.requests[[r.path for r in api.requests].index(WORKLOADS.replace("\\", ""))]
     assert first.query.get("sendInitialEvents") == "true"
