@@ -78,12 +78,13 @@ CACHED_KINDS = (
 )
 OPTIONAL_KINDS = frozenset({"Cohort", "Topology"})
 
-OrderKey = tuple[tuple[int, datetime, str], str, str]
+OrderKey = tuple[int, datetime, str, str, str]
 
 
 def order_key(workload: Workload) -> OrderKey:
-    """Kueue's queue order, made total with namespace and name."""
-    return (queue_order_key(workload), workload.namespace, workload.name)
+    """Kueue's queue order (`queue_order_key`), made total with namespace and name; one flat tuple."""
+    priority, since, uid = queue_order_key(workload)
+    return (priority, since, uid, workload.namespace, workload.name)
 
 
 def _new_order() -> Any:
@@ -104,6 +105,40 @@ def _remove_from(index: dict[Any, dict[Any, Any]], key: Any, name: Any) -> None:
         bucket.pop(name, None)
         if not bucket:
             del index[key]
+
+
+# Indexes where a key almost always has one Workload (job uid, owner) hold it alone, else a dict by name:
+# a one-entry dict per Workload would cost ~180 bytes each.
+Few = Workload | dict[str, Workload]
+
+
+def _add_few(index: dict[Any, Few], key: Any, workload: Workload) -> None:
+    held = index.get(key)
+    if held is None or (isinstance(held, Workload) and held.name == workload.name):
+        index[key] = workload
+    elif isinstance(held, Workload):
+        index[key] = {held.name: held, workload.name: workload}
+    else:
+        held[workload.name] = workload
+
+
+def _remove_few(index: dict[Any, Few], key: Any, name: str) -> None:
+    held = index.get(key)
+    if held is None:
+        return
+    if isinstance(held, Workload):
+        if held.name == name:
+            del index[key]
+        return
+    held.pop(name, None)
+    if len(held) == 1:
+        index[key] = next(iter(held.values()))
+
+
+def _few(held: Few | None) -> tuple[Workload, ...]:
+    if held is None:
+        return ()
+    return (held,) if isinstance(held, Workload) else tuple(held.values())
 
 
 class ClusterCache:
@@ -145,8 +180,8 @@ class ClusterCache:
         # stores
         self._workloads: dict[Key, Workload] = {}
         self._wl_ns: dict[str, dict[str, Workload]] = {}
-        self._wl_uid: dict[tuple[str, str], dict[str, Workload]] = {}
-        self._wl_owner: dict[Key, dict[str, Workload]] = {}  # (namespace, owner name)
+        self._wl_uid: dict[Key, Few] = {}  # (namespace, job uid)
+        self._wl_owner: dict[Key, Few] = {}  # (namespace, owner name)
         self._wl_lq: dict[Key, dict[str, Workload]] = {}
         self._wl_admitted: dict[str, dict[Key, Workload]] = {}
         self._cq_order: dict[str, Any] = {}  # cq -> SortedKeyList[Workload]
@@ -432,9 +467,9 @@ class ClusterCache:
         _add_to(self._wl_ns, namespace, name, workload)
         uid = workload.meta.labels.get(JOB_UID_LABEL)
         if uid:
-            _add_to(self._wl_uid, (namespace, uid), name, workload)
+            _add_few(self._wl_uid, (namespace, uid), workload)
         for owner_name in {owner.name for owner in workload.meta.owners}:
-            _add_to(self._wl_owner, (namespace, owner_name), name, workload)
+            _add_few(self._wl_owner, (namespace, owner_name), workload)
         queue = workload.queue_name
         cq = self._cq_of(namespace, queue) if queue else None
         if queue:
@@ -454,9 +489,9 @@ class ClusterCache:
         _remove_from(self._wl_ns, namespace, name)
         uid = workload.meta.labels.get(JOB_UID_LABEL)
         if uid:
-            _remove_from(self._wl_uid, (namespace, uid), name)
+            _remove_few(self._wl_uid, (namespace, uid), name)
         for owner_name in {owner.name for owner in workload.meta.owners}:
-            _remove_from(self._wl_owner, (namespace, owner_name), name)
+            _remove_few(self._wl_owner, (namespace, owner_name), name)
         queue = workload.queue_name
         cq = self._cq_of(namespace, queue) if queue else None
         if queue:
@@ -524,7 +559,7 @@ class ClusterCache:
         """The Workloads whose owner reference names this object (any kind when `kind` is None)."""
         return [
             workload
-            for workload in self._wl_owner.get((namespace, name), {}).values()
+            for workload in _few(self._wl_owner.get((namespace, name)))
             if any(o.name == name and (kind is None or o.kind == kind) for o in workload.meta.owners)
         ]
 
@@ -550,7 +585,7 @@ class ClusterCache:
         return view
 
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
-        return tuple(self._wl_uid.get((namespace, uid), {}).values())
+        return _few(self._wl_uid.get((namespace, uid)))
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         view = self._views.get(("cq", cluster_queue))

@@ -9,7 +9,7 @@ from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner, freeze
 from bot.kube.informer import Change
-from bot.trace.model import Condition, LocalQueue, Meta, Workload
+from bot.trace.model import JOB_UID_LABEL, Condition, LocalQueue, Meta, Workload
 from bot.trace.snapshot import MemorySnapshot
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -37,6 +37,7 @@ def _workload(ns: int, name: int, priority: int, minute: int, queue: int, state:
             NAMESPACES[ns],
             uid=f"uid-{ns}-{name}",
             created=T0 + timedelta(minutes=minute),
+            labels={JOB_UID_LABEL: f"job-{name % 3}"},  # shared by several Workloads at times
         ),
         queue_name=QUEUES[queue],
         pod_sets=(),
@@ -106,6 +107,10 @@ def test_incremental_order_is_the_full_sort(ops: list[object]) -> None:
                 assert cache.position_in(cq, workload) == reference.position_in(cq, workload)
                 assert view.position_in(cq, workload) == reference.position_in(cq, workload)
         assert {w.name for w in cache.workloads_in(namespace)} == {w.name for w in reference.workloads_in(namespace)}
+        for uid in ("job-0", "job-1", "job-2"):
+            assert {w.name for w in cache.workloads_for_job_uid(namespace, uid)} == {
+                w.name for w in reference.workloads_for_job_uid(namespace, uid)
+            }
 
 
 def test_a_relist_forgets_what_it_did_not_see() -> None:
