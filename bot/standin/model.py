@@ -1,7 +1,7 @@
 """The state of the fake workspace (users, channels, messages) and the records tests wait on.
 
-Nothing here does I/O: `slack_web` reads and changes a `Workspace` for the Web API, `slack_payloads` for the
-events a user's action would produce, and `slack_api.FakeSlack` exposes both to tests.
+Nothing here does I/O: `web` reads and changes a `Workspace` for the Web API, `payloads` for the
+events a user's action would produce, and `slack.FakeSlack` exposes both to tests and the demo.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The Web API methods of the fake Slack, over a `Workspace`.
 
 `WebApi.call(method, params)` returns the body of a successful answer without `ok`, or raises `SlackError`
-(Slack's `{"ok": false, "error": ...}`). Authentication, faults and HTTP live in `slack_api`. Errors and
+(Slack's `{"ok": false, "error": ...}`). Authentication, faults and HTTP live in `slack`. Errors and
 shapes follow https://docs.slack.dev/reference/methods.
 """
 
@@ -13,8 +13,8 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tests.fakes.slack_blocks import VIEW_MAX_BLOCKS, block_errors
-from tests.fakes.slack_model import Channel, Ephemeral, JsonDict, Message, Workspace
+from bot.standin.blocks import VIEW_MAX_BLOCKS, block_errors
+from bot.standin.model import Channel, Ephemeral, JsonDict, Message, Workspace
 
 MAX_TEXT = 40_000
 _DEFAULT_PAGE = 100

@@ -15,7 +15,7 @@ from typing import Literal
 
 from aiohttp import WSCloseCode, WSMsgType, web
 
-from tests.fakes.slack_model import JsonDict, Recorder
+from bot.standin.model import JsonDict, Recorder
 
 EnvelopeKind = Literal["events_api", "slash_commands", "interactive"]
 

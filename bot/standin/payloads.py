@@ -2,7 +2,7 @@
 
 Shapes follow https://docs.slack.dev/reference/events (app_mention, message.im, app_home_opened),
 https://docs.slack.dev/interactivity/implementing-slash-commands and .../reference/interaction-payloads.
-The same payloads travel over HTTP (signed, see `slack_api`) and inside Socket Mode envelopes.
+The same payloads travel over HTTP (signed, see `slack`) and inside Socket Mode envelopes.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import re
 import time
 import uuid
 
-from tests.fakes.slack_model import Identity, JsonDict, Message, Workspace
+from bot.standin.model import Identity, JsonDict, Message, Workspace
 
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)>")
 

@@ -1,0 +1,214 @@
+"""Slack messages as a person reads them, for a terminal: Block Kit and mrkdwn to lines of text. Pure.
+
+Headers and *bold* are bold, `code` is cyan, context lines are dim, buttons read [Re-check] [Watch this job];
+emoji names become emoji, mentions become @name, links "label (url)", and Slack's &amp; &lt; &gt; are undone.
+Without colour the same text comes out plain: no escape codes at all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+Block = Mapping[str, Any]
+
+EMOJI = {
+    "no_entry": "⛔",
+    "hourglass_flowing_sand": "⏳",
+    "white_check_mark": "✅",
+    "x": "❌",
+    "information_source": "ℹ️",
+    "heavy_minus_sign": "➖",
+    "grey_question": "❔",
+    "checkered_flag": "🏁",
+    "wastebasket": "🗑️",
+    "large_green_circle": "🟢",
+    "double_vertical_bar": "⏸️",
+    "warning": "⚠️",
+    "eyes": "👀",
+    "satellite_antenna": "📡",
+    "bell": "🔔",
+    "zzz": "💤",
+}
+_CODE = re.compile(r"`([^`\n]*)`")
+_SPAN = re.compile("\x00([0-9]+)\x00")
+_ANGLE = re.compile(r"<([^<>\n]+)>")
+_BOLD = re.compile(r"(?<![\w*])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![\w*])")
+_ITALIC = re.compile(r"(?<![\w_])_(?=\S)([^_\n]+?)(?<=\S)_(?![\w_])")
+_STRIKE = re.compile(r"(?<![\w~])~(?=\S)([^~\n]+?)(?<=\S)~(?![\w~])")
+_EMOJI = re.compile(r":([a-z0-9_+-]+):")
+_ENTITY = re.compile(r"&(amp|lt|gt);")
+_ENTITIES = {"amp": "&", "lt": "<", "gt": ">"}
+
+
+def unescape(text: str) -> str:
+    return _ENTITY.sub(lambda match: _ENTITIES[match.group(1)], text)
+
+
+@dataclass(frozen=True)
+class Style:
+    """How emphasis shows: ANSI escape codes on a colour terminal, nothing otherwise."""
+
+    colour: bool = False
+
+    def _paint(self, text: str, on: str, off: str) -> str:
+        """`text` between an SGR code and the code that undoes only it, so that styles nest."""
+        return f"\x1b[{on}m{text}\x1b[{off}m" if self.colour and text else text
+
+    def bold(self, text: str) -> str:
+        return self._paint(text, "1", "22")
+
+    def italic(self, text: str) -> str:
+        return self._paint(text, "3", "23")
+
+    def dim(self, text: str) -> str:
+        return self._paint(text, "2", "22")
+
+    def code(self, text: str) -> str:
+        return self._paint(text, "36", "39")
+
+    def accent(self, text: str) -> str:
+        return self._paint(self._paint(text, "35", "39"), "1", "22")
+
+    def button(self, text: str) -> str:
+        return self._paint(self._paint(f"[{text}]", "34", "39"), "1", "22")
+
+
+@dataclass(frozen=True)
+class Button:
+    label: str
+    action_id: str
+    value: str | None
+
+
+def mrkdwn(text: str, style: Style, users: Mapping[str, str] | None = None) -> str:
+    """One mrkdwn text (possibly several lines) as terminal text. Code spans are set aside first (nothing
+    inside them is formatting), so that *bold around `code`* still reads bold."""
+    spans: list[str] = []
+
+    def aside(match: re.Match[str]) -> str:
+        spans.append(style.code(unescape(match.group(1))))
+        return f"\x00{len(spans) - 1}\x00"
+
+    inline = _inline(_CODE.sub(aside, text.replace("\x00", "")), style, users or {})
+    return _SPAN.sub(lambda match: spans[int(match.group(1))], inline)
+
+
+def _angle(inner: str, users: Mapping[str, str]) -> str:
+    target, _, label = inner.partition("|")
+    if target.startswith("@"):
+        return "@" + (label or users.get(target[1:], target[1:]))
+    if target.startswith("#"):
+        return "#" + (label or target[1:])
+    if target.startswith("!"):
+        return "@" + (label or target[1:].split("^")[0])
+    return f"{label} ({target})" if label and label != target else target
+
+
+def _inline(text: str, style: Style, users: Mapping[str, str]) -> str:
+    text = _ANGLE.sub(lambda match: _angle(match.group(1), users), text)
+    text = _EMOJI.sub(lambda match: EMOJI.get(match.group(1), match.group(0)), text)
+    text = _BOLD.sub(lambda match: style.bold(match.group(1)), text)
+    text = _ITALIC.sub(lambda match: style.italic(match.group(1)), text)
+    text = _STRIKE.sub(lambda match: match.group(1), text)
+    return unescape(text)
+
+
+def _text_object(value: object, style: Style, users: Mapping[str, str]) -> str:
+    if not isinstance(value, Mapping):
+        return ""
+    text = str(value.get("text") or "")
+    if value.get("type") == "mrkdwn":
+        return mrkdwn(text, style, users)
+    return _EMOJI.sub(lambda match: EMOJI.get(match.group(1), match.group(0)), text)
+
+
+def _element(element: Block, style: Style, users: Mapping[str, str]) -> str:
+    kind = element.get("type")
+    if kind == "button":
+        return style.button(_text_object(element.get("text"), Style(), users))
+    if kind == "image":
+        return f"[image: {element.get('alt_text', '')}]"
+    if kind in ("mrkdwn", "plain_text"):
+        return _text_object(element, style, users)
+    placeholder = _text_object(element.get("placeholder"), Style(), users)
+    return style.button(f"{placeholder or kind} ▾")
+
+
+def block_lines(block: Block, style: Style, users: Mapping[str, str]) -> list[str]:
+    kind = block.get("type")
+    if kind == "header":
+        return [style.bold(_text_object(block.get("text"), Style(), users))]
+    if kind == "section":
+        lines = _text_object(block.get("text"), style, users).splitlines() if block.get("text") else []
+        lines += [_text_object(field, style, users) for field in block.get("fields") or []]
+        accessory = block.get("accessory")
+        if isinstance(accessory, Mapping):
+            shown = _element(accessory, style, users)
+            if lines:
+                lines[-1] += "  " + shown
+            else:
+                lines.append(shown)
+        return lines
+    if kind == "context":
+        parts = [_element(e, style, users) for e in block.get("elements") or [] if isinstance(e, Mapping)]
+        return [style.dim(unstyled) for unstyled in ("  ·  ".join(parts)).splitlines()]
+    if kind == "actions":
+        return [" ".join(_element(e, style, users) for e in block.get("elements") or [] if isinstance(e, Mapping))]
+    if kind == "divider":
+        return [style.dim("─" * 40)]
+    if kind == "image":
+        return [f"[image: {block.get('alt_text', '')}]"]
+    return []
+
+
+def message_lines(
+    text: str, blocks: Sequence[Block] | None, style: Style, users: Mapping[str, str] | None = None
+) -> list[str]:
+    """A whole message: its blocks when it has some, else its text."""
+    known = users or {}
+    if not blocks:
+        return mrkdwn(text, style, known).splitlines() or [""]
+    lines: list[str] = []
+    for block in blocks:
+        lines.extend(block_lines(block, style, known))
+    return lines or mrkdwn(text, style, known).splitlines()
+
+
+def buttons(blocks: Sequence[Block] | None) -> list[Button]:
+    """The buttons of a message, in order: in actions blocks and as section accessories."""
+    found: list[Button] = []
+
+    def add(element: object) -> None:
+        if isinstance(element, Mapping) and element.get("type") == "button":
+            label = str((element.get("text") or {}).get("text") or "")
+            value = element.get("value")
+            found.append(Button(label, str(element.get("action_id") or ""), str(value) if value is not None else None))
+
+    for block in blocks or ():
+        if block.get("type") == "actions":
+            for element in block.get("elements") or []:
+                add(element)
+        elif block.get("type") == "section":
+            add(block.get("accessory"))
+    return found
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[^0-9a-z]+", "", text.lower())
+
+
+def matches(button: Button, wanted: str) -> bool:
+    """ "watch" finds [Watch this job] (kueue_watch); "recheck" and "re-check" find [Re-check]."""
+    key = _squash(wanted)
+    if not key:
+        return False
+    label = _squash(button.label)
+    action = _squash(button.action_id.removeprefix("kueue_"))
+    return label.startswith(key) or action == key or action.startswith(key)
+
+
+def strip_ansi(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
