@@ -1,0 +1,506 @@
+"""Benchmark of the informer cache against the fake API server, at cluster sizes up to 50,000 Workloads.
+
+    python bench/run.py --workloads 50000 --queues 500 --format json
+
+The fake Kubernetes API server runs in a subprocess (this same file with --serve), so the resident memory
+measured here is the cache's own. The subprocess fills the fake with N Workloads (60 % pending, 40 %
+admitted, 20 pod-set shapes, 3 priorities) over Q ClusterQueues (10 cohorts), one LocalQueue each, in
+max(10, Q/10) namespaces, 4 ResourceFlavors and 3 WorkloadPriorityClasses; every object validates against
+Kueue's CRDs (the fake checks on add). Then this process measures:
+
+  sync_seconds            from ClusterCache.start() until every informer has synced
+  rss_bytes_per_workload  growth of this process's resident memory over the sync (after gc and
+                          malloc_trim), divided by N
+  trace_p50_ms/p99_ms     a question about a random pending Workload: OnDemand.snapshot_for() (the
+                          detached view) + explain(), position included; requests_per_question counts
+                          the API requests those questions made
+  live_p50_ms             the same question answered by reading the API each time (bot.kube.live.read_live)
+  live_floor_ms           what any read-everything answer costs this process at least: parsing and
+                          decoding the N Workloads once (no server time)
+  events_per_second       K Workloads modified while the cache is cut off, then the time from the first
+                          to the last of the K changes applied by the cache once it watches again
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import ctypes
+import gc
+import json
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.kube.cache import ClusterCache  # noqa: E402
+from bot.kube.client import KubeClient, load_api_client  # noqa: E402
+from bot.kube.decode import decode  # noqa: E402
+from bot.kube.informer import InformerSettings  # noqa: E402
+from bot.kube.live import read_live  # noqa: E402
+from bot.kube.ondemand import OnDemand  # noqa: E402
+from bot.trace.explain import Query, explain  # noqa: E402
+from bot.trace.snapshot import waits_in_queue  # noqa: E402
+
+T0 = datetime(2026, 11, 3, 0, 0, tzinfo=UTC)
+NOW = T0 + timedelta(days=1)
+FLAVORS = ("cpu-a", "cpu-b", "gpu-a100", "gpu-h100")
+PRIORITIES = (("low", 0), ("research", 100), ("production", 1000))
+SHAPES = [
+    (cpu, mem, count)
+    for cpu in ("1", "2", "4", "8", "500m")
+    for mem, count in (("4Gi", 1), ("16Gi", 2), ("64Gi", 4), ("8Gi", 8))
+]
+
+
+def _ts(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# --- the cluster ------------------------------------------------------------------------------------
+
+
+def cluster(workloads: int, queues: int, seed: int) -> list[dict[str, Any]]:
+    """Every object of the benchmark cluster, deterministic for a seed."""
+    rng = random.Random(seed)
+    namespaces = [f"team-{i:03d}" for i in range(max(10, queues // 10))]
+    objects: list[dict[str, Any]] = [
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces
+    ]
+    for flavor in FLAVORS:
+        objects.append(
+            {
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "ResourceFlavor",
+                "metadata": {"name": flavor},
+                "spec": {"nodeLabels": {"node.example.com/pool": flavor}},
+            }
+        )
+    for name, value in PRIORITIES:
+        objects.append(
+            {
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "WorkloadPriorityClass",
+                "metadata": {"name": name},
+                "value": value,
+            }
+        )
+    for q in range(queues):
+        flavor = FLAVORS[q % 2]
+        objects.append(
+            {
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "ClusterQueue",
+                "metadata": {"name": f"cq-{q:04d}"},
+                "spec": {
+                    "cohortName": f"cohort-{q % 10}",
+                    "namespaceSelector": {},
+                    "queueingStrategy": "BestEffortFIFO",
+                    "resourceGroups": [
+                        {
+                            "coveredResources": ["cpu", "memory"],
+                            "flavors": [
+                                {
+                                    "name": flavor,
+                                    "resources": [
+                                        {"name": "cpu", "nominalQuota": 64},
+                                        {"name": "memory", "nominalQuota": "256Gi"},
+                                    ],
+                                }
+                            ],
+                        }
+                    ],
+                },
+                "status": {
+                    "conditions": [
+                        {
+                            "type": "Active",
+                            "status": "True",
+                            "reason": "Ready",
+                            "message": "Can admit new workloads",
+                            "lastTransitionTime": _ts(T0),
+                        }
+                    ],
+                    "flavorsReservation": [
+                        {
+                            "name": flavor,
+                            "resources": [{"name": "cpu", "total": "60"}, {"name": "memory", "total": "240Gi"}],
+                        }
+                    ],
+                },
+            }
+        )
+        objects.append(
+            {
+                "apiVersion": "kueue.x-k8s.io/v1beta2",
+                "kind": "LocalQueue",
+                "metadata": {"name": f"lq-{q:04d}", "namespace": namespaces[q % len(namespaces)]},
+                "spec": {"clusterQueue": f"cq-{q:04d}"},
+            }
+        )
+    for i in range(workloads):
+        q = rng.randrange(queues)
+        objects.append(workload(i, q, namespaces[q % len(namespaces)], rng))
+    return objects
+
+
+def workload(i: int, queue: int, namespace: str, rng: random.Random) -> dict[str, Any]:
+    job = f"train-{i:06d}"
+    job_uid = f"00000000-0000-4000-8000-{i:012d}"
+    cpu, memory, count = SHAPES[rng.randrange(len(SHAPES))]
+    priority_class, priority = PRIORITIES[rng.randrange(len(PRIORITIES))]
+    created = T0 + timedelta(seconds=rng.randrange(86000))
+    admitted = rng.random() < 0.4
+    flavor = FLAVORS[queue % 2]
+    raw: dict[str, Any] = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "Workload",
+        "metadata": {
+            "name": f"job-{job}-{i % 99991:05x}",
+            "namespace": namespace,
+            "uid": f"10000000-0000-4000-8000-{i:012d}",
+            "creationTimestamp": _ts(created),
+            "finalizers": ["kueue.x-k8s.io/resource-in-use"],
+            "labels": {"kueue.x-k8s.io/job-uid": job_uid},
+            "ownerReferences": [
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "name": job,
+                    "uid": job_uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "active": True,
+            "queueName": f"lq-{queue:04d}",
+            "priority": priority,
+            "priorityClassRef": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": priority_class},
+            "podSets": [
+                {
+                    "name": "main",
+                    "count": count,
+                    "template": {
+                        "metadata": {"labels": {"batch.kubernetes.io/job-name": job}},
+                        "spec": {
+                            "restartPolicy": "Never",
+                            "containers": [
+                                {
+                                    "name": "main",
+                                    "image": "registry.example.com/ml/trainer:1.4",
+                                    "resources": {"requests": {"cpu": cpu, "memory": memory}},
+                                }
+                            ],
+                        },
+                    },
+                }
+            ],
+        },
+    }
+    since = _ts(created + timedelta(seconds=1))
+    if admitted:
+        raw["status"] = {
+            "admission": {
+                "clusterQueue": f"cq-{queue:04d}",
+                "podSetAssignments": [
+                    {
+                        "name": "main",
+                        "count": count,
+                        "flavors": {"cpu": flavor, "memory": flavor},
+                        "resourceUsage": {"cpu": cpu, "memory": memory},
+                    }
+                ],
+            },
+            "conditions": [
+                {
+                    "type": "QuotaReserved",
+                    "status": "True",
+                    "reason": "QuotaReserved",
+                    "message": f"Quota reserved in ClusterQueue cq-{queue:04d}",
+                    "lastTransitionTime": since,
+                },
+                {
+                    "type": "Admitted",
+                    "status": "True",
+                    "reason": "Admitted",
+                    "message": "The workload is admitted",
+                    "lastTransitionTime": since,
+                },
+            ],
+        }
+    else:
+        raw["status"] = {
+            "conditions": [
+                {
+                    "type": "QuotaReserved",
+                    "status": "False",
+                    "reason": "Pending",
+                    "message": f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in "
+                    f"flavor {flavor}, {cpu} more needed",
+                    "lastTransitionTime": since,
+                }
+            ],
+            "resourceRequests": [{"name": "main", "resources": {"cpu": cpu, "memory": memory}}],
+        }
+    return raw
+
+
+# --- the server subprocess ----------------------------------------------------------------------------
+
+
+def serve(args: argparse.Namespace) -> None:
+    from tests.fakes.kube_api import FakeKubeAPI
+
+    api = FakeKubeAPI(history_window=max(1000, args.events + 1000), bookmark_interval=1.0)
+    server = api.start_in_thread()
+    started = time.perf_counter()
+    objects = cluster(args.workloads, args.queues, args.seed)
+    for obj in objects:
+        api.add(obj)
+    load_seconds = time.perf_counter() - started
+    del objects
+    print(json.dumps({"url": api.url, "load_seconds": round(load_seconds, 2)}), flush=True)
+    rng = random.Random(args.seed + 1)
+    for line in sys.stdin:
+        command, *rest = line.split()
+        if command == "offline":
+            server.go_offline()
+        elif command == "online":
+            server.go_online()
+        elif command == "update":
+            workloads = api.objects("Workload")
+            count = min(int(rest[0]), len(workloads))
+            for raw in rng.sample(workloads, count):
+                raw["spec"]["priority"] += 1
+                api.update(raw)
+            print(json.dumps({"done": command, "count": count}), flush=True)
+            continue
+        elif command == "quit":
+            break
+        print(json.dumps({"done": command}), flush=True)
+    server.stop()
+
+
+class Server:
+    def __init__(self, args: argparse.Namespace) -> None:
+        command = [
+            sys.executable,
+            __file__,
+            "--serve",
+            "--workloads",
+            str(args.workloads),
+            "--queues",
+            str(args.queues),
+        ]
+        command += ["--seed", str(args.seed), "--events", str(args.events)]
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        self.hello = self._answer()
+
+    def _answer(self) -> dict[str, Any]:
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the fake API server subprocess ended")
+        answer = json.loads(line)
+        assert isinstance(answer, dict)
+        return answer
+
+    def tell(self, command: str) -> dict[str, Any]:
+        assert self.process.stdin is not None
+        self.process.stdin.write(command + "\n")
+        self.process.stdin.flush()
+        return self._answer()
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.tell("quit")
+        self.process.wait(timeout=30)
+
+
+# --- measurements -------------------------------------------------------------------------------------
+
+
+def rss_bytes() -> int:
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(fraction * (len(ordered) - 1)))]
+
+
+def machine() -> dict[str, Any]:
+    model = ""
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {"nproc": os.cpu_count(), "cpu": model, "python": platform.python_version()}
+
+
+def live_floor_ms(workloads: int, queues: int, seed: int) -> float:
+    """Parsing and decoding every Workload once, as a read-everything answer must (no server time)."""
+    lines = [json.dumps(o) for o in cluster(workloads, queues, seed) if o["kind"] == "Workload"]
+    started = time.perf_counter()
+    for line in lines:
+        decode(json.loads(line))
+    return (time.perf_counter() - started) * 1000
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    server = Server(args)
+    result: dict[str, Any] = {"workloads": args.workloads, "queues": args.queues, "initial": args.initial}
+    result["fake_load_seconds"] = server.hello["load_seconds"]
+    with tempfile.TemporaryDirectory() as tmp:
+        kubeconfig = Path(tmp) / "kubeconfig"
+        kubeconfig.write_text(
+            json.dumps(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "fake", "cluster": {"server": server.hello["url"]}}],
+                    "users": [{"name": "u", "user": {}}],
+                    "contexts": [{"name": "fake", "context": {"cluster": "fake", "user": "u"}}],
+                    "current-context": "fake",
+                }
+            )
+        )
+        api_client = load_api_client(str(kubeconfig))
+        client = KubeClient(api_client)
+        settings = InformerSettings(
+            page_size=args.page_size, initial=args.initial, backoff_base=0.05, backoff_cap=0.5, request_timeout=600
+        )
+        cache = ClusterCache(client, clock=lambda: NOW, settings=settings)
+        try:
+            before = rss_bytes()
+            cpu_before = time.process_time()
+            started = time.perf_counter()
+            await cache.start()
+            await cache.wait_ready(timeout=3600)
+            result["sync_seconds"] = round(time.perf_counter() - started, 3)
+            result["sync_cpu_seconds"] = round(time.process_time() - cpu_before, 3)
+            assert cache.counts()["Workload"] == args.workloads, cache.counts()
+            result["rss_bytes_per_workload"] = round((rss_bytes() - before) / args.workloads)
+            result.update(await questions(args, cache, client))
+            result.update(await events(args, cache, server))
+        finally:
+            await cache.stop()
+            api_client.close()  # type: ignore[no-untyped-call]
+            server.close()
+    result["live_floor_ms"] = round(live_floor_ms(args.workloads, args.queues, args.seed), 1)
+    if result.get("live_p50_ms") is not None:
+        result["live_p50_over_trace_p99"] = round(result["live_p50_ms"] / result["trace_p99_ms"], 1)
+    result["live_floor_over_trace_p99"] = round(result["live_floor_ms"] / result["trace_p99_ms"], 1)
+    result["machine"] = machine()
+    return result
+
+
+async def questions(args: argparse.Namespace, cache: ClusterCache, client: KubeClient) -> dict[str, Any]:
+    rng = random.Random(args.seed + 2)
+    namespaces = {lq.meta.namespace or "" for cq in cache.cluster_queues() for lq in cache.local_queues_of(cq.name)}
+    pending = [w for ns in sorted(namespaces) for w in cache.workloads_in(ns) if waits_in_queue(w)]
+    sample = rng.sample(pending, min(args.questions, len(pending)))
+    ondemand = OnDemand(client, cache, visibility=False)
+    requests_before = client.requests
+    timings = []
+    for workload in sample:
+        job = workload.meta.owners[0].name
+        started = time.perf_counter()
+        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
+        answer = explain(view, Query(workload.namespace, job, "Job"), now=NOW)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert answer.position is not None, (workload.name, answer.verdict)
+    result: dict[str, Any] = {
+        "trace_p50_ms": round(statistics.median(timings), 3),
+        "trace_p99_ms": round(percentile(timings, 0.99), 3),
+        "trace_samples": len(timings),
+        "requests_per_question": (client.requests - requests_before) / len(timings),
+    }
+    live = []
+    for workload in sample[: args.live_samples]:
+        job = workload.meta.owners[0].name
+        started = time.perf_counter()
+        await asyncio.to_thread(read_live, client, workload.namespace, job, "Job")
+        live.append((time.perf_counter() - started) * 1000)
+    result["live_p50_ms"] = round(statistics.median(live), 1) if live else None
+    result["live_samples"] = len(live)
+    return result
+
+
+async def events(args: argparse.Namespace, cache: ClusterCache, server: Server) -> dict[str, Any]:
+    if not args.events:
+        return {}
+    base = cache.applied["Workload"]
+    server.tell("offline")
+    await cache.wait_for(lambda: "Workload" in cache.errors, timeout=60)
+    updated = (await asyncio.to_thread(server.tell, f"update {args.events}"))["count"]
+    marks: dict[str, float] = {}
+
+    def first() -> bool:
+        if cache.applied["Workload"] > base:
+            marks.setdefault("first", time.perf_counter())
+            marks["first_count"] = cache.applied["Workload"] - base
+            return True
+        return False
+
+    await asyncio.to_thread(server.tell, "online")
+    await cache.wait_for(first, timeout=120)
+    await cache.wait_for(lambda: cache.applied["Workload"] >= base + updated, timeout=600)
+    elapsed = time.perf_counter() - marks["first"]
+    counted = updated - marks["first_count"]
+    informer = cache.informers["Workload"]
+    return {
+        "events": updated,
+        "events_per_second": round(counted / elapsed) if elapsed > 0 else None,
+        "workload_lists": informer.lists,
+        "workload_watches": informer.watches,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workloads", type=int, default=1000)
+    parser.add_argument("--queues", type=int, default=50)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--questions", type=int, default=2000)
+    parser.add_argument("--live-samples", type=int, default=5)
+    parser.add_argument("--events", type=int, default=10000)
+    parser.add_argument("--page-size", type=int, default=500)
+    parser.add_argument("--initial", choices=("list", "watch-list"), default="list")
+    parser.add_argument("--format", choices=("json", "text"), default="json")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args)
+        return
+    result = asyncio.run(measure(args))
+    if args.format == "json":
+        print(json.dumps(result, indent=2))
+    else:
+        for key, value in result.items():
+            print(f"{key:28} {value}")
+
+
+if __name__ == "__main__":
+    threading.excepthook = lambda hook: print(f"thread failed: {hook.exc_value!r}", file=sys.stderr)
+    main()
