@@ -149,6 +149,18 @@ def _closing(candidate: Candidate | None) -> str | None:
     return None
 
 
+def _waited(candidate: Candidate | None, delivery: Delivery, now: datetime) -> int:
+    """How long the job waited: from its last queueing to its admission when both are known, else until now
+    (from when the wait began, or at least from the first DM)."""
+    explanation = candidate.explanation if candidate is not None else None
+    if explanation is not None and explanation.queued_since is not None:
+        end = explanation.admitted_at or now
+        return max(0, int((end - explanation.queued_since).total_seconds()))
+    if candidate is not None and candidate.waiting_since is not None:
+        return max(0, int((now - candidate.waiting_since).total_seconds()))
+    return max(0, int((now - delivery.sent_at).total_seconds()))
+
+
 def decide(
     state: State,
     candidates: Sequence[Candidate],
@@ -169,10 +181,8 @@ def decide(
         candidate = by_key.get(delivery.key)
         outcome = _closing(candidate)
         if outcome is not None:
-            waited = int((now - delivery.sent_at).total_seconds())
-            if candidate is not None and candidate.waiting_since is not None:
-                waited = int((now - candidate.waiting_since).total_seconds())
-            decisions.append(Close(delivery.target, delivery, outcome, max(0, waited), candidate))
+            waited = _waited(candidate, delivery, now)
+            decisions.append(Close(delivery.target, delivery, outcome, waited, candidate))
             continue
         assert candidate is not None
         if delivery.ts is None:

@@ -30,6 +30,7 @@ from bot.trace.model import (
     Pod,
     PodSet,
     Workload,
+    job_name,
 )
 from bot.trace.quantity import Quantities, human
 from bot.trace.resolve import WORKLOAD_KIND, Resolution, other_namespaces, resolve, similar_jobs
@@ -52,6 +53,20 @@ def amounts(values: Quantities) -> str:
     """ "cpu 3, memory 96Gi, pods 3": resources sorted, pods last."""
     names = sorted(values, key=lambda name: (name == PODS, name))
     return ", ".join(f"{name} {human(values[name], name)}" for name in names)
+
+
+def _queued_since(workload: Workload) -> datetime | None:
+    """When the last wait began: the last eviction (Evicted, True or flipped back to False on re-admission),
+    else the creation."""
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
+        return evicted.since
+    return workload.meta.created
+
+
+def _admitted_at(workload: Workload) -> datetime | None:
+    admitted = workload.condition("Admitted")
+    return admitted.since if admitted is not None and admitted.is_true else None
 
 
 def present(params: Params | None) -> dict[str, str | int]:
@@ -117,6 +132,8 @@ class _Trace:
             local_queue=workload.queue_name if workload else (job.queue_name if job else ""),
             cluster_queue=self.chain.cluster_queue_name if self.chain else "",
             waiting_since=self._waiting_since(workload),
+            queued_since=_queued_since(workload) if workload is not None else None,
+            admitted_at=_admitted_at(workload) if workload is not None else None,
             snapshot_taken_at=self.snapshot.taken_at,
             owners=owners,
         )
@@ -137,10 +154,7 @@ class _Trace:
     def _waiting_since(workload: Workload | None) -> datetime | None:
         if workload is None or workload.admitted or workload.finished:
             return None
-        evicted = workload.condition("Evicted")
-        if evicted is not None and evicted.is_true and evicted.since:
-            return evicted.since
-        return workload.meta.created
+        return _queued_since(workload)
 
     # --- the walk -----------------------------------------------------------------------------------
 
@@ -775,7 +789,7 @@ class _Trace:
         ahead = Ahead(
             count=cq_pos - 1,
             by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if detailed else None,
-            workloads=tuple((w.namespace, w.name, w.priority) for w in reversed(ahead_list[-MAX_AHEAD_LISTED:])),
+            workloads=tuple((w.namespace, job_name(w), w.priority) for w in ahead_list[-MAX_AHEAD_LISTED:]),
         )
         self.position = Position(
             cluster_queue=cq_pos,

@@ -45,7 +45,7 @@ class Ahead:
 
     count: int
     by_priority: tuple[tuple[int, int], ...] | None  # (priority, how many), highest first; None: not known
-    workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, name, priority), nearest first, capped
+    workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, job name, priority): the nearest, in queue order
 
 
 @dataclass(frozen=True)
@@ -79,7 +79,9 @@ class Explanation:
     position: Position | None = None
     local_queue: str = ""
     cluster_queue: str = ""
-    waiting_since: datetime | None = None
+    waiting_since: datetime | None = None  # when the current wait began (None once admitted or finished)
+    queued_since: datetime | None = None  # when the last wait began: creation, or the last eviction
+    admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
 

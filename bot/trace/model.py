@@ -251,6 +251,12 @@ class Workload:
         return self.is_true("Admitted")
 
 
+def job_name(workload: Workload) -> str:
+    """What people call a Workload: its job's name (the controller owner), else its own name."""
+    owner = next((o for o in workload.meta.owners if o.controller), None)
+    return owner.name if owner is not None else workload.name
+
+
 @dataclass(frozen=True)
 class LocalQueue:
     meta: Meta

@@ -8,7 +8,7 @@ from decimal import Decimal
 from bot.trace.checks import QueueChain, queue_chain
 from bot.trace.codes import Verdict
 from bot.trace.demand import workload_demand
-from bot.trace.model import Workload
+from bot.trace.model import Workload, job_name
 from bot.trace.quota import capacity
 from bot.trace.snapshot import Snapshot
 
@@ -28,7 +28,7 @@ class QuotaLine:
 @dataclass(frozen=True)
 class Waiting:
     namespace: str
-    name: str
+    name: str  # the job's name (what people call it); the Workload's when it has no owner
     local_queue: str
     priority: int
     position: int  # 1-based in the ClusterQueue
@@ -69,7 +69,7 @@ def describe_queue(snapshot: Snapshot, namespace: str, name: str) -> QueueView:
     pending: list[Workload] = list(snapshot.pending_in(chain.cluster_queue_name)) if chain.cluster_queue_name else []
     here = [w for w in snapshot.workloads_in(namespace) if w.queue_name == name]
     waiting = tuple(
-        Waiting(w.namespace, w.name, w.queue_name, w.priority, index + 1, workload_demand(w))
+        Waiting(w.namespace, job_name(w), w.queue_name, w.priority, index + 1, workload_demand(w))
         for index, w in enumerate(pending[:MAX_LISTED])
     )
     return QueueView(

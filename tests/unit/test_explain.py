@@ -989,8 +989,9 @@ def test_who_waits_ahead() -> None:
     explanation = explain_objects(QUEUE, "train")
     assert explanation.position is not None and explanation.position.ahead is not None
     assert explanation.position.ahead.by_priority == ((100, 1), (0, 2))
-    nearest = next(name for _, name, _ in explanation.position.ahead.workloads)
-    assert nearest.startswith("job-early-")
+    # The nearest ones ahead, in queue order, by their job's name (what people call them).
+    names = [name for _, name, _ in explanation.position.ahead.workloads]
+    assert names == ["urgent", "preempted", "early"], names
     assert "position.ahead" in step_codes(explanation)
 
 

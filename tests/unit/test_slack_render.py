@@ -273,9 +273,9 @@ def test_hidden_names_never_show_another_teams_workloads() -> None:
     hidden = _everything(render.answer_details(explanation, language="en", show_names=False))
     assert not any(word in hidden for word in secret)
     assert "1 workload(s) of other namespaces" in hidden
-    assert "`ml-vision/job-detr-prod-hotfix-f739e`" in hidden  # the asker's own namespace stays named
+    assert "`ml-vision/detr-prod-hotfix`" in hidden  # the asker's own namespace stays named (by the job's name)
     shown = _everything(render.answer_details(explanation, language="en", show_names=True))
-    assert "`ml-nlp/job-llm-eval-suite-xl-2a922`" in shown
+    assert "`ml-nlp/llm-eval-suite-xl`" in shown
 
     view = describe_queue(snapshot, "ml-vision", "vision-queue")
     queue_hidden = render.queue_view(view, language="en", show_names=False)
@@ -299,7 +299,7 @@ def test_queue_view_lists_quota_and_who_waits() -> None:
     assert "`a100-40gb` · `nvidia.com/gpu`: nominal 16, used 14, free 2, at most 16" in text
     assert "`a100-40gb` · `memory`: nominal 768Gi, used 336Gi, free 432Gi, at most 768Gi" in text
     assert "1. another namespace · priority 1000 · cpu 36, memory 288Gi, nvidia.com/gpu 24, pods 3" in text
-    assert "3. `ml-vision/job-segformer-finetune-0d118` · priority 100" in text
+    assert "3. `ml-vision/segformer-finetune` · priority 100" in text  # by the job's name
     assert "5 waiting in ClusterQueue `gpu-a100-shared`, 3 of them from this LocalQueue; 1 admitted from it." in text
     missing = describe_queue(snapshot, "ml-vision", "no-such-queue")
     message = render.queue_view(missing, language="fr", show_names=False)
