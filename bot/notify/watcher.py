@@ -148,7 +148,7 @@ class Notifier:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.tick_seconds)
             self._wake.clear()
-            if not self.is_leader() or not self.source.ready:
+            if not self.source.ready:
                 continue
             try:
                 await self.run_pass()
@@ -165,8 +165,10 @@ class Notifier:
     # --- one pass -----------------------------------------------------------------------------------
 
     async def run_pass(self) -> list[Decision]:
-        """One pass; passes never overlap (a wake during a pass runs another one after it)."""
+        """One pass, on the leader only; passes never overlap (a wake during a pass runs another after it)."""
         async with self._lock:
+            if not self.is_leader():
+                return []
             return await self._pass()
 
     async def _pass(self) -> list[Decision]:
