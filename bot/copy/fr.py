@@ -389,6 +389,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "terminal.demand": "Demande : {demand}",
     "slack.snoozed": "En pause : plus de nouvelles de {job} avant {until}.",
     "slack.stopped": "Arrêté : plus aucun message au sujet de {job}.",
+    "slack.muted": "Sourdine : je ne vous enverrai plus de message spontané jusqu'à {unmute}. Vos questions ont toujours leur réponse.",
+    "slack.unmuted": "Sourdine levée : je vous préviendrai de nouveau quand un job que vous possédez ou suivez reste en attente.",
     "label.verdict": "Verdict",
     "label.position": "Position",
     "label.next": "Ce que vous pouvez faire",
@@ -493,6 +495,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.help.queue": "{example} : l'état d'une LocalQueue, son quota et qui attend.",
     "slack.help.watch": "{example} : un message direct quand il est admis, se termine ou reste bloqué.",
     "slack.help.unwatch": "{example} : plus aucun message à son sujet.",
+    "slack.help.mute": "{example} : plus aucun message spontané jusqu'à {unmute}.",
     "slack.help.help": "{example} : cette aide.",
     "slack.help.free-text": (
         "Vous pouvez aussi simplement demander : {first}, {second}, ou coller une ligne kubectl comme {third}."

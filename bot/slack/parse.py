@@ -33,6 +33,8 @@ class Command(StrEnum):
     QUEUE = "queue"
     WATCH = "watch"
     UNWATCH = "unwatch"
+    MUTE = "mute"  # no proactive DM at all, until UNMUTE
+    UNMUTE = "unmute"
     HELP = "help"
     UNKNOWN = "unknown"
 
@@ -114,6 +116,7 @@ def _normalized(text: str) -> str:
 # --- words ------------------------------------------------------------------------------------------------
 
 _HELP = frozenset({"help", "aide", "?", "h", "-h", "--help", "usage", "commands", "commandes"})
+_MUTE = {"mute": Command.MUTE, "sourdine": Command.MUTE, "unmute": Command.UNMUTE}
 _GREETINGS = frozenset({"hi", "hello", "hey", "bonjour", "salut", "coucou", "yo"})
 _SUBCOMMANDS = {
     "why": Command.WHY,
@@ -387,6 +390,8 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
         return Question(Command.UNKNOWN if mark else Command.HELP, raw=raw, notes=tuple(notes))
 
     first = tokens[0]
+    if first in _MUTE and len(tokens) == 1:
+        return Question(_MUTE[first], raw=raw, notes=tuple(notes))
     asks_help = first in _HELP
     command = _SUBCOMMANDS.get(first)
     if asks_help or command is not None:

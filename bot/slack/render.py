@@ -567,9 +567,11 @@ def help_message(*, language: str, command: str = "/kueue") -> SlackMessage:
         ("slack.help.queue", f"{command} queue <{ns}>/<{queue}>"),
         ("slack.help.watch", f"{command} watch <{ns}>/<{job}>"),
         ("slack.help.unwatch", f"{command} unwatch <{ns}>/<{job}>"),
+        ("slack.help.mute", f"{command} mute"),
         ("slack.help.help", f"{command} help"),
     ]
-    lines = [f"• {_say(key, language, example=code(example))}" for key, example in usage]
+    unmute = code(f"{command} unmute")
+    lines = [f"• {_say(key, language, example=code(example), unmute=unmute)}" for key, example in usage]
     free = _say(
         "slack.help.free-text",
         language,
@@ -686,6 +688,14 @@ def cluster_unavailable(age_seconds: int | float | None, *, language: str) -> Sl
         return _short(":satellite_antenna: " + _say("slack.unavailable", language))
     age = max(0, int(age_seconds))
     return _short(":satellite_antenna: " + _say("slack.unavailable", language, age_seconds=age))
+
+
+def muted(*, language: str, command: str = "/kueue") -> SlackMessage:
+    return _short(_say("slack.muted", language, unmute=code(f"{command} unmute")))
+
+
+def unmuted(*, language: str) -> SlackMessage:
+    return _short(_say("slack.unmuted", language))
 
 
 def watch_confirmed(namespace: str | None, name: str, *, language: str) -> SlackMessage:

@@ -335,3 +335,24 @@ async def test_snooze_holds_and_quiet_hours_defer(slack: FakeSlack, db: Path) ->
         assert slack.calls("chat.update") == []
     finally:
         await server.stop()
+
+
+async def test_a_user_mutes_then_unmutes_with_the_slash_command(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
+    try:
+        assert server.notifier is not None
+        url = f"{server.url}/slack/events"
+        await slack.deliver_slash_command(url, text="mute", user_id=ALICE, channel_id=CHANNEL)
+        confirmation = await slack.wait_for_response_url()
+        assert confirmation.body.get("response_type") == "ephemeral"
+        assert "unmute" in json.dumps(confirmation.body)
+        await server.notifier.run_pass()
+        assert _dm_posts(slack) == []  # muted: nothing, although the job waits and names alice
+        await slack.deliver_slash_command(url, text="unmute", user_id=ALICE, channel_id=CHANNEL)
+        await slack.wait_for_response_url(nth=2)
+        await server.notifier.run_pass()
+        assert len(_dm_posts(slack)) == 1
+    finally:
+        await server.stop()

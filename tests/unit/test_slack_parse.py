@@ -286,3 +286,15 @@ def test_a_bot_mention_anywhere_changes_nothing(text: str, data: st.DataObject, 
 def test_without_a_known_bot_id_any_mention_counts_as_the_bot(text: str) -> None:
     with_mention = dataclasses.replace(parse(f"<@U0BOT42> {text}"), raw="")
     assert with_mention == dataclasses.replace(parse(f" {text}"), raw="")
+
+
+@pytest.mark.parametrize(
+    ("text", "command"),
+    [("mute", Command.MUTE), ("<@U0BOT> mute", Command.MUTE), ("sourdine", Command.MUTE), ("unmute", Command.UNMUTE)],
+)
+def test_mute_and_unmute(text: str, command: Command) -> None:
+    assert parse(text, bot_user_id="U0BOT").command == command
+
+
+def test_mute_is_only_the_word_alone() -> None:
+    assert parse("why is mute pending?").command == Command.WHY
