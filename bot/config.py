@@ -70,6 +70,7 @@ class Settings:
     leader_election: bool = False
     lease_name: str = "kueue-bot-leader"
     user_identity_template: str = ""
+    kube_groups: tuple[str, ...] = ()
     audit_log: bool = True
 
     @property
@@ -89,6 +90,8 @@ class Settings:
             value = getattr(self, item.name)
             if isinstance(value, Secret):
                 text = "(set, hidden)" if value else "(not set)"
+            elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+                text = ",".join(value) or "-"
             elif isinstance(value, Mapping):
                 text = "; ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in value.items()) or "-"
             else:
@@ -243,6 +246,9 @@ def load_settings(
     template = get("USER_IDENTITY_TEMPLATE", "").strip()
     if template and "{email}" not in template and "{user_id}" not in template:
         problems.append("USER_IDENTITY_TEMPLATE must contain {email} or {user_id}")
+    kube_groups = tuple(dict.fromkeys(g.strip() for g in get("KUBE_GROUPS", "").split(",") if g.strip()))
+    if kube_groups and not template:
+        problems.append("KUBE_GROUPS is set but USER_IDENTITY_TEMPLATE is not: the groups would never be used")
 
     settings = Settings(
         slack_bot_token=Secret(bot_token),
@@ -265,6 +271,7 @@ def load_settings(
         leader_election=_bool("LEADER_ELECTION", get("LEADER_ELECTION", ""), problems),
         lease_name=get("LEASE_NAME", "").strip() or "kueue-bot-leader",
         user_identity_template=template,
+        kube_groups=kube_groups,
         audit_log=_bool("AUDIT_LOG", get("AUDIT_LOG", "true"), problems),
     )
     if problems:

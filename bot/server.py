@@ -16,6 +16,7 @@ from aiohttp import web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
+from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
 from bot.errors import BotError
 from bot.metrics import CONTENT_TYPE, Metrics
@@ -131,10 +132,15 @@ def build_server(
     store: StateStore | None = None,
     is_leader: Callable[[], bool] | None = None,
     tick_seconds: float = 30.0,
+    access_review: Review | None = None,
 ) -> Server:
-    """The whole bot. With a `store`, the watcher runs too (proactive DMs), on the leader only."""
+    """The whole bot. With a `store`, the watcher runs too (proactive DMs), on the leader only.
+
+    Access: CHANNEL_NAMESPACES always; with USER_IDENTITY_TEMPLATE, each asker is also checked with a
+    SubjectAccessReview, made by `access_review` (default: one over the kubeconfig / in-cluster client)."""
     metrics = metrics or Metrics()
-    service = BotService(source, clock=clock, policy=ChannelPolicy(settings.namespaces_for_channel))
+    channel_policy = ChannelPolicy(settings.namespaces_for_channel)
+    service = BotService(source, clock=clock, policy=channel_policy, audit=AuditLog() if settings.audit_log else None)
     hooks = _Hooks(service, store, clock)
     bot = SlackBot(
         SlackSettings(
@@ -151,6 +157,17 @@ def build_server(
         home=hooks.home if store is not None else None,
         on_notification_action=hooks.notification_action if store is not None else None,
     )
+    close_review: Callable[[], None] | None = None
+    if settings.user_identity_template:
+        if access_review is None:
+            access_review, close_review = _cluster_review(settings)
+        service.policy = SubjectAccessPolicy(
+            channel_policy,
+            template=settings.user_identity_template,
+            email_of=bot.email_of,
+            review=access_review,
+            groups=settings.kube_groups,
+        )
     notifier: Notifier | None = None
     if store is not None:
         notifier = Notifier(
@@ -195,7 +212,23 @@ def build_server(
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.notifier = notifier
     server.store = store
+    if close_review is not None:
+        closing = close_review
+
+        async def close_kube_client() -> None:
+            closing()
+
+        server.background.append(close_kube_client)
     return server
+
+
+def _cluster_review(settings: Settings) -> tuple[Review, Callable[[], None]]:
+    """SubjectAccessReviews over the bot's own Kubernetes credentials (raises ClusterUnavailable without any)."""
+    from bot.kube.access import AccessReviewer
+    from bot.kube.client import KubeClient, load_api_client
+
+    api_client = load_api_client(settings.kubeconfig, settings.kube_context)
+    return AccessReviewer(KubeClient(api_client)), api_client.close
 
 
 class _Hooks:

@@ -2,17 +2,23 @@
 
 Ports are Protocols (where the cluster view comes from, who may see what, what time it is); adapters
 (`bot.kube`, a dump, the tests) plug in at the composition root (`bot.server`).
+
+Access: every namespace an answer names is one the asker may see (`AccessPolicy.may_see`): the namespace asked
+about, the jobs offered to choose from, the "did you mean" suggestions, the namespaces of a LocalQueue; other
+teams' waiting jobs are named only when the asker may see all of their namespaces (`Answered.show_names`),
+counted otherwise. Each question (`ask`, `queue`) gives one `AuditEntry` to the `audit` hook.
 """
 
 from __future__ import annotations
 
 import asyncio
 import difflib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
+from bot.errors import ClusterUnavailable
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
@@ -84,6 +90,7 @@ class OpenPolicy:
 @dataclass(frozen=True)
 class Answered:
     explanation: Explanation
+    show_names: bool = False  # the asker may see every namespace the answer names (who waits ahead)
 
 
 @dataclass(frozen=True)
@@ -120,11 +127,41 @@ class Asker:
     channel: str
 
 
+@dataclass(frozen=True)
+class AuditEntry:
+    """One question, for the audit log: who asked, where, about what, and what came of it (no text)."""
+
+    user: str
+    channel: str
+    command: str  # why | queue
+    namespace: str | None
+    name: str
+    kind: str | None
+    outcome: str  # answered | choose | not-found | refused | unavailable | error
+    verdict: str | None  # the verdict's code when answered
+    allowed: bool  # False: refused by the access policy
+
+
+Audit = Callable[[AuditEntry], None]
+
+
+class _AccessUnknown(Exception):
+    """The access policy could not decide (its API server is away): the question gets Unavailable."""
+
+
 class BotService:
-    def __init__(self, source: SnapshotSource, *, clock: Clock, policy: AccessPolicy | None = None) -> None:
+    def __init__(
+        self,
+        source: SnapshotSource,
+        *,
+        clock: Clock,
+        policy: AccessPolicy | None = None,
+        audit: Audit | None = None,
+    ) -> None:
         self.source = source
         self.clock = clock
         self.policy: AccessPolicy = policy or OpenPolicy()
+        self.audit = audit
 
     def age_seconds(self) -> int | None:
         taken = self.source.taken_at()
@@ -147,27 +184,105 @@ class BotService:
         default_namespace: str | None = None,
     ) -> Outcome:
         """Answer "why is <name> pending?" for someone, in some channel: find the namespace when not
-        given, keep to what they may see, and explain."""
+        given, keep to what they may see, and explain. One audit entry, whatever happens."""
+        try:
+            outcome = await self._ask(asker, name, namespace=namespace, kind=kind, default_namespace=default_namespace)
+        except Exception:
+            self._audit(asker, "why", namespace, name, kind, "error")
+            raise
+        if isinstance(outcome, Answered):
+            job = outcome.explanation.job
+            self._audit(asker, "why", job.namespace, job.name, job.kind, "answered", outcome.explanation.verdict.value)
+        else:
+            self._audit(asker, "why", getattr(outcome, "namespace", namespace), name, kind, _outcome_name(outcome))
+        return outcome
+
+    async def _ask(
+        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, default_namespace: str | None
+    ) -> Outcome:
         if not self.source.ready:
             return Unavailable()
-        visible = await self.policy.visible_namespaces(asker.user, asker.channel)
-        if namespace is not None:
-            if not await self.policy.may_see(asker.user, asker.channel, namespace):
-                return Refused(namespace)
-            explanation = await self.explain_job(namespace, name, kind)
-            if explanation.verdict != Verdict.JOB_NOT_FOUND:
-                return Answered(explanation)
-            suggestions = await self._suggestions(name, kind, visible)
-            return NotFound(namespace, name, kind, suggestions)
-        matches = await self._find(name, kind, visible)
-        if default_namespace and any(ns == default_namespace for ns, _, _ in matches):
-            matches = [m for m in matches if m[0] == default_namespace]
-        if len(matches) == 1:
-            ns, job_name, job_kind = matches[0]
-            return Answered(await self.explain_job(ns, job_name, job_kind))
-        if len(matches) > 1:
-            return Choose(tuple(matches[:MAX_CHOICES]))
-        return NotFound(None, name, kind, await self._suggestions(name, kind, visible))
+        try:
+            visible = await self._visible(asker)
+            if namespace is not None:
+                if not await self._may_see(asker, namespace):
+                    return Refused(namespace)
+                explanation = await self.explain_job(namespace, name, kind)
+                if explanation.verdict != Verdict.JOB_NOT_FOUND:
+                    return Answered(explanation, await self._shows_names(asker, explanation))
+                suggestions = await self._suggestions(asker, name, kind, visible)
+                return NotFound(namespace, name, kind, suggestions)
+            matches = [m for m in await self._find(name, kind, visible) if await self._may_see(asker, m[0])]
+            if default_namespace and any(ns == default_namespace for ns, _, _ in matches):
+                matches = [m for m in matches if m[0] == default_namespace]
+            if len(matches) == 1:
+                ns, job_name, job_kind = matches[0]
+                explanation = await self.explain_job(ns, job_name, job_kind)
+                return Answered(explanation, await self._shows_names(asker, explanation))
+            if len(matches) > 1:
+                return Choose(tuple(matches[:MAX_CHOICES]))
+            return NotFound(None, name, kind, await self._suggestions(asker, name, kind, visible))
+        except _AccessUnknown:
+            return Unavailable()
+
+    async def _visible(self, asker: Asker) -> Sequence[str] | None:
+        try:
+            return await self.policy.visible_namespaces(asker.user, asker.channel)
+        except ClusterUnavailable as error:
+            raise _AccessUnknown() from error
+
+    async def default_namespace(self, asker: Asker) -> str | None:
+        """The namespace a question that names none is first looked for in: the first the asker may see here."""
+        try:
+            visible = await self._visible(asker)
+        except _AccessUnknown:
+            return None
+        return visible[0] if visible else None
+
+    async def _may_see(self, asker: Asker, namespace: str) -> bool:
+        try:
+            return await self.policy.may_see(asker.user, asker.channel, namespace)
+        except ClusterUnavailable as error:
+            raise _AccessUnknown() from error
+
+    async def may_see_all(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+        """Whether the asker may see every one of these namespaces (False when that cannot be checked now)."""
+        try:
+            for namespace in sorted(set(namespaces)):
+                if not await self._may_see(asker, namespace):
+                    return False
+        except _AccessUnknown:
+            return False
+        return True
+
+    async def _shows_names(self, asker: Asker, explanation: Explanation) -> bool:
+        """Whether the answer may name the other namespaces' jobs it mentions (who waits ahead)."""
+        named: set[str] = set()
+        if explanation.position is not None and explanation.position.ahead is not None:
+            named.update(ns for ns, _, _ in explanation.position.ahead.workloads)
+        for action in explanation.actions:
+            if action.code == "other-namespace":
+                named.update(n.strip() for n in str(action.text.params.get("namespaces", "")).split(","))
+        named.discard(explanation.job.namespace)
+        named.discard("")
+        return await self.may_see_all(asker, named)
+
+    def _audit(
+        self,
+        asker: Asker,
+        command: str,
+        namespace: str | None,
+        name: str,
+        kind: str | None,
+        outcome: str,
+        verdict: str | None = None,
+    ) -> None:
+        if self.audit is None:
+            return
+        entry = AuditEntry(
+            asker.user, asker.channel, command, namespace, name, kind, outcome, verdict, outcome != "refused"
+        )
+        self.audit(entry)
 
     async def _find(self, name: str, kind: str | None, visible: Sequence[str] | None) -> list[tuple[str, str, str]]:
         snapshot = await self.source.snapshot()
@@ -186,39 +301,81 @@ class BotService:
         kinds_first = sorted(set(found), key=lambda m: (m[2] != "Job", m[2] == "Pod", m[0], m[2]))
         return kinds_first
 
-    async def _suggestions(self, name: str, kind: str | None, visible: Sequence[str] | None) -> tuple[str, ...]:
+    async def _suggestions(
+        self, asker: Asker, name: str, kind: str | None, visible: Sequence[str] | None
+    ) -> tuple[str, ...]:
+        """Up to 3 close names ("ns/name"), each in a namespace the asker may see."""
         snapshot = await self.source.snapshot()
         namespaces = visible if visible is not None else known_namespaces(snapshot)
-        names: dict[str, str] = {}
+        where: dict[str, dict[str, None]] = {}  # name -> its namespaces, in order
         for namespace in namespaces:
             for job in snapshot.jobs_in(namespace):
                 if kind is None or job.meta.kind == kind:
-                    names.setdefault(job.meta.name, f"{namespace}/{job.meta.name}")
+                    where.setdefault(job.meta.name, {})[namespace] = None
             for workload in snapshot.workloads_in(namespace):
                 for owner in workload.meta.owners:
-                    names.setdefault(owner.name, f"{namespace}/{owner.name}")
-        close = difflib.get_close_matches(name, list(names), n=3, cutoff=0.6)
-        return tuple(names[c] for c in close)
+                    where.setdefault(owner.name, {})[namespace] = None
+        close = difflib.get_close_matches(name, list(where), n=max(1, len(where)), cutoff=0.6)
+        found: list[str] = []
+        for candidate in close:
+            for namespace in where[candidate]:
+                if await self._may_see(asker, namespace):
+                    found.append(f"{namespace}/{candidate}")
+                    break
+            if len(found) == 3:
+                break
+        return tuple(found)
 
     async def queue(self, asker: Asker, namespace: str, local_queue: str) -> QueueView | Refused | Unavailable:
-        if not self.source.ready:
-            return Unavailable()
-        if not await self.policy.may_see(asker.user, asker.channel, namespace):
-            return Refused(namespace)
-        snapshot = await self.source.snapshot()
-        return await asyncio.to_thread(describe_queue, snapshot, namespace, local_queue)
+        """`/kueue queue ns/lq`: the queue's state (one audit entry). Names in it are for the caller to
+        hide: see may_see_all."""
+        result: QueueView | Refused | Unavailable
+        try:
+            if not self.source.ready:
+                result = Unavailable()
+            elif not await self._may_see(asker, namespace):
+                result = Refused(namespace)
+            else:
+                # On the loop thread, without awaiting: the live cache is consistent there, and this is
+                # cheap (the queue order is kept sorted; only the first few waiting are read in full).
+                snapshot = await self.source.snapshot()
+                result = describe_queue(snapshot, namespace, local_queue)
+        except _AccessUnknown:
+            result = Unavailable()
+        except Exception:
+            self._audit(asker, "queue", namespace, local_queue, "LocalQueue", "error")
+            raise
+        self._audit(asker, "queue", namespace, local_queue, "LocalQueue", _outcome_name(result))
+        return result
 
     async def local_queue_namespaces(self, asker: Asker, local_queue: str) -> list[str]:
         """Namespaces (visible to the asker) that have a LocalQueue of that name."""
         snapshot = await self.source.snapshot()
-        visible = await self.policy.visible_namespaces(asker.user, asker.channel)
-        found = []
+        found = set()
         for cq in snapshot.cluster_queues():
             for lq in snapshot.local_queues_of(cq.name):
-                namespace = lq.meta.namespace or ""
-                if lq.name == local_queue and (visible is None or namespace in visible):
-                    found.append(namespace)
-        return sorted(set(found))
+                if lq.name == local_queue and lq.meta.namespace:
+                    found.add(lq.meta.namespace)
+        visible = []
+        for namespace in sorted(found):
+            try:
+                if await self._may_see(asker, namespace):
+                    visible.append(namespace)
+            except _AccessUnknown:
+                continue
+        return visible
+
+
+def _outcome_name(outcome: object) -> str:
+    if isinstance(outcome, Answered | QueueView):
+        return "answered"
+    if isinstance(outcome, Choose):
+        return "choose"
+    if isinstance(outcome, NotFound):
+        return "not-found"
+    if isinstance(outcome, Refused):
+        return "refused"
+    return "unavailable"
 
 
 def known_namespaces(snapshot: Snapshot) -> list[str]:

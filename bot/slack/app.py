@@ -2,7 +2,9 @@
 
 Every question is answered exactly once: retried deliveries (X-Slack-Retry-Num, Socket Mode retry_attempt)
 of an event already seen are dropped by event_id; the bot's own messages are ignored; an error inside
-becomes a short apology with an incident id in the thread, never silence.
+becomes a short apology with an incident id in the thread, never silence. A refusal (a namespace the asker may
+not see) is shown to the asker only (chat.postEphemeral, or an ephemeral slash-command reply): the thread gets
+nothing.
 """
 
 from __future__ import annotations
@@ -98,6 +100,15 @@ def web_client(settings: SlackSettings, metrics: Metrics) -> AsyncWebClient:
     )
 
 
+@dataclass(frozen=True)
+class _Private(SlackMessage):
+    """A message for the asker's eyes only (a refusal): posted ephemerally, never in the thread."""
+
+
+def _private(message: SlackMessage) -> SlackMessage:
+    return _Private(message.text, message.blocks)
+
+
 def _button_value(body: Mapping[str, Any]) -> dict[str, Any]:
     actions = body.get("actions") or [{}]
     try:
@@ -187,6 +198,18 @@ class SlackBot:
         self._locales[user] = (now, language)
         return language
 
+    async def email_of(self, user: str) -> str | None:
+        """The user's email in Slack (users:read.email), for USER_IDENTITY_TEMPLATE; None when unknown."""
+        if not user:
+            return None
+        try:
+            info = await self.client.users_info(user=user)
+        except SlackApiError as error:
+            self._slack_error("users.info", error)
+            return None
+        email = ((info.get("user") or {}).get("profile") or {}).get("email")
+        return str(email) if email else None
+
     def _slack_error(self, method: str, error: SlackApiError) -> None:
         code = str(error.response.get("error", "unknown")) if error.response is not None else "unknown"
         self.metrics.slack_errors.labels(method, code).inc()
@@ -204,9 +227,17 @@ class SlackBot:
             raise
         return str(response.get("ts")) if response.get("ts") else None
 
-    async def _answer_in_thread(self, channel: str, thread_ts: str, messages: list[SlackMessage]) -> None:
-        """As few messages as Slack's limits allow (usually one)."""
-        for message in _pack(messages):
+    async def _answer_in_thread(
+        self, channel: str, thread_ts: str, messages: list[SlackMessage], *, user: str = ""
+    ) -> None:
+        """As few messages as Slack's limits allow (usually one); a private one only to `user`."""
+        for message in messages:
+            if isinstance(message, _Private) and user:
+                await self.client.chat_postEphemeral(
+                    channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
+                )
+        public = [m for m in messages if not (isinstance(m, _Private) and user)]
+        for message in _pack(public):
             await self.post(channel, message, thread_ts=thread_ts)
 
     async def _apology(self, where: str, channel: str, thread_ts: str | None, user: str, error: BaseException) -> None:
@@ -235,23 +266,21 @@ class SlackBot:
             return [await self._queue_message(asker, question.namespace, question.name, language)]
         if question.command in (Command.WATCH, Command.UNWATCH):
             return [await self._watch_message(question, asker, language)]
-        default = None
-        visible = await self.service.policy.visible_namespaces(asker.user, asker.channel)
-        if visible:
-            default = visible[0]
+        default = await self.service.default_namespace(asker)
         outcome = await self.service.ask(
             asker, question.name, namespace=question.namespace, kind=question.kind, default_namespace=default
         )
-        return self._outcome_messages(outcome, language, show_names=visible is None)
+        return self._outcome_messages(outcome, language)
 
-    def _outcome_messages(self, outcome: object, language: str, *, show_names: bool) -> list[SlackMessage]:
+    def _outcome_messages(self, outcome: object, language: str) -> list[SlackMessage]:
+        """Other teams' job names only when the service says the asker may see them (Answered.show_names)."""
         if isinstance(outcome, Answered):
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
             age = self.service.age_seconds()
             return [
                 render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
-                render.answer_details(explanation, language=language, show_names=show_names),
+                render.answer_details(explanation, language=language, show_names=outcome.show_names),
             ]
         if isinstance(outcome, Choose):
             return [render.choose_job(list(outcome.candidates), language=language)]
@@ -262,7 +291,7 @@ class SlackBot:
                 )
             ]
         if isinstance(outcome, Refused):
-            return [render.refused(outcome.namespace, language=language)]
+            return [_private(render.refused(outcome.namespace, language=language))]
         if isinstance(outcome, Unavailable):
             return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
         raise TypeError(f"unexpected outcome {outcome!r}")
@@ -277,9 +306,9 @@ class SlackBot:
             namespace = namespaces[0]
         view = await self.service.queue(asker, namespace, name)
         if isinstance(view, QueueView):
-            visible = await self.service.policy.visible_namespaces(asker.user, asker.channel)
-            return render.queue_view(view, language=language, show_names=visible is None)
-        return self._outcome_messages(view, language, show_names=False)[0]
+            names = await self.service.may_see_all(asker, (waiting.namespace for waiting in view.waiting))
+            return render.queue_view(view, language=language, show_names=names)
+        return self._outcome_messages(view, language)[0]
 
     async def _watch_message(self, question: Question, asker: Asker, language: str) -> SlackMessage:
         assert question.name is not None
@@ -287,10 +316,10 @@ class SlackBot:
         if namespace is None:
             outcome = await self.service.ask(asker, question.name, namespace=None, kind=question.kind)
             if not isinstance(outcome, Answered):
-                return self._outcome_messages(outcome, language, show_names=False)[0]
+                return self._outcome_messages(outcome, language)[0]
             namespace = outcome.explanation.job.namespace
-        if not await self.service.policy.may_see(asker.user, asker.channel, namespace):
-            return render.refused(namespace, language=language)
+        if not await self.service.may_see_all(asker, [namespace]):
+            return _private(render.refused(namespace, language=language))
         if question.command == Command.WATCH:
             if self._on_watch is None:
                 return render.unknown_command(question.raw, language=language)
@@ -307,7 +336,7 @@ class SlackBot:
             language = await self.language(user)
             question = parse(text, bot_user_id=self._bot_user)
             messages = await self._messages_for(question, Asker(user, channel), language)
-            await self._answer_in_thread(channel, thread_ts, messages)
+            await self._answer_in_thread(channel, thread_ts, messages, user=user)
             log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
         except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
             await self._apology(where, channel, thread_ts, user, error)
@@ -344,7 +373,11 @@ class SlackBot:
             question = parse(str(command.get("text") or ""))
             messages = await self._messages_for(question, Asker(user, channel), language)
             is_answer = question.command == Command.WHY and len(messages) == 2
-            if question.command in (Command.HELP, Command.WATCH, Command.UNWATCH, Command.UNKNOWN) or not is_answer:
+            if (
+                question.command
+                in (Command.HELP, Command.WATCH, Command.UNWATCH, Command.MUTE, Command.UNMUTE, Command.UNKNOWN)
+                or not is_answer
+            ):
                 await respond(text=messages[0].text, blocks=messages[0].blocks, response_type="ephemeral")
                 return
             try:
@@ -397,7 +430,7 @@ class SlackBot:
                 await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
                 self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
             else:
-                await self._answer_in_thread(channel, ts, self._outcome_messages(outcome, language, show_names=False))
+                await self._answer_in_thread(channel, ts, self._outcome_messages(outcome, language), user=user)
         except Exception as error:  # noqa: BLE001
             await self._apology("recheck", channel, ts, user, error)
 
@@ -410,7 +443,7 @@ class SlackBot:
             message = await self._queue_message(
                 Asker(user, channel), value.get("ns"), str(value.get("lq") or ""), language
             )
-            await self.post(channel, message, thread_ts=_thread_of(body) or ts)
+            await self._answer_in_thread(channel, _thread_of(body) or ts, [message], user=user)
         except Exception as error:  # noqa: BLE001
             await self._apology("queue", channel, ts, user, error)
 
@@ -437,9 +470,8 @@ class SlackBot:
             outcome = await self.service.ask(
                 Asker(user, channel), str(value.get("name") or ""), namespace=value.get("ns"), kind=value.get("kind")
             )
-            visible = await self.service.policy.visible_namespaces(user, channel)
             await self._answer_in_thread(
-                channel, _thread_of(body) or ts, self._outcome_messages(outcome, language, show_names=visible is None)
+                channel, _thread_of(body) or ts, self._outcome_messages(outcome, language), user=user
             )
         except Exception as error:  # noqa: BLE001
             await self._apology("pick", channel, ts, user, error)

@@ -802,8 +802,11 @@ _WHOLE: tuple[tuple[re.Pattern[str], Cause, Verdict, str | None], ...] = (
         None,
     ),
 )
-# ≤v0.10: "podSets[main].containers[0][cpu] requests exceed it's limits" (also inside other text).
-_LEGACY_LIMITS = re.compile(r"\S+\[[^\]]*\] requests exceed it's limits|the requests of \S+ (?:exceeds|are less than)")
+# ≤v0.10: "podSets[main].containers[0][cpu] requests exceed it's limits" (also inside other text). Linear: the
+# last bracket pair before the words (`\S+\[[^\]]*\]` took minutes on 8 kB of "a[a[a[..."; tests/unit/test_bad_input).
+_LEGACY_LIMITS = re.compile(
+    r"(?<=\S)\[[^\[\]]*\] requests exceed it's limits|the requests of \S+ (?:exceeds|are less than)"
+)
 _ASSIGN_ERROR = _rx(r"failed to assign flavors to pod set (?P<ps>[^\s:]+): (?P<d>.*)")
 _BYPASSED = _rx(r"Bypassed scheduling evaluation because an equivalent workload recently failed")
 _RESERVED = _rx(r"Quota reserved in ClusterQueue (?P<q>[^\s,;]+)(?P<rest>.*)")
