@@ -18,7 +18,7 @@ from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BotError
+from bot.errors import BotError, ClusterUnavailable
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Subscription
@@ -57,6 +57,8 @@ class Server:
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
     store: StateStore | None = None
+    source_retry_seconds: float = 5.0  # between tries to start the source while the cluster is out of reach
+    _source_starter: asyncio.Task[None] | None = None
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -64,10 +66,16 @@ class Server:
         return f"http://127.0.0.1:{self.port}"
 
     async def start(self) -> None:
+        """Start the source, the watcher and the HTTP server. A cluster out of reach does not stop the bot: it
+        serves (not ready; questions are told the cluster is unavailable) and starts the source when it can."""
         start = getattr(self.source, "start", None)
         if start is not None:
-            await start()
-            self.background.append(self.source.stop)  # type: ignore[attr-defined]
+            try:
+                await start()
+            except ClusterUnavailable as error:
+                log.warning("the cluster is out of reach; serving, and retrying", extra={"error": str(error)})
+                self._source_starter = asyncio.create_task(self._start_source(start), name="kueue-bot-source-start")
+            self.background.append(self._stop_source)
         if self.notifier is not None:
             listen = getattr(self.source, "add_listener", None)
             if listen is not None:
@@ -90,6 +98,28 @@ class Server:
             "kueue-bot serving",
             extra={"port": self.port, "mode": "socket" if self.settings.socket_mode else "http"},
         )
+
+    async def _start_source(self, start: Callable[[], Awaitable[None]]) -> None:
+        while True:
+            await asyncio.sleep(self.source_retry_seconds)
+            try:
+                await start()
+            except ClusterUnavailable as error:
+                log.info("the cluster is still out of reach", extra={"error": str(error)})
+                continue
+            except BotError as error:  # reachable, but no use (no Kueue, no permission): said once, loudly
+                log.error("the source cannot start", extra={"error": str(error)})
+                return
+            log.info("the cluster is reachable: source started")
+            return
+
+    async def _stop_source(self) -> None:
+        if self._source_starter is not None:
+            self._source_starter.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._source_starter
+            self._source_starter = None
+        await self.source.stop()  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
         if self.socket_handler is not None:
