@@ -186,6 +186,7 @@ def build_server(
         on_unwatch=hooks.unwatch if store is not None else None,
         home=hooks.home if store is not None else None,
         on_notification_action=hooks.notification_action if store is not None else None,
+        on_mute=hooks.mute if store is not None else None,
     )
     close_review: Callable[[], None] | None = None
     if settings.user_identity_template:
@@ -276,6 +277,11 @@ class _Hooks:
         if self.notifier is not None:
             self.notifier.wake()
         return added
+
+    async def mute(self, user: str, on: bool) -> bool:
+        """A user's mute: no proactive DM at all until unmuted (questions are still answered)."""
+        assert self.store is not None
+        return await (self.store.mute(user, self.clock()) if on else self.store.unmute(user))
 
     async def unwatch(self, user: str, namespace: str, name: str) -> bool:
         assert self.store is not None

@@ -29,6 +29,10 @@ from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
+# Closed DMs (and ended snoozes) are forgotten after this long: enough to never resend about a wait that
+# just ended, short enough to keep nothing about people for long (SECURITY.md).
+RETENTION = timedelta(days=30)
+
 _NEVER_HINTS = frozenset(
     {
         Verdict.EXCEEDS_MAX_QUOTA,
@@ -189,6 +193,7 @@ class Notifier:
             except Exception:
                 log.exception("notifier: a decision failed", extra={"decision": type(decision).__name__})
         self.last_decisions = decisions
+        await self.store.forget_closed(now - RETENTION)
         async with self.pass_done:
             self.passes += 1
             self.pass_done.notify_all()
@@ -232,7 +237,9 @@ class Notifier:
                     user = await self._user_for_email(part)
                     if user:
                         owners.append(user)
-                elif part[:1] in ("U", "W", "C", "G") and part.isalnum():
+                elif part[:1] in ("U", "W") and part.isalnum():
+                    # People only: a channel named in a job's annotation would let anyone who can annotate a job
+                    # have the bot post in that channel. Channels are an admin's choice (NAMESPACE_NOTIFY).
                     owners.append(part)
         if owners:
             return tuple(dict.fromkeys(owners))

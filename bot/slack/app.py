@@ -131,6 +131,7 @@ class SlackBot:
         on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
         home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
         on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[datetime | None]] | None = None,
+        on_mute: Callable[[str, bool], Awaitable[bool]] | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
@@ -143,6 +144,7 @@ class SlackBot:
         self._on_unwatch = on_unwatch
         self._home = home
         self._on_notification_action = on_notification_action
+        self._on_mute = on_mute
         self.app = AsyncApp(
             client=self.client,
             signing_secret=settings.signing_secret or None,
@@ -260,7 +262,14 @@ class SlackBot:
         """What to say to a question: the answer, a choice, a refusal, help..."""
         if question.command == Command.HELP:
             return [render.help_message(language=language)]
-        if question.command == Command.UNKNOWN or not question.name:
+        if question.command in (Command.MUTE, Command.UNMUTE) and self._on_mute is not None:
+            await self._on_mute(asker.user, question.command == Command.MUTE)
+            return [
+                render.muted(language=language)
+                if question.command == Command.MUTE
+                else render.unmuted(language=language)
+            ]
+        if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
             return [render.unknown_command(question.raw, language=language)]
         if question.command == Command.QUEUE:
             return [await self._queue_message(asker, question.namespace, question.name, language)]

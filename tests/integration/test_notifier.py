@@ -356,3 +356,33 @@ async def test_a_user_mutes_then_unmutes_with_the_slash_command(slack: FakeSlack
         assert len(_dm_posts(slack)) == 1
     finally:
         await server.stop()
+
+
+async def test_a_channel_named_in_an_annotation_is_not_posted_to(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", CHANNEL)
+    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
+    try:
+        assert server.notifier is not None
+        assert await server.notifier.run_pass() == []
+        assert slack.calls("chat.postMessage") == []
+    finally:
+        await server.stop()
+
+
+async def test_closed_dms_are_forgotten_after_the_retention(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
+        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
+        await server.notifier.run_pass()
+        assert len((await server.store.load()).deliveries) == 1  # closed, kept a while
+        clock.now += timedelta(days=31)
+        await server.notifier.run_pass()
+        assert (await server.store.load()).deliveries == ()
+    finally:
+        await server.stop()
