@@ -3,15 +3,18 @@
 Threads. One informer thread per kind (LIST then WATCH, `bot.kube.informer`) decodes each object as it
 arrives (and shares its repeated parts, `bot.kube.compact`), then hands the decoded change to the
 event loop: changes go into an inbox under a lock, and one `call_soon_threadsafe` schedules a drain
-when none is pending. The drain runs on the loop thread and applies at most `batch` changes per call
-(then yields to the loop), so a relist of 50,000 objects never holds the loop for long.
+`coalesce` seconds later (5 ms) when none is pending, so that a burst of updates wakes the loop once per
+batch, not once per update (each wake-up is a write to the loop's self-pipe and a hand-over of the GIL,
+more than the update itself costs). The drain runs on the loop thread and applies at most `batch`
+changes per call (then yields to the loop), so a relist of 50,000 objects never holds the loop for long.
 
-Indexes. Every change updates, incrementally: Workloads by (namespace, name), by namespace, by job-uid
-label, by owner (kind, name), by LocalQueue, by the ClusterQueue they are admitted in; LocalQueues by
-namespace and by ClusterQueue; and the queue ORDER: per ClusterQueue and per LocalQueue, a sorted list
-(`sortedcontainers.SortedKeyList`) of the Workloads waiting there, keyed by Kueue's order
-(`queue_order_key`, then namespace/name). `pending_in(cq)` is that list, `position_in()` two bisections:
-O(log n), nothing sorted per question.
+Indexes. Every change updates, incrementally: Workloads by namespace and name, by owner name, by
+LocalQueue, by the ClusterQueue they are admitted in; LocalQueues by namespace and by
+ClusterQueue; and the queue ORDER: per ClusterQueue and per LocalQueue, a sorted list
+(`sortedcontainers.SortedList`) of the order keys of the Workloads waiting there (Kueue's order,
+`queue_order_key`, then namespace/name; one key tuple shared by both lists). `position_in()` is two
+bisections: O(log n), nothing sorted per question. A watch update that leaves a Workload's queue, order
+key and owners as they were only swaps the object in the indexes that hold it.
 
 Consistency. All state is changed on the loop thread only, by the drain. So:
   * `ClusterCache` itself is a live `Snapshot` that is consistent for code that runs synchronously on the
@@ -23,6 +26,17 @@ Consistency. All state is changed on the loop thread only, by the drain. So:
     (`asyncio.to_thread(explain, view, ...)`) while events go on. It answers for its namespace and those
     queues; on-demand objects (the job, pods, events, ...) come in as `extras`.
 
+Views. What a question copies is kept until a change touches it: the small kinds together, each
+namespace's Workloads and LocalQueue orders, each ClusterQueue's pending Workloads in order.
+
+Garbage collector. Once the cache is first ready, `gc.freeze()` moves every object alive then (the
+synced cache, most of the process) out of the collector's sight (`freeze_gc=True`): a
+collection no longer walks a million cached objects, which otherwise puts milliseconds into the tail of
+questions and stalls watch updates. Frozen objects are still freed by reference counting when the cache
+drops them; only a reference cycle alive at that moment that becomes garbage later is never collected
+(the cache's own objects hold no cycles). It is process-wide, so it is off by default and the production
+source (`bot.kube.ondemand.CacheSource.connect`) turns it on.
+
 Freshness. `taken_at` is the last time every informer was known in sync with the API server (the oldest
 of their last event, bookmark or LIST). `ready` once every informer has synced its first LIST. When the
 API server goes away the cache keeps answering from its last state; `stale_seconds(now)` says how old.
@@ -32,6 +46,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import threading
 from bisect import bisect_left
@@ -39,7 +54,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from sortedcontainers import SortedKeyList  # type: ignore[import-untyped,unused-ignore]
+from sortedcontainers import SortedList  # type: ignore[import-untyped,unused-ignore]
 
 from bot.errors import NotServed
 from bot.kube import kinds
@@ -88,15 +103,15 @@ def order_key(workload: Workload) -> OrderKey:
 
 
 def _new_order() -> Any:
-    return SortedKeyList(key=order_key)
+    return SortedList()
 
 
-def _add_to(index: dict[Any, dict[Any, Workload]], key: Any, name: Any, workload: Workload) -> None:
+def _add_to(index: dict[Any, dict[Any, Any]], key: Any, name: Any, value: Any) -> None:
     bucket = index.get(key)
     if bucket is None:
-        index[key] = {name: workload}
+        index[key] = {name: value}
     else:
-        bucket[name] = workload
+        bucket[name] = value
 
 
 def _remove_from(index: dict[Any, dict[Any, Any]], key: Any, name: Any) -> None:
@@ -107,38 +122,56 @@ def _remove_from(index: dict[Any, dict[Any, Any]], key: Any, name: Any) -> None:
             del index[key]
 
 
-# Indexes where a key almost always has one Workload (job uid, owner) hold it alone, else a dict by name:
-# a one-entry dict per Workload would cost ~180 bytes each.
-Few = Workload | dict[str, Workload]
+# The index by owner name (any namespace; filtered on lookup): a key almost always has one Workload,
+# held alone, else a dict by (namespace, name); a one-entry dict per Workload would cost ~180 bytes each.
+Few = Workload | dict[Key, Workload]
 
 
-def _add_few(index: dict[Any, Few], key: Any, workload: Workload) -> None:
-    held = index.get(key)
-    if held is None or (isinstance(held, Workload) and held.name == workload.name):
-        index[key] = workload
+def _same(one: Workload, other: Workload) -> bool:
+    return one.meta.name == other.meta.name and one.meta.namespace == other.meta.namespace
+
+
+def _add_few(index: dict[str, Few], token: str, workload: Workload) -> None:
+    held = index.get(token)
+    if held is None or (isinstance(held, Workload) and _same(held, workload)):
+        index[token] = workload
     elif isinstance(held, Workload):
-        index[key] = {held.name: held, workload.name: workload}
+        index[token] = {held.meta.key: held, workload.meta.key: workload}
     else:
-        held[workload.name] = workload
+        held[workload.meta.key] = workload
 
 
-def _remove_few(index: dict[Any, Few], key: Any, name: str) -> None:
-    held = index.get(key)
+def _remove_few(index: dict[str, Few], token: str, workload: Workload) -> None:
+    held = index.get(token)
     if held is None:
         return
     if isinstance(held, Workload):
-        if held.name == name:
-            del index[key]
+        if _same(held, workload):
+            del index[token]
         return
-    held.pop(name, None)
+    held.pop(workload.meta.key, None)
     if len(held) == 1:
-        index[key] = next(iter(held.values()))
+        index[token] = next(iter(held.values()))
 
 
-def _few(held: Few | None) -> tuple[Workload, ...]:
+def _few_in(held: Few | None, namespace: str) -> tuple[Workload, ...]:
     if held is None:
         return ()
-    return (held,) if isinstance(held, Workload) else tuple(held.values())
+    if isinstance(held, Workload):
+        return (held,) if held.namespace == namespace else ()
+    return tuple(w for w in held.values() if w.namespace == namespace)
+
+
+def _owner_names(workload: Workload) -> tuple[str, ...]:
+    owners = workload.meta.owners
+    if len(owners) == 1:
+        return (owners[0].name,)
+    return tuple(dict.fromkeys(owner.name for owner in owners))
+
+
+def _waiting_key(workload: Workload) -> OrderKey | None:
+    """The Workload's order key when it waits in its LocalQueue's order, else None."""
+    return order_key(workload) if workload.queue_name and waits_in_queue(workload) else None
 
 
 class ClusterCache:
@@ -153,7 +186,9 @@ class ClusterCache:
         kinds_cached: Sequence[str] = CACHED_KINDS,
         compact: bool = True,
         batch: int = 2000,
+        coalesce: float = 0.005,
         stop_timeout: float = 10.0,
+        freeze_gc: bool = False,
     ) -> None:
         self.client = client
         self.clock = clock
@@ -161,7 +196,10 @@ class ClusterCache:
         self.kinds_cached = tuple(kinds_cached)
         self.interner = Interner() if compact else None
         self.batch = batch
+        self.coalesce = coalesce
         self.stop_timeout = stop_timeout
+        self.freeze_gc = freeze_gc
+        self.gc_frozen = 0  # objects gc.freeze() took out of the collector's sight when first ready
         self.version = ""
         self.informers: dict[str, Informer] = {}
         self.generation = 0  # changes applied so far
@@ -176,16 +214,15 @@ class ClusterCache:
         self._inbox_lock = threading.Lock()
         self._scheduled = False
         self._stopped = False
+        self._was_ready = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
         # stores
-        self._workloads: dict[Key, Workload] = {}
-        self._wl_ns: dict[str, dict[str, Workload]] = {}
-        self._wl_uid: dict[Key, Few] = {}  # (namespace, job uid)
-        self._wl_owner: dict[Key, Few] = {}  # (namespace, owner name)
+        self._wl_ns: dict[str, dict[str, Workload]] = {}  # the Workloads, by namespace then name
+        self._wl_owner: dict[str, Few] = {}  # owner name -> Workload(s), any namespace
         self._wl_lq: dict[Key, dict[str, Workload]] = {}
         self._wl_admitted: dict[str, dict[Key, Workload]] = {}
-        self._cq_order: dict[str, Any] = {}  # cq -> SortedKeyList[Workload]
-        self._lq_order: dict[Key, Any] = {}  # (ns, lq) -> SortedKeyList[Workload]
+        self._cq_order: dict[str, Any] = {}  # cq -> SortedList[OrderKey]
+        self._lq_order: dict[Key, Any] = {}  # (ns, lq) -> SortedList[OrderKey]
         self._lqs: dict[Key, LocalQueue] = {}
         self._lq_ns: dict[str, dict[str, LocalQueue]] = {}
         self._lq_cq: dict[str, dict[Key, LocalQueue]] = {}
@@ -195,7 +232,7 @@ class ClusterCache:
         self._checks: dict[str, AdmissionCheck] = {}
         self._priorities: dict[str, PriorityClass] = {}
         self._others: dict[str, dict[Key, object]] = {}
-        self._views: dict[tuple[str, str], tuple[Any, ...]] = {}
+        self._views: dict[tuple[str, Any], Any] = {}  # what questions copy, kept until a change touches it
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -208,9 +245,7 @@ class ClusterCache:
             raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
         self.version = version
         for kind in self.kinds_cached:
-            decoder = default_decoder(kind)
-            if self.interner is not None:
-                decoder = self._compacting(decoder, self.interner)
+            decoder = default_decoder(kind) if self.interner is None else default_decoder(kind, self.interner)
             self.informers[kind] = Informer(
                 self.client,
                 kinds.KUEUE[kind],
@@ -223,16 +258,6 @@ class ClusterCache:
         for informer in self.informers.values():
             informer.start()
         log.info("informer cache started", extra={"version": version, "kinds": len(self.informers)})
-
-    @staticmethod
-    def _compacting(
-        decoder: Callable[[Mapping[str, Any]], object | None], interner: Interner
-    ) -> Callable[[Mapping[str, Any]], object | None]:
-        def decode_compact(raw: Mapping[str, Any]) -> object | None:
-            decoded = decoder(raw)
-            return interner.compact(decoded) if decoded is not None else None
-
-        return decode_compact
 
     async def stop(self) -> None:
         """Stop every informer and join its thread (in a worker thread: the loop never waits on a join)."""
@@ -270,7 +295,13 @@ class ClusterCache:
         loop = self._loop
         if loop is not None:
             with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is listening any more
-                loop.call_soon_threadsafe(self._drain)
+                loop.call_soon_threadsafe(self._drain_later)
+
+    def _drain_later(self) -> None:
+        if self.coalesce > 0 and self._loop is not None:
+            self._loop.call_later(self.coalesce, self._drain)
+        else:
+            self._drain()
 
     def _drain(self) -> None:
         with self._inbox_lock:
@@ -295,6 +326,15 @@ class ClusterCache:
         for change in changes:
             self._apply(change)
         self._wake()
+
+    def _first_ready(self) -> None:
+        """Once, when every informer has first synced (see "Garbage collector" in the module's doc)."""
+        self._was_ready = True
+        if self.freeze_gc:
+            before = gc.get_freeze_count()
+            gc.freeze()
+            self.gc_frozen = gc.get_freeze_count() - before
+        log.info("informer cache ready", extra={"workloads": self.counts()["Workload"], "gc_frozen": self.gc_frozen})
 
     def _apply(self, change: Change) -> None:
         kind, op = change.kind, change.op
@@ -332,6 +372,8 @@ class ClusterCache:
     # --- waiting on the cache (tests, bench, readiness probes) ---------------------------------------
 
     def _wake(self) -> None:
+        if not self._was_ready and self.ready:
+            self._first_ready()
         if not self._waiters:
             return
         still = []
@@ -384,7 +426,7 @@ class ClusterCache:
 
     def counts(self) -> dict[str, int]:
         return {
-            "Workload": len(self._workloads),
+            "Workload": sum(len(bucket) for bucket in self._wl_ns.values()),
             "LocalQueue": len(self._lqs),
             "ClusterQueue": len(self._cqs),
             "ResourceFlavor": len(self._flavors),
@@ -405,7 +447,7 @@ class ClusterCache:
         if simple is not None:
             return [("", name) for name in simple]
         if kind == "Workload":
-            return self._workloads.keys()
+            return [(namespace, name) for namespace, bucket in self._wl_ns.items() for name in bucket]
         if kind == "LocalQueue":
             return self._lqs.keys()
         return self._others.get(kind, {}).keys()
@@ -422,10 +464,11 @@ class ClusterCache:
 
     def _put(self, kind: str, key: Key, obj: object) -> None:
         if kind == "Workload" and isinstance(obj, Workload):
-            old = self._workloads.get(key)
-            if old is not None:
-                self._unindex_workload(key, old)
-            self._index_workload(key, obj)
+            old = self.workload(*key)
+            if old is None:
+                self._index_workload(key, obj)
+            else:
+                self._update_workload(key, old, obj)
             return
         if kind == "LocalQueue" and isinstance(obj, LocalQueue):
             self._put_local_queue(key, obj)
@@ -433,12 +476,13 @@ class ClusterCache:
         simple = self._simple_store(kind)
         if simple is not None:
             simple[key[1]] = obj
+            self._views.pop(_SMALL, None)
             return
         self._others.setdefault(kind, {})[key] = obj
 
     def _delete(self, kind: str, key: Key) -> None:
         if kind == "Workload":
-            old = self._workloads.get(key)
+            old = self.workload(*key)
             if old is not None:
                 self._unindex_workload(key, old)
             return
@@ -448,6 +492,7 @@ class ClusterCache:
         simple = self._simple_store(kind)
         if simple is not None:
             simple.pop(key[1], None)
+            self._views.pop(_SMALL, None)
             return
         self._others.get(kind, {}).pop(key, None)
 
@@ -456,28 +501,25 @@ class ClusterCache:
         return local_queue.cluster_queue if local_queue is not None else None
 
     def _forget_views(self, namespace: str, *cluster_queues: str | None) -> None:
-        self._views.pop(("ns", namespace), None)
+        views = self._views
+        views.pop(("ns", namespace), None)
         for cq in cluster_queues:
             if cq is not None:
-                self._views.pop(("cq", cq), None)
+                views.pop(("cq", cq), None)
+                views.pop(("pending", cq), None)
 
     def _index_workload(self, key: Key, workload: Workload) -> None:
         namespace, name = key
-        self._workloads[key] = workload
         _add_to(self._wl_ns, namespace, name, workload)
-        uid = workload.meta.labels.get(JOB_UID_LABEL)
-        if uid:
-            _add_few(self._wl_uid, (namespace, uid), workload)
-        for owner_name in {owner.name for owner in workload.meta.owners}:
-            _add_few(self._wl_owner, (namespace, owner_name), workload)
+        for owner in _owner_names(workload):
+            _add_few(self._wl_owner, owner, workload)
         queue = workload.queue_name
         cq = self._cq_of(namespace, queue) if queue else None
         if queue:
             _add_to(self._wl_lq, (namespace, queue), name, workload)
-            if waits_in_queue(workload):
-                self._order_of_lq((namespace, queue)).add(workload)
-                if cq is not None:
-                    self._order_of_cq(cq).add(workload)
+            waiting = _waiting_key(workload)
+            if waiting is not None:
+                self._enqueue(namespace, queue, cq, waiting)
         admitted_in = workload.admission.cluster_queue if workload.admission is not None else None
         if admitted_in is not None:
             _add_to(self._wl_admitted, admitted_in, key, workload)
@@ -485,31 +527,69 @@ class ClusterCache:
 
     def _unindex_workload(self, key: Key, workload: Workload) -> None:
         namespace, name = key
-        del self._workloads[key]
         _remove_from(self._wl_ns, namespace, name)
-        uid = workload.meta.labels.get(JOB_UID_LABEL)
-        if uid:
-            _remove_few(self._wl_uid, (namespace, uid), name)
-        for owner_name in {owner.name for owner in workload.meta.owners}:
-            _remove_few(self._wl_owner, (namespace, owner_name), name)
+        for owner in _owner_names(workload):
+            _remove_few(self._wl_owner, owner, workload)
         queue = workload.queue_name
         cq = self._cq_of(namespace, queue) if queue else None
         if queue:
             _remove_from(self._wl_lq, (namespace, queue), name)
-            if waits_in_queue(workload):
-                self._discard_from(self._lq_order, (namespace, queue), workload)
-                if cq is not None:
-                    self._discard_from(self._cq_order, cq, workload)
+            waiting = _waiting_key(workload)
+            if waiting is not None:
+                self._dequeue(namespace, queue, cq, waiting)
         admitted_in = workload.admission.cluster_queue if workload.admission is not None else None
         if admitted_in is not None:
             _remove_from(self._wl_admitted, admitted_in, key)
         self._forget_views(namespace, cq, admitted_in)
 
-    def _order_of_lq(self, key: Key) -> Any:
-        order = self._lq_order.get(key)
+    def _update_workload(self, key: Key, old: Workload, new: Workload) -> None:
+        """`old` (indexed under `key`) becomes `new`: only what differs moves, the rest swaps the object."""
+        namespace, name = key
+        self._wl_ns[namespace][name] = new
+        new_owners = _owner_names(new)
+        if old.meta.owners is not new.meta.owners:
+            for owner in _owner_names(old):
+                if owner not in new_owners:
+                    _remove_few(self._wl_owner, owner, old)
+        for owner in new_owners:
+            _add_few(self._wl_owner, owner, new)
+        old_queue, queue = old.queue_name, new.queue_name
+        old_cq = self._cq_of(namespace, old_queue) if old_queue else None
+        cq = old_cq if queue == old_queue else (self._cq_of(namespace, queue) if queue else None)
+        if queue != old_queue:
+            if old_queue:
+                _remove_from(self._wl_lq, (namespace, old_queue), name)
+            if queue:
+                _add_to(self._wl_lq, (namespace, queue), name, new)
+        elif queue:
+            self._wl_lq[(namespace, queue)][name] = new
+        old_waiting, waiting = _waiting_key(old), _waiting_key(new)
+        if old_waiting != waiting or queue != old_queue:
+            if old_waiting is not None:
+                self._dequeue(namespace, old_queue, old_cq, old_waiting)
+            if waiting is not None:
+                self._enqueue(namespace, queue, cq, waiting)
+        old_admitted = old.admission.cluster_queue if old.admission is not None else None
+        admitted_in = new.admission.cluster_queue if new.admission is not None else None
+        if old_admitted is not None and old_admitted != admitted_in:
+            _remove_from(self._wl_admitted, old_admitted, key)
+        if admitted_in is not None:
+            _add_to(self._wl_admitted, admitted_in, key, new)
+        self._forget_views(namespace, old_cq, cq, old_admitted, admitted_in)
+
+    def _enqueue(self, namespace: str, queue: str, cq: str | None, waiting: OrderKey) -> None:
+        """Into its LocalQueue's order and, when that LocalQueue is known, its ClusterQueue's (one key)."""
+        order = self._lq_order.get((namespace, queue))
         if order is None:
-            order = self._lq_order[key] = _new_order()
-        return order
+            order = self._lq_order[(namespace, queue)] = _new_order()
+        order.add(waiting)
+        if cq is not None:
+            self._order_of_cq(cq).add(waiting)
+
+    def _dequeue(self, namespace: str, queue: str, cq: str | None, waiting: OrderKey) -> None:
+        self._discard_from(self._lq_order, (namespace, queue), waiting)
+        if cq is not None:
+            self._discard_from(self._cq_order, cq, waiting)
 
     def _order_of_cq(self, cq: str) -> Any:
         order = self._cq_order.get(cq)
@@ -518,11 +598,11 @@ class ClusterCache:
         return order
 
     @staticmethod
-    def _discard_from(orders: dict[Any, Any], key: Any, workload: Workload) -> None:
+    def _discard_from(orders: dict[Any, Any], key: Any, waiting: OrderKey) -> None:
         order = orders.get(key)
         if order is None:
             return
-        order.discard(workload)
+        order.discard(waiting)
         if not order:
             del orders[key]
 
@@ -533,14 +613,13 @@ class ClusterCache:
             _remove_from(self._lq_cq, old.cluster_queue, key)
         namespace, name = key
         self._lqs[key] = local_queue
-        _add_to(self._lq_ns, namespace, name, local_queue)  # type: ignore[arg-type]
-        _add_to(self._lq_cq, local_queue.cluster_queue, key, local_queue)  # type: ignore[arg-type]
+        _add_to(self._lq_ns, namespace, name, local_queue)
+        _add_to(self._lq_cq, local_queue.cluster_queue, key, local_queue)
         if old_cq != local_queue.cluster_queue:
-            waiting = list(self._lq_order.get(key) or ())
-            for workload in waiting:
+            for waiting in list(self._lq_order.get(key) or ()):
                 if old_cq is not None:
-                    self._discard_from(self._cq_order, old_cq, workload)
-                self._order_of_cq(local_queue.cluster_queue).add(workload)
+                    self._discard_from(self._cq_order, old_cq, waiting)
+                self._order_of_cq(local_queue.cluster_queue).add(waiting)
         self._views.clear()
 
     def _delete_local_queue(self, key: Key) -> None:
@@ -549,9 +628,14 @@ class ClusterCache:
             return
         _remove_from(self._lq_ns, key[0], key[1])
         _remove_from(self._lq_cq, old.cluster_queue, key)
-        for workload in list(self._lq_order.get(key) or ()):
-            self._discard_from(self._cq_order, old.cluster_queue, workload)
+        for waiting in list(self._lq_order.get(key) or ()):
+            self._discard_from(self._cq_order, old.cluster_queue, waiting)
         self._views.clear()
+
+    def _in_order(self, order: Iterable[OrderKey]) -> tuple[Workload, ...]:
+        """The Workloads of an order's keys, in that order."""
+        by_namespace = self._wl_ns
+        return tuple([by_namespace[waiting[3]][waiting[4]] for waiting in order])
 
     # --- extra lookups ------------------------------------------------------------------------------
 
@@ -559,13 +643,13 @@ class ClusterCache:
         """The Workloads whose owner reference names this object (any kind when `kind` is None)."""
         return [
             workload
-            for workload in _few(self._wl_owner.get((namespace, name)))
+            for workload in _few_in(self._wl_owner.get(name), namespace)
             if any(o.name == name and (kind is None or o.kind == kind) for o in workload.meta.owners)
         ]
 
     def local_queue_position(self, workload: Workload) -> int | None:
         order = self._lq_order.get((workload.namespace, workload.queue_name))
-        return _index_in(order, workload) if order is not None else None
+        return _position_in_keys(order, workload) if order is not None else None
 
     # --- the Snapshot protocol (live; see the module's doc for when it is consistent) ---------------
 
@@ -576,19 +660,18 @@ class ClusterCache:
         return ()
 
     def workload(self, namespace: str, name: str) -> Workload | None:
-        return self._workloads.get((namespace, name))
+        bucket = self._wl_ns.get(namespace)
+        return bucket.get(name) if bucket is not None else None
 
     def workloads_in(self, namespace: str) -> Sequence[Workload]:
-        view = self._views.get(("ns", namespace))
-        if view is None:
-            view = self._views[("ns", namespace)] = tuple(self._wl_ns.get(namespace, {}).values())
-        return view
+        return self._namespace_view(namespace)[1]
 
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
-        return _few(self._wl_uid.get((namespace, uid)))
+        # Not indexed: the live cache holds no jobs, so the trace never asks it (a view answers for its own).
+        return tuple(w for w in self.workloads_in(namespace) if w.meta.labels.get(JOB_UID_LABEL) == uid)
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
-        view = self._views.get(("cq", cluster_queue))
+        view: tuple[Workload, ...] | None = self._views.get(("cq", cluster_queue))
         if view is None:
             found: dict[Key, Workload] = {}
             for (namespace, queue), _ in self._lq_cq.get(cluster_queue, {}).items():
@@ -648,14 +731,16 @@ class ClusterCache:
         return None
 
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
-        order: Sequence[Workload] | None = self._cq_order.get(cluster_queue)
-        return order if order is not None else ()
+        view: tuple[Workload, ...] | None = self._views.get(("pending", cluster_queue))
+        if view is None:
+            view = self._views[("pending", cluster_queue)] = self._in_order(self._cq_order.get(cluster_queue) or ())
+        return view
 
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         order = self._cq_order.get(cluster_queue)
         if order is None:
             return None
-        in_cq = _index_in(order, workload)
+        in_cq = _position_in_keys(order, workload)
         if in_cq is None:
             return None
         in_lq = self.local_queue_position(workload)
@@ -663,79 +748,123 @@ class ClusterCache:
 
     # --- a detached view for one question -----------------------------------------------------------
 
+    def _small_view(self) -> _Small:
+        small: _Small | None = self._views.get(_SMALL)
+        if small is None:
+            small = self._views[_SMALL] = _Small(self)
+        return small
+
+    def _namespace_view(self, namespace: str) -> _NamespaceView:
+        view: _NamespaceView | None = self._views.get(("ns", namespace))
+        if view is None:
+            workloads = dict(self._wl_ns.get(namespace, {}))
+            view = self._views[("ns", namespace)] = (
+                workloads,
+                tuple(workloads.values()),
+                frozenset(w.admission.cluster_queue for w in workloads.values() if w.admission is not None),
+                {
+                    (namespace, name): self._in_order(self._lq_order.get((namespace, name)) or ())
+                    for name in self._lq_ns.get(namespace, {})
+                },
+            )
+        return view
+
     def view(self, namespace: str, extras: Iterable[object] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).
         `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries)."""
-        local_queues = dict(self._lqs)
-        focus = {lq.cluster_queue for lq in self._lq_ns.get(namespace, {}).values()}
-        focus.update(
-            w.admission.cluster_queue for w in self._wl_ns.get(namespace, {}).values() if w.admission is not None
-        )
-        cq_orders = {cq: tuple(self._cq_order.get(cq) or ()) for cq in focus}
-        lq_orders = {
-            (namespace, name): tuple(self._lq_order.get((namespace, name)) or ())
-            for name in self._lq_ns.get(namespace, {})
-        }
-        cluster_queues = dict(self._cqs)
-        cohorts = dict(self._cohorts)
-        in_cq: dict[str, tuple[Workload, ...]] = {}
-        for cq in _cohort_trees(focus, cluster_queues, cohorts):
-            known = cluster_queues.get(cq)
-            if known is None or known.reservation is None:
-                in_cq[cq] = tuple(self.workloads_in_cluster_queue(cq))
+        small = self._small_view()
+        workloads, _, admitted_in, lq_orders = self._namespace_view(namespace)
+        focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
+        focus.update(admitted_in)
+        in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.unreported_around(focus)}
         return CacheView(
             taken_at=self.taken_at,
             namespace=namespace,
-            workloads=dict(self._wl_ns.get(namespace, {})),
-            local_queues=local_queues,
-            lqs_by_ns={ns: tuple(bucket.values()) for ns, bucket in self._lq_ns.items()},
-            lqs_by_cq={cq: tuple(bucket.values()) for cq, bucket in self._lq_cq.items()},
-            cluster_queues=cluster_queues,
-            flavors=dict(self._flavors),
-            cohorts=cohorts,
-            checks=dict(self._checks),
-            priorities=dict(self._priorities),
-            cq_orders=cq_orders,
+            workloads=workloads,
+            local_queues=small.local_queues,
+            lqs_by_ns=small.lqs_by_ns,
+            lqs_by_cq=small.lqs_by_cq,
+            cluster_queues=small.cluster_queues,
+            flavors=small.flavors,
+            cohorts=small.cohorts,
+            checks=small.checks,
+            priorities=small.priorities,
+            cq_orders={cq: tuple(self.pending_in(cq)) for cq in focus},
             lq_orders=lq_orders,
             in_cluster_queue=in_cq,
             extras=MemorySnapshot(extras),
         )
 
 
-def _index_in(order: Any, workload: Workload) -> int | None:
-    """Where `workload` is in a sorted order (SortedKeyList or a tuple sorted by order_key), or None."""
-    key = order_key(workload)
-    if isinstance(order, tuple):
-        index = bisect_left(order, key, key=order_key)
-    else:
-        index = order.bisect_key_left(key)
+_SMALL = ("small", "")
+# A namespace's part of a view: its Workloads by name, as a tuple, the ClusterQueues they are admitted in,
+# and the order of each of its LocalQueues.
+_NamespaceView = tuple[dict[str, Workload], tuple[Workload, ...], frozenset[str], dict[Key, tuple[Workload, ...]]]
+
+
+class _Small:
+    """Copies of the small kinds for views (shared by every view until one of them changes), and the
+    cohort trees: which ClusterQueues share a tree, and which of those report no reservation."""
+
+    def __init__(self, cache: ClusterCache) -> None:
+        self.local_queues = dict(cache._lqs)
+        self.lqs_by_ns = {ns: tuple(bucket.values()) for ns, bucket in cache._lq_ns.items()}
+        self.lqs_by_cq = {cq: tuple(bucket.values()) for cq, bucket in cache._lq_cq.items()}
+        self.cluster_queues = dict(cache._cqs)
+        self.flavors = dict(cache._flavors)
+        self.cohorts = dict(cache._cohorts)
+        self.checks = dict(cache._checks)
+        self.priorities = dict(cache._priorities)
+        self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
+        self._unreported_in: dict[str, list[str]] = {}
+        for name, root in self._root_of.items():
+            if self.cluster_queues[name].reservation is None:
+                self._unreported_in.setdefault(root, []).append(name)
+
+    def unreported_around(self, focus: Iterable[str]) -> set[str]:
+        """The ClusterQueues sharing a cohort tree with any of `focus` (themselves included) that are
+        unknown or report no reservation (a view counts their Workloads itself)."""
+        found = set()
+        for name in focus:
+            known = self.cluster_queues.get(name)
+            if known is None or known.reservation is None:
+                found.add(name)
+            root = self._root_of.get(name)
+            if root is not None:
+                found.update(self._unreported_in.get(root, ()))
+        return found
+
+
+def _position_in_keys(order: Any, workload: Workload) -> int | None:
+    """Where `workload` is in a live order (a SortedList of order keys), or None."""
+    index = order.bisect_left(order_key(workload))
     if index < len(order):
         found = order[index]
-        if found.name == workload.name and found.namespace == workload.namespace:
+        if found[4] == workload.name and found[3] == workload.namespace:
             return int(index)
     return None
 
 
-def _cohort_trees(
-    cluster_queues: Iterable[str], known: Mapping[str, ClusterQueue], cohorts: Mapping[str, Cohort]
-) -> set[str]:
-    """The ClusterQueues sharing a cohort tree with any of `cluster_queues` (themselves included)."""
+def _index_in(order: tuple[Workload, ...], workload: Workload) -> int | None:
+    """Where `workload` is in a view's order (a tuple of Workloads sorted by order_key), or None."""
+    index = bisect_left(order, order_key(workload), key=order_key)
+    if index < len(order):
+        found = order[index]
+        if found.name == workload.name and found.namespace == workload.namespace:
+            return index
+    return None
 
-    def root(cohort: str) -> str:
-        seen = set()
-        while cohort and cohort not in seen:
-            seen.add(cohort)
-            parent = cohorts[cohort].parent if cohort in cohorts else ""
-            if not parent:
-                return cohort
-            cohort = parent
-        return cohort
 
-    wanted = set(cluster_queues)
-    roots = {root(known[cq].cohort) for cq in wanted if cq in known and known[cq].cohort}
-    if roots:
-        wanted.update(name for name, cq in known.items() if cq.cohort and root(cq.cohort) in roots)
-    return wanted
+def _root(cohort: str, cohorts: Mapping[str, Cohort]) -> str:
+    """The root of a cohort's tree (a cycle ends where it closes)."""
+    seen = set()
+    while cohort and cohort not in seen:
+        seen.add(cohort)
+        parent = cohorts[cohort].parent if cohort in cohorts else ""
+        if not parent:
+            return cohort
+        cohort = parent
+    return cohort
 
 
 class CacheView:

@@ -3,6 +3,14 @@
 Reads both Kueue API versions: v1beta2 and v1beta1's older field names (ClusterQueue `cohort`,
 `admissionChecks`; Workload `priorityClassName`; LocalQueue `flavorUsage`). Total: a malformed object
 raises DecodeError with a readable reason, never anything else.
+
+Parts. The bulky parts of a Workload (its pod sets, admission, admission checks, resource requests,
+reclaimable pods) are each decoded from a *view*: a tuple of exactly the raw values that part is built
+from (a pod template's view holds its containers' names, resources and restart policies, not their
+images, commands or env). `Parts.part(build, view)` builds the part; `bot.kube.compact.Interner`
+(a `Parts`) instead hands out the part it already built for an equal view, so 50,000 Workloads of a few
+dozen shapes share their parts and a watch update decodes only what it changed. A part is a function of
+its view alone, by construction, whichever `Parts` decodes it.
 """
 
 from __future__ import annotations
@@ -10,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.trace.model import (
     Admission,
@@ -51,14 +59,42 @@ KUEUE_GROUP = "kueue.x-k8s.io"
 VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
 
 Raw = Mapping[str, Any]
+View = tuple[Any, ...]  # the raw values a part is built from, and nothing else
+T = TypeVar("T")
+_EMPTY: Raw = {}
 
 
 class DecodeError(ValueError):
     """An object that cannot be read (wrong shape, missing name)."""
 
 
+class Parts:
+    """How decoding builds names and parts: afresh, as they are. `bot.kube.compact.Interner` shares them."""
+
+    # A name or word many objects repeat (kind, namespace, queue, condition reason): as it is (`str` of a
+    # str is that str, and a builtin is called faster than a method).
+    text: Callable[[str], str] = staticmethod(str)
+
+    def labels(self, value: object) -> Mapping[str, str]:
+        return _strings(value)
+
+    def resource_version(self, value: str) -> str:
+        return value
+
+    def part(self, build: Callable[[View, Parts], T], view: View) -> T:
+        """`build(view, self)`: the part of an object that `view` holds the raw values of."""
+        return build(view, self)
+
+
+PLAIN = Parts()
+
+
 def _map(value: object) -> Raw:
-    return value if isinstance(value, Mapping) else {}
+    if type(value) is dict:
+        return value
+    if value is None:
+        return _EMPTY
+    return value if isinstance(value, Mapping) else _EMPTY
 
 
 def _list(value: object) -> list[Any]:
@@ -66,6 +102,8 @@ def _list(value: object) -> list[Any]:
 
 
 def _str(value: object, default: str = "") -> str:
+    if type(value) is str:
+        return value
     if value is None:
         return default
     return value if isinstance(value, str) else str(value)
@@ -100,44 +138,46 @@ def parse_time(value: object) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def meta(raw: Raw) -> Meta:
+def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
     metadata = _map(raw.get("metadata"))
     name = metadata.get("name")
     if not isinstance(name, str) or not name:
         raise DecodeError(f"a {raw.get('kind', 'object')} without metadata.name")
+    text = parts.text
     owners = tuple(
         OwnerRef(
-            api_version=_str(ref.get("apiVersion")),
-            kind=_str(ref.get("kind")),
-            name=_str(ref.get("name")),
-            uid=_str(ref.get("uid")),
+            api_version=text(_str(ref.get("apiVersion"))),
+            kind=text(_str(ref.get("kind"))),
+            name=text(_str(ref.get("name"))),
+            uid=text(_str(ref.get("uid"))),
             controller=ref.get("controller") is True,
         )
         for ref in map(_map, _list(metadata.get("ownerReferences")))
     )
     namespace = metadata.get("namespace")
     return Meta(
-        kind=_str(raw.get("kind")),
+        kind=text(_str(raw.get("kind"))),
         name=name,
-        namespace=namespace if isinstance(namespace, str) and namespace else None,
-        api_version=_str(raw.get("apiVersion")),
+        namespace=text(namespace) if isinstance(namespace, str) and namespace else None,
+        api_version=text(_str(raw.get("apiVersion"))),
         uid=_str(metadata.get("uid")),
         created=parse_time(metadata.get("creationTimestamp")),
-        labels=_strings(metadata.get("labels")),
-        annotations=_strings(metadata.get("annotations")),
+        labels=parts.labels(metadata.get("labels")),
+        annotations=parts.labels(metadata.get("annotations")),
         owners=owners,
-        resource_version=_str(metadata.get("resourceVersion")),
+        resource_version=parts.resource_version(_str(metadata.get("resourceVersion"))),
         deleting=bool(metadata.get("deletionTimestamp")),
     )
 
 
-def conditions(raw: object) -> tuple[Condition, ...]:
+def conditions(raw: object, parts: Parts = PLAIN) -> tuple[Condition, ...]:
+    text = parts.text
     return tuple(
         Condition(
-            type=_str(item.get("type")),
-            status=_str(item.get("status")),
-            reason=_str(item.get("reason")),
-            message=_str(item.get("message")),
+            type=text(_str(item.get("type"))),
+            status=text(_str(item.get("status"))),
+            reason=text(_str(item.get("reason"))),
+            message=text(_str(item.get("message"))),
             since=parse_time(item.get("lastTransitionTime")),
         )
         for item in map(_map, _list(raw))
@@ -186,38 +226,63 @@ def _taints(raw: object) -> tuple[Taint, ...]:
     )
 
 
-def _container(raw: Raw) -> Container:
+def _container_view(raw: object) -> View:
+    raw = _map(raw)
     resources = _map(raw.get("resources"))
+    return (raw.get("name"), resources.get("requests"), resources.get("limits"), raw.get("restartPolicy"))
+
+
+def _container(view: View) -> Container:
+    name, requests, limits, restart_policy = view
     return Container(
-        name=_str(raw.get("name")),
-        requests=parse_map(resources.get("requests")),
-        limits=parse_map(resources.get("limits")),
-        restart_policy=_str(raw.get("restartPolicy")),
+        name=_str(name),
+        requests=parse_map(requests),
+        limits=parse_map(limits),
+        restart_policy=_str(restart_policy),
+    )
+
+
+def _pod_spec_view(spec: object) -> View:
+    """What a PodTemplate is decoded from: the scheduling-relevant fields of a PodSpec, nothing else."""
+    spec = _map(spec)
+    affinity = _map(
+        _map(_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    )
+    pod_resources = _map(spec.get("resources"))
+    return (
+        tuple(map(_container_view, _list(spec.get("containers")))),
+        tuple(map(_container_view, _list(spec.get("initContainers")))),
+        spec.get("overhead"),
+        pod_resources.get("requests"),
+        pod_resources.get("limits"),
+        spec.get("nodeSelector"),
+        affinity.get("nodeSelectorTerms"),
+        spec.get("tolerations"),
+        spec.get("priorityClassName"),
+        spec.get("schedulingGates"),
+    )
+
+
+def _pod_template(view: View, parts: Parts = PLAIN) -> PodTemplate:
+    containers, init_containers, overhead, requests, limits, selector, node_terms, tolerations, priority, gates = view
+    terms = tuple(_requirements(_map(term).get("matchExpressions")) for term in _list(node_terms))
+    return PodTemplate(
+        containers=tuple(map(_container, containers)),
+        init_containers=tuple(map(_container, init_containers)),
+        overhead=parse_map(overhead),
+        pod_requests=parse_map(requests),
+        pod_limits=parse_map(limits),
+        node_selector=_strings(selector),
+        affinity_terms=tuple(term for term in terms if term),
+        tolerations=_tolerations(tolerations),
+        priority_class_name=_str(priority),
+        scheduling_gates=tuple(_str(_map(g).get("name")) for g in _list(gates)),
     )
 
 
 def pod_template(spec: object) -> PodTemplate:
     """A PodSpec (the `spec` of a pod template or of a Pod)."""
-    spec = _map(spec)
-    affinity = _map(
-        _map(_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    )
-    terms = tuple(
-        _requirements(_map(term).get("matchExpressions")) for term in _list(affinity.get("nodeSelectorTerms"))
-    )
-    pod_resources = _map(spec.get("resources"))
-    return PodTemplate(
-        containers=tuple(_container(_map(c)) for c in _list(spec.get("containers"))),
-        init_containers=tuple(_container(_map(c)) for c in _list(spec.get("initContainers"))),
-        overhead=parse_map(spec.get("overhead")),
-        pod_requests=parse_map(pod_resources.get("requests")),
-        pod_limits=parse_map(pod_resources.get("limits")),
-        node_selector=_strings(spec.get("nodeSelector")),
-        affinity_terms=tuple(term for term in terms if term),
-        tolerations=_tolerations(spec.get("tolerations")),
-        priority_class_name=_str(spec.get("priorityClassName")),
-        scheduling_gates=tuple(_str(_map(g).get("name")) for g in _list(spec.get("schedulingGates"))),
-    )
+    return _pod_template(_pod_spec_view(spec))
 
 
 def _template_spec(template: object) -> PodTemplate:
@@ -263,37 +328,116 @@ def _resource_groups(raw: object) -> tuple[ResourceGroup, ...]:
     return tuple(groups)
 
 
-def workload(raw: Raw) -> Workload:
+def _pod_sets_view(raw: object) -> View:
+    return tuple(
+        (
+            item.get("name"),
+            item.get("count"),
+            item.get("minCount"),
+            item.get("topologyRequest"),
+            _pod_spec_view(_map(item.get("template")).get("spec")),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def _pod_sets(view: View, parts: Parts) -> tuple[PodSet, ...]:
+    return tuple(
+        PodSet(
+            name=_str(name, "main") or "main",
+            count=_int(count, 1),
+            template=parts.part(_pod_template, template),
+            min_count=_int(min_count) if min_count is not None else None,
+            topology_request=_strings(topology),
+        )
+        for name, count, min_count, topology, template in view
+    )
+
+
+def _admission_view(raw: Raw) -> View:
+    return (
+        raw.get("clusterQueue"),
+        tuple(
+            (
+                item.get("name"),
+                item.get("flavors"),
+                item.get("resourceUsage"),
+                item.get("count"),
+                item.get("delayedTopologyRequest"),
+            )
+            for item in map(_map, _list(raw.get("podSetAssignments")))
+        ),
+    )
+
+
+def _admission(view: View, parts: Parts) -> Admission:
+    cluster_queue, assignments = view
+    return Admission(
+        cluster_queue=parts.text(_str(cluster_queue)),
+        assignments=tuple(
+            PodSetAssignment(
+                name=_str(name, "main"),
+                flavors=parts.labels(flavors),
+                usage=parse_map(usage),
+                count=_int(count) if count is not None else None,
+                delayed_topology=_str(delayed),
+            )
+            for name, flavors, usage, count, delayed in assignments
+        ),
+    )
+
+
+def _checks_view(raw: object) -> View:
+    return tuple(
+        (
+            item.get("name"),
+            item.get("state"),
+            item.get("message"),
+            item.get("lastTransitionTime"),
+            item.get("requeueAfterSeconds"),
+            item.get("retryCount"),
+        )
+        for item in map(_map, _list(raw))
+    )
+
+
+def _checks(view: View, parts: Parts) -> tuple[CheckState, ...]:
+    return tuple(
+        CheckState(
+            name=parts.text(_str(name)),
+            state=parts.text(_str(state, "Pending")),
+            message=parts.text(_str(message)),
+            since=parse_time(since),
+            requeue_after_seconds=_int(requeue_after) if requeue_after else None,
+            retry_count=_int(retries) if retries is not None else None,
+        )
+        for name, state, message, since, requeue_after, retries in view
+    )
+
+
+def _resource_requests_view(raw: object) -> View:
+    return tuple((item.get("name"), item.get("resources")) for item in map(_map, _list(raw)))
+
+
+def _resource_requests(view: View, parts: Parts) -> tuple[tuple[str, Quantities], ...]:
+    return tuple((_str(name, "main"), parse_map(resources)) for name, resources in view)
+
+
+def _reclaimable_view(raw: object) -> View:
+    return tuple((item.get("name"), item.get("count")) for item in map(_map, _list(raw)))
+
+
+def _reclaimable(view: View, parts: Parts) -> Mapping[str, int]:
+    return {_str(name): _int(count) for name, count in view}
+
+
+def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
     spec = _map(raw.get("spec"))
     status = _map(raw.get("status"))
-    pod_sets = tuple(
-        PodSet(
-            name=_str(item.get("name"), "main") or "main",
-            count=_int(item.get("count"), 1),
-            template=_template_spec(item.get("template")),
-            min_count=_int(item["minCount"]) if item.get("minCount") is not None else None,
-            topology_request=_strings(item.get("topologyRequest")),
-        )
-        for item in map(_map, _list(spec.get("podSets")))
-    )
+    text = parts.text
     # v1beta2 priorityClassRef {group, kind, name}; v1beta1 priorityClassName + priorityClassSource.
     priority_class = _str(_map(spec.get("priorityClassRef")).get("name")) or _str(spec.get("priorityClassName"))
     admission_raw = status.get("admission")
-    admission = None
-    if isinstance(admission_raw, Mapping):
-        admission = Admission(
-            cluster_queue=_str(admission_raw.get("clusterQueue")),
-            assignments=tuple(
-                PodSetAssignment(
-                    name=_str(item.get("name"), "main"),
-                    flavors=_strings(item.get("flavors")),
-                    usage=parse_map(item.get("resourceUsage")),
-                    count=_int(item["count"]) if item.get("count") is not None else None,
-                    delayed_topology=_str(item.get("delayedTopologyRequest")),
-                )
-                for item in map(_map, _list(admission_raw.get("podSetAssignments")))
-            ),
-        )
     requeue_raw = status.get("requeueState")
     requeue = None
     if isinstance(requeue_raw, Mapping):
@@ -301,50 +445,39 @@ def workload(raw: Raw) -> Workload:
             count=_int(requeue_raw["count"]) if requeue_raw.get("count") is not None else None,
             requeue_at=parse_time(requeue_raw.get("requeueAt")),
         )
-    checks = tuple(
-        CheckState(
-            name=_str(item.get("name")),
-            state=_str(item.get("state"), "Pending"),
-            message=_str(item.get("message")),
-            since=parse_time(item.get("lastTransitionTime")),
-            requeue_after_seconds=_int(item["requeueAfterSeconds"]) if item.get("requeueAfterSeconds") else None,
-            retry_count=_int(item["retryCount"]) if item.get("retryCount") is not None else None,
-        )
-        for item in map(_map, _list(status.get("admissionChecks")))
-    )
+    checks = _checks_view(status.get("admissionChecks"))
+    requests = _resource_requests_view(status.get("resourceRequests"))
+    reclaimable = _reclaimable_view(status.get("reclaimablePods"))
     return Workload(
-        meta=meta(raw),
-        queue_name=_str(spec.get("queueName")),
-        pod_sets=pod_sets,
+        meta=meta(raw, parts),
+        queue_name=text(_str(spec.get("queueName"))),
+        pod_sets=parts.part(_pod_sets, _pod_sets_view(spec.get("podSets"))),
         priority=_int(spec.get("priority"), 0),
-        priority_class=priority_class,
+        priority_class=text(priority_class),
         active=spec.get("active") is not False,
-        conditions=conditions(status.get("conditions")),
-        admission=admission,
+        conditions=conditions(status.get("conditions"), parts),
+        admission=parts.part(_admission, _admission_view(admission_raw))
+        if isinstance(admission_raw, Mapping)
+        else None,
         requeue=requeue,
-        checks=checks,
-        resource_requests=tuple(
-            (_str(item.get("name"), "main"), parse_map(item.get("resources")))
-            for item in map(_map, _list(status.get("resourceRequests")))
-        ),
-        reclaimable={
-            _str(item.get("name")): _int(item.get("count")) for item in map(_map, _list(status.get("reclaimablePods")))
-        },
-        cluster_name=_str(status.get("clusterName")),
+        checks=parts.part(_checks, checks) if checks else (),
+        resource_requests=parts.part(_resource_requests, requests) if requests else (),
+        reclaimable=parts.part(_reclaimable, reclaimable) if reclaimable else _EMPTY,
+        cluster_name=text(_str(status.get("clusterName"))),
     )
 
 
-def local_queue(raw: Raw) -> LocalQueue:
+def local_queue(raw: Raw, parts: Parts = PLAIN) -> LocalQueue:
     spec = _map(raw.get("spec"))
     return LocalQueue(
-        meta=meta(raw),
-        cluster_queue=_str(spec.get("clusterQueue")),
+        meta=meta(raw, parts),
+        cluster_queue=parts.text(_str(spec.get("clusterQueue"))),
         stop_policy=_str(spec.get("stopPolicy"), "None") or "None",
-        conditions=conditions(_map(raw.get("status")).get("conditions")),
+        conditions=conditions(_map(raw.get("status")).get("conditions"), parts),
     )
 
 
-def cluster_queue(raw: Raw) -> ClusterQueue:
+def cluster_queue(raw: Raw, parts: Parts = PLAIN) -> ClusterQueue:
     spec = _map(raw.get("spec"))
     status = _map(raw.get("status"))
     # v1beta2 admissionChecksStrategy.admissionChecks[{name, onFlavors}]; v1beta1 also admissionChecks: [name].
@@ -357,7 +490,7 @@ def cluster_queue(raw: Raw) -> ClusterQueue:
     borrow = _map(preemption.get("borrowWithinCohort"))
     admission_scope = _map(spec.get("admissionScope"))
     return ClusterQueue(
-        meta=meta(raw),
+        meta=meta(raw, parts),
         resource_groups=_resource_groups(spec.get("resourceGroups")),
         cohort=_str(spec.get("cohortName")) or _str(spec.get("cohort")),
         namespace_selector=label_selector(spec.get("namespaceSelector")),
@@ -369,7 +502,7 @@ def cluster_queue(raw: Raw) -> ClusterQueue:
             "borrowWithinCohort": _str(borrow.get("policy"), "Never"),
         },
         admission_checks=tuple(checks),
-        conditions=conditions(status.get("conditions")),
+        conditions=conditions(status.get("conditions"), parts),
         reservation=_quantities_by_flavor(status["flavorsReservation"]) if "flavorsReservation" in status else None,
         usage=_quantities_by_flavor(status["flavorsUsage"]) if "flavorsUsage" in status else None,
         pending_count=_int(status["pendingWorkloads"]) if status.get("pendingWorkloads") is not None else None,
@@ -377,10 +510,10 @@ def cluster_queue(raw: Raw) -> ClusterQueue:
     )
 
 
-def resource_flavor(raw: Raw) -> ResourceFlavor:
+def resource_flavor(raw: Raw, parts: Parts = PLAIN) -> ResourceFlavor:
     spec = _map(raw.get("spec"))
     return ResourceFlavor(
-        meta=meta(raw),
+        meta=meta(raw, parts),
         node_labels=_strings(spec.get("nodeLabels")),
         node_taints=_taints(spec.get("nodeTaints")),
         tolerations=_tolerations(spec.get("tolerations")),
@@ -388,25 +521,25 @@ def resource_flavor(raw: Raw) -> ResourceFlavor:
     )
 
 
-def cohort(raw: Raw) -> Cohort:
+def cohort(raw: Raw, parts: Parts = PLAIN) -> Cohort:
     spec = _map(raw.get("spec"))
     return Cohort(
-        meta=meta(raw),
+        meta=meta(raw, parts),
         parent=_str(spec.get("parentName")) or _str(spec.get("parent")),
         resource_groups=_resource_groups(spec.get("resourceGroups")),
     )
 
 
-def admission_check(raw: Raw) -> AdmissionCheck:
+def admission_check(raw: Raw, parts: Parts = PLAIN) -> AdmissionCheck:
     return AdmissionCheck(
-        meta=meta(raw),
+        meta=meta(raw, parts),
         controller=_str(_map(raw.get("spec")).get("controllerName")),
-        conditions=conditions(_map(raw.get("status")).get("conditions")),
+        conditions=conditions(_map(raw.get("status")).get("conditions"), parts),
     )
 
 
-def priority_class(raw: Raw) -> PriorityClass:
-    return PriorityClass(name=meta(raw).name, value=_int(raw.get("value")))
+def priority_class(raw: Raw, parts: Parts = PLAIN) -> PriorityClass:
+    return PriorityClass(name=meta(raw, parts).name, value=_int(raw.get("value")))
 
 
 def _replica_specs(spec: Raw) -> list[JobTemplate]:
@@ -538,7 +671,7 @@ def pending_entries(raw: Raw) -> list[PendingEntry]:
     return entries
 
 
-_KUEUE_DECODERS: dict[str, Callable[[Raw], object]] = {
+_KUEUE_DECODERS: dict[str, Callable[[Raw, Parts], object]] = {
     "Workload": workload,
     "LocalQueue": local_queue,
     "ClusterQueue": cluster_queue,
@@ -577,12 +710,13 @@ JOB_KINDS = frozenset(
 )
 
 
-def decode(raw: Raw) -> list[object]:
-    """One raw object -> model objects (a Pod is both a Pod and a job Kueue may manage). [] if not read."""
+def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
+    """One raw object -> model objects (a Pod is both a Pod and a job Kueue may manage). [] if not read.
+    `parts`: how Kueue's objects are built (see the module's doc); other kinds are always built afresh."""
     kind = _str(raw.get("kind"))
     group = _str(raw.get("apiVersion")).rpartition("/")[0]
     if group == KUEUE_GROUP and kind in _KUEUE_DECODERS:
-        return [_KUEUE_DECODERS[kind](raw)]
+        return [_KUEUE_DECODERS[kind](raw, parts)]
     if group == VISIBILITY_GROUP and kind == "PendingWorkloadsSummary":
         return list(pending_entries(raw))
     if kind in _CORE_DECODERS and group in ("", "events.k8s.io"):

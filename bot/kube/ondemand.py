@@ -271,8 +271,12 @@ class CacheSource:
         self.ondemand = ondemand
 
     @classmethod
-    def connect(cls, client: KubeClient, *, clock: Callable[[], datetime], visibility: bool = True) -> CacheSource:
-        cache = ClusterCache(client, clock=clock)
+    def connect(
+        cls, client: KubeClient, *, clock: Callable[[], datetime], visibility: bool = True, freeze_gc: bool = True
+    ) -> CacheSource:
+        """The production source: the cache freezes the garbage collector's view once synced (see
+        `bot.kube.cache`, "Garbage collector")."""
+        cache = ClusterCache(client, clock=clock, freeze_gc=freeze_gc)
         return cls(cache, OnDemand(client, cache, visibility=visibility))
 
     async def start(self) -> None:

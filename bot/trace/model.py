@@ -27,7 +27,7 @@ NOTIFY_ANNOTATION = "kueue-bot.io/notify"
 NOTIFY_EMAIL_ANNOTATION = "kueue-bot.io/notify-email"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OwnerRef:
     api_version: str
     kind: str
@@ -40,7 +40,7 @@ class OwnerRef:
         return self.api_version.rpartition("/")[0] if "/" in self.api_version else ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Meta:
     kind: str
     name: str
@@ -63,7 +63,7 @@ class Meta:
         return (self.namespace or "", self.name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Condition:
     type: str
     status: str
@@ -87,7 +87,7 @@ def find_condition(conditions: tuple[Condition, ...], kind: str) -> Condition | 
     return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Toleration:
     key: str = ""
     operator: str = "Equal"
@@ -107,7 +107,7 @@ class Toleration:
         return self.value == taint.value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Taint:
     key: str
     value: str = ""
@@ -117,7 +117,7 @@ class Taint:
         return f"{self.key}={self.value}:{self.effect}" if self.value else f"{self.key}:{self.effect}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Requirement:
     """One matchExpressions entry of a node selector term (operators In, NotIn, Exists, DoesNotExist, Gt, Lt)."""
 
@@ -145,7 +145,7 @@ class Requirement:
         return False
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Container:
     name: str
     requests: Quantities = field(default_factory=lambda: _NO_QUANTITIES)
@@ -153,7 +153,7 @@ class Container:
     restart_policy: str = ""  # "Always" on an init container makes it a sidecar
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodTemplate:
     containers: tuple[Container, ...] = ()
     init_containers: tuple[Container, ...] = ()
@@ -167,7 +167,7 @@ class PodTemplate:
     scheduling_gates: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodSet:
     name: str
     count: int
@@ -176,7 +176,7 @@ class PodSet:
     topology_request: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PodSetAssignment:
     name: str
     flavors: Mapping[str, str] = field(default_factory=lambda: _EMPTY)  # resource -> flavor
@@ -185,13 +185,13 @@ class PodSetAssignment:
     delayed_topology: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Admission:
     cluster_queue: str
     assignments: tuple[PodSetAssignment, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CheckState:
     name: str
     state: str  # Pending | Ready | Retry | Rejected
@@ -201,13 +201,13 @@ class CheckState:
     retry_count: int | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class RequeueState:
     count: int | None = None
     requeue_at: datetime | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Workload:
     meta: Meta
     queue_name: str
@@ -257,7 +257,7 @@ def job_name(workload: Workload) -> str:
     return owner.name if owner is not None else workload.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LocalQueue:
     meta: Meta
     cluster_queue: str
@@ -269,7 +269,7 @@ class LocalQueue:
         return self.meta.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceQuota:
     name: str
     nominal: Decimal
@@ -277,7 +277,7 @@ class ResourceQuota:
     lending_limit: Decimal | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FlavorQuotas:
     name: str
     resources: tuple[ResourceQuota, ...]
@@ -289,13 +289,13 @@ class FlavorQuotas:
         return None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceGroup:
     covered: tuple[str, ...]
     flavors: tuple[FlavorQuotas, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class LabelSelector:
     match_labels: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
     expressions: tuple[Requirement, ...] = ()
@@ -306,7 +306,7 @@ class LabelSelector:
         return all(requirement.matches(labels) for requirement in self.expressions)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ClusterQueue:
     meta: Meta
     resource_groups: tuple[ResourceGroup, ...] = ()
@@ -330,7 +330,7 @@ class ClusterQueue:
         return tuple(flavor.name for group in self.resource_groups for flavor in group.flavors)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ResourceFlavor:
     meta: Meta
     node_labels: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
@@ -343,7 +343,7 @@ class ResourceFlavor:
         return self.meta.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Cohort:
     meta: Meta
     parent: str = ""
@@ -354,20 +354,20 @@ class Cohort:
         return self.meta.name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AdmissionCheck:
     meta: Meta
     controller: str = ""
     conditions: tuple[Condition, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PriorityClass:
     name: str
     value: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class PendingEntry:
     """One item of a PendingWorkloadsSummary (the pending-workloads visibility API)."""
 
@@ -379,7 +379,7 @@ class PendingEntry:
     position_in_local_queue: int
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class JobTemplate:
     """A pod template of a job object, with how many pods of it the job runs."""
 
@@ -388,7 +388,7 @@ class JobTemplate:
     template: PodTemplate
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Job:
     """Any object Kueue may manage: batch Job, JobSet, RayJob, Kubeflow jobs, Pods, ..."""
 
@@ -402,7 +402,7 @@ class Job:
         return self.meta.labels.get(QUEUE_NAME_LABEL) or self.meta.annotations.get(QUEUE_NAME_LABEL, "")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Pod:
     meta: Meta
     phase: str = ""
@@ -414,7 +414,7 @@ class Pod:
         return find_condition(self.conditions, kind)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Event:
     namespace: str
     involved_kind: str
@@ -427,12 +427,12 @@ class Event:
     count: int = 1
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Namespace:
     meta: Meta
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Node:
     meta: Meta
     taints: tuple[Taint, ...] = ()

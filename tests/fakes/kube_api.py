@@ -29,13 +29,15 @@ import base64
 import binascii
 import contextlib
 import copy
+import itertools
 import json
 import logging
 import secrets
 import string
 import threading
+from bisect import bisect_right
 from collections import Counter
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -186,13 +188,38 @@ def _int_param(query: Mapping[str, str], name: str) -> int | None:
         raise KubeStatusError.bad_request(f'invalid value "{value}" for {name}: not an integer') from None
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))
+def _json_writer() -> Callable[[Any], bytes]:
+    """Compact JSON as the API server writes it: orjson when installed (the fake's watch streams and LIST
+    pages keep up with a client at tens of thousands of objects a second), else the standard library."""
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - without orjson
+        orjson = None
+
+    def standard(value: Any) -> bytes:
+        return json.dumps(value, separators=(",", ":")).encode()
+
+    if orjson is None:  # pragma: no cover
+        return standard
+    fast = orjson.dumps
+
+    def write(value: Any) -> bytes:
+        try:
+            return fast(value)
+        except TypeError:  # what orjson does not write (integer keys, integers past 64 bits)
+            return standard(value)
+
+    return write
+
+
+_compact = _json_writer()
 
 
 def _respond(body: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> web.Response:
     """A JSON answer, compact as the API server writes it."""
-    return web.json_response(body, status=status, headers=headers, dumps=_compact)
+    return web.Response(
+        body=_compact(body), status=status, headers=headers, content_type="application/json", charset="utf-8"
+    )
 
 
 def _true(query: Mapping[str, str], name: str) -> bool:
@@ -229,7 +256,36 @@ class _Watch:
             self.request.transport.abort()
 
 
-_Send = Callable[[str, dict[str, Any]], Awaitable[None]]
+class _Events:
+    """A watch's events, written together as the API server writes them: it flushes its stream when no more
+    events are ready (so a burst goes out in few chunks, each event on its own line), or every 64 KiB."""
+
+    FULL = 65536
+
+    def __init__(self, response: web.StreamResponse) -> None:
+        self.response = response
+        self._lines: list[bytes] = []
+        self._size = 0
+
+    def add(self, kind: str, obj: dict[str, Any]) -> None:
+        line = _compact({"type": kind, "object": obj}) + b"\n"
+        self._lines.append(line)
+        self._size += len(line)
+
+    @property
+    def full(self) -> bool:
+        return self._size >= self.FULL
+
+    async def flush(self) -> None:
+        if self._lines:
+            data = b"".join(self._lines)
+            self._lines.clear()
+            self._size = 0
+            await self.response.write(data)
+
+    async def send(self, kind: str, obj: dict[str, Any]) -> None:
+        self.add(kind, obj)
+        await self.flush()
 
 
 class FakeKubeAPI:
@@ -374,6 +430,20 @@ class FakeKubeAPI:
         except ObjectExistsError:
             raise ValueError(f"{rt.kind} {self._describe(obj)} already exists") from None
 
+    def add_all(self, objects: Iterable[Mapping[str, Any]], *, validate: bool = True) -> int:
+        """Create many objects (for benchmarks: tens of thousands). `validate=False` skips the check against
+        the CRDs (the costly part: trusted, generated objects only); the other checks of add() stay. Each
+        object is copied once. Returns how many were added; ValueError as add() on the first refused."""
+        added = 0
+        for obj in objects:
+            rt, admitted = self._admit(obj, validate=validate)
+            try:
+                self._store.create(rt, admitted, owned=True)
+            except ObjectExistsError:
+                raise ValueError(f"{rt.kind} {self._describe(admitted)} already exists") from None
+            added += 1
+        return added
+
     def update(self, obj: Mapping[str, Any]) -> dict[str, Any]:
         """Replace an object, whatever its resourceVersion. ValueError if it does not validate or exist."""
         rt, obj = self._admit(obj)
@@ -442,9 +512,9 @@ class FakeKubeAPI:
         meta = obj.get("metadata") or {}
         return f"{meta.get('namespace', '')}/{meta.get('name', '')}".lstrip("/")
 
-    def _admit(self, obj: Mapping[str, Any]) -> tuple[ResourceType, dict[str, Any]]:
+    def _admit(self, obj: Mapping[str, Any], *, validate: bool = True) -> tuple[ResourceType, dict[str, Any]]:
         """The served type of an object and a copy of it fit to store; InvalidObjectError (a ValueError)
-        as the API server would refuse it."""
+        as the API server would refuse it (`validate=False`: without the check against the CRDs)."""
         api_version, kind = str(obj.get("apiVersion", "")), str(obj.get("kind", ""))
         rt = self.registry.for_object(api_version, kind)
         if rt is None:
@@ -461,7 +531,7 @@ class FakeKubeAPI:
             errors.append(FieldError("metadata.namespace", "FieldValueRequired", "Required value"))
         elif not rt.namespaced:
             meta.pop("namespace", None)
-        if not errors and rt.group == KUEUE_GROUP:
+        if not errors and validate and rt.group == KUEUE_GROUP:
             errors = validate_crd_object(admitted, rt.group, rt.kind, api_version.rpartition("/")[2])
         if errors:
             raise InvalidObjectError(rt.group, rt.kind, name, errors)
@@ -616,6 +686,11 @@ class FakeKubeAPI:
             return response
         except KubeStatusError as e:
             return _respond(e.body, status=e.code, headers=e.headers)
+        except ConnectionResetError:
+            # The client went away before its answer was written (a watch it dropped or restarted): there is
+            # nobody to answer and nothing wrong here. aiohttp drops the response on the closed connection.
+            log.debug("client went away", extra={"method": request.method, "path": request.path})
+            return web.Response(status=499)
         except Exception as e:
             log.exception("fake kube API failed on %s %s", request.method, request.path)
             internal = status_body(500, f"Internal error occurred: {e}", details={"causes": [{"message": str(e)}]})
@@ -725,18 +800,29 @@ class FakeKubeAPI:
         try:
             if token := request.query.get("continue"):
                 at, start = _decode_continue(token)
-                items, rv = self._store.list_kind(rt, target.namespace or None, at)
+                items, rv = self._store.list_kind(rt, target.namespace or None, at, copies=False)
             else:
-                items, rv = self._store.list_kind(rt, target.namespace or None)
+                items, rv = self._store.list_kind(rt, target.namespace or None, copies=False)
         except CompactedError:
             raise KubeStatusError.expired(_CONTINUE_EXPIRED) from None
-        matching = [obj for obj in items if (start is None or _position(obj) > start) and selector.matches(obj)]
+        # items are sorted by position: the page starts after `start` and ends once it is full
+        first = bisect_right(items, start, key=_position) if start is not None else 0
+        if selector.empty:
+            matching = items[first : first + limit + 1] if limit else items[first:]
+            remaining = len(items) - first - limit
+        else:
+            matching = []
+            for obj in itertools.islice(items, first, None):
+                if selector.matches(obj):
+                    matching.append(obj)
+                    if limit and len(matching) > limit:
+                        break
         metadata: dict[str, Any] = {"resourceVersion": str(rv)}
         if limit and len(matching) > limit:
-            matching, rest = matching[:limit], matching[limit:]
+            matching = matching[:limit]
             metadata["continue"] = _encode_continue(rv, _position(matching[-1]))
             if selector.empty:
-                metadata["remainingItemCount"] = len(rest)
+                metadata["remainingItemCount"] = remaining
         return {
             "kind": f"{rt.kind}List",
             "apiVersion": rt.api_version(target.version),
@@ -752,10 +838,7 @@ class FakeKubeAPI:
         timeout = _int_param(request.query, "timeoutSeconds")
         response = web.StreamResponse(headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()
-
-        async def send(kind: str, obj: dict[str, Any]) -> None:
-            await response.write(_compact({"type": kind, "object": obj}).encode() + b"\n")
-
+        events = _Events(response)
         loop = asyncio.get_running_loop()
         try:
             if self._faults.take_watch_expiry():
@@ -763,7 +846,7 @@ class FakeKubeAPI:
             subscription, initial, last_rv = self._store.subscribe(loop, since)
         except CompactedError as e:
             await response.prepare(request)
-            await send("ERROR", status_body(410, str(e)))
+            await events.send("ERROR", status_body(410, str(e)))
             return response
         # registered before the client has the response headers, so drop_watches() can see it from then on
         watch = _Watch(request, subscription)
@@ -774,11 +857,14 @@ class FakeKubeAPI:
             with contextlib.suppress(ConnectionResetError):
                 for change in initial:
                     if event := self._watch_event(rt, target, selector, change):
-                        await send(*event)
+                        events.add(*event)
+                        if events.full:
+                            await events.flush()
                 if bookmarks and since is None and _true(request.query, "sendInitialEvents"):
-                    await send("BOOKMARK", self._bookmark(rt, target.version, last_rv, initial_end=True))
+                    events.add("BOOKMARK", self._bookmark(rt, target.version, last_rv, initial_end=True))
+                await events.flush()
                 deadline = None if timeout is None else loop.time() + timeout
-                await self._stream(watch, rt, target, selector, send, last_rv, bookmarks, deadline)
+                await self._stream(watch, rt, target, selector, events, last_rv, bookmarks, deadline)
         finally:
             with self._lock:
                 self._watches.discard(watch)
@@ -791,13 +877,15 @@ class FakeKubeAPI:
         rt: ResourceType,
         target: _Target,
         selector: Selector,
-        send: _Send,
+        events: _Events,
         last_rv: int,
         bookmarks: bool,
         deadline: float | None,
     ) -> None:
-        """Send the changes as they come, and bookmarks while none do, until the deadline or an end."""
+        """Send the changes as they come (those ready together in one write), and bookmarks while none do,
+        until the deadline or an end."""
         loop = asyncio.get_running_loop()
+        queue = watch.subscription.queue
         while True:
             wait = self.bookmark_interval if bookmarks else None
             if deadline is not None:
@@ -806,22 +894,30 @@ class FakeKubeAPI:
                     return
                 wait = remaining if wait is None else min(wait, remaining)
             try:
-                item = await asyncio.wait_for(watch.subscription.queue.get(), wait)
+                item = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
                 if bookmarks:
-                    await send("BOOKMARK", self._bookmark(rt, target.version, last_rv))
+                    await events.send("BOOKMARK", self._bookmark(rt, target.version, last_rv))
                 continue
-            if item is StreamEnd.CLOSE:
-                return
-            if item is StreamEnd.DROP:
-                watch.cut()
-                return
-            last_rv = item.rv
-            if event := self._watch_event(rt, target, selector, item):
-                await send(*event)
-                if watch.sent_one():
+            while True:
+                if item is StreamEnd.CLOSE:
+                    await events.flush()
+                    return
+                if item is StreamEnd.DROP:
+                    await events.flush()
                     watch.cut()
                     return
+                last_rv = item.rv
+                if event := self._watch_event(rt, target, selector, item):
+                    events.add(*event)
+                    if watch.sent_one():
+                        await events.flush()
+                        watch.cut()
+                        return
+                if queue.empty() or events.full:
+                    break
+                item = queue.get_nowait()
+            await events.flush()
 
     def _watch_event(
         self, rt: ResourceType, target: _Target, selector: Selector, change: Change
@@ -987,7 +1083,7 @@ class FakeKubeAPI:
         """(namespace, LocalQueue) -> its ClusterQueue."""
         return {
             (lq["metadata"]["namespace"], lq["metadata"]["name"]): lq.get("spec", {}).get("clusterQueue", "")
-            for lq in self._store.list_kind(self._kind("LocalQueue"), None)[0]
+            for lq in self._store.list_kind(self._kind("LocalQueue"), None, copies=False)[0]
         }
 
     def _summary_for(self, cluster_queue: str, queues: Mapping[tuple[str, str], str]) -> list[dict[str, Any]] | None:
@@ -1022,7 +1118,7 @@ class FakeKubeAPI:
         return local_queue_items(self._ordered(cluster_queue, queues), namespace, name, limit, offset)
 
     def _ordered(self, cluster_queue: str, queues: Mapping[tuple[str, str], str]) -> list[Mapping[str, Any]]:
-        workloads = self._store.list_kind(self._kind("Workload"), None)[0]
+        workloads = self._store.list_kind(self._kind("Workload"), None, copies=False)[0]
         return order_pending(workloads, [q for q, cq in queues.items() if cq == cluster_queue])
 
     # ---------------------------------------------------------------------------------------------

@@ -87,6 +87,8 @@ class ObjectStore:
     def __init__(self, history_window: int, first_resource_version: int = 1000) -> None:
         self._lock = threading.RLock()
         self._objects: dict[Key, dict[str, Any]] = {}
+        # (group, plural) -> its keys, sorted; kept until an object of the kind comes or goes
+        self._sorted: dict[tuple[str, str], list[Key]] = {}
         self._rv = first_resource_version
         self._log: deque[Change] = deque()
         self._window = history_window
@@ -104,17 +106,28 @@ class ObjectStore:
             return copy.deepcopy(found) if found is not None else None
 
     def list_kind(
-        self, rt: ResourceType, namespace: str | None, at: int | None = None
+        self, rt: ResourceType, namespace: str | None, at: int | None = None, *, copies: bool = True
     ) -> tuple[list[dict[str, Any]], int]:
-        """Objects of a kind (in one namespace or all), sorted by key, at the current or a past version."""
+        """Objects of a kind (in one namespace or all), sorted by key, at the current or a past version.
+        `copies=False`: the stored objects themselves, for a caller that only reads them (never mutate)."""
+        kind = (rt.group, rt.plural)
         with self._lock:
-            objects = self._objects if at is None else self._state_at(at)
-            items = [
-                copy.deepcopy(obj)
-                for key, obj in sorted(objects.items())
-                if key[:2] == (rt.group, rt.plural) and (namespace is None or key[2] == namespace)
-            ]
+            if at is None or not self._changed_since(at):
+                objects = self._objects
+                keys = self._sorted.get(kind)
+                if keys is None:
+                    keys = self._sorted[kind] = sorted(key for key in objects if key[:2] == kind)
+            else:
+                objects = self._state_at(at)
+                keys = sorted(key for key in objects if key[:2] == kind)
+            items = [objects[key] for key in keys if namespace is None or key[2] == namespace]
+            if copies:
+                items = [copy.deepcopy(obj) for obj in items]
             return items, self._rv if at is None else at
+
+    def _changed_since(self, rv: int) -> bool:
+        self.check_not_compacted(rv)
+        return bool(self._log) and self._log[-1].rv > rv
 
     def check_not_compacted(self, rv: int) -> None:
         with self._lock:
@@ -133,8 +146,10 @@ class ObjectStore:
                 state[change.key] = change.prev
         return state
 
-    def create(self, rt: ResourceType, obj: dict[str, Any]) -> dict[str, Any]:
-        obj = copy.deepcopy(obj)
+    def create(self, rt: ResourceType, obj: dict[str, Any], *, owned: bool = False) -> dict[str, Any]:
+        """Store an object (a copy of it; `owned`: the object itself, which the caller no longer holds)."""
+        if not owned:
+            obj = copy.deepcopy(obj)
         key = object_key(rt, obj)
         with self._lock:
             if key in self._objects:
@@ -144,7 +159,7 @@ class ObjectStore:
             meta.setdefault("creationTimestamp", now_rfc3339())
             if "spec" in obj:
                 meta.setdefault("generation", 1)
-            return self._commit("ADDED", key, obj, None)
+            return self._commit("ADDED", key, obj, None, copy_back=not owned)
 
     def replace(self, rt: ResourceType, obj: dict[str, Any], *, expected_rv: str | None = None) -> dict[str, Any]:
         """Replace an object; with expected_rv, refuse when it has changed since (optimistic concurrency)."""
@@ -181,20 +196,24 @@ class ObjectStore:
                 return self._commit("MODIFIED", key, obj, old)
             return self._commit("DELETED", key, obj, old)
 
-    def _commit(self, kind: ChangeType, key: Key, obj: dict[str, Any], prev: dict[str, Any] | None) -> dict[str, Any]:
+    def _commit(
+        self, kind: ChangeType, key: Key, obj: dict[str, Any], prev: dict[str, Any] | None, *, copy_back: bool = True
+    ) -> dict[str, Any]:
         self._rv += 1
         obj["metadata"]["resourceVersion"] = str(self._rv)
         if kind == "DELETED":
             del self._objects[key]
         else:
             self._objects[key] = obj
+        if kind != "MODIFIED":
+            self._sorted.pop(key[:2], None)
         change = Change(self._rv, kind, key, obj, prev)
         if len(self._log) >= self._window:
             self._compacted = self._log.popleft().rv
         self._log.append(change)
         for subscription in self._subscriptions:
             subscription.deliver(change)
-        return copy.deepcopy(obj)
+        return copy.deepcopy(obj) if copy_back else obj
 
     def compact(self) -> None:
         """Forget the whole history, as etcd compaction does: older resourceVersions get 410 Expired."""

@@ -1,0 +1,159 @@
+"""The informer cache's decoding (`Interner`, the shared `Parts`): the same objects as a plain decode, parts
+shared between objects that only differ in what the engine does not read, never a part of another value."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import gc
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from bot.kube.compact import Interner
+from bot.kube.decode import decode
+from bot.trace.model import Workload
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.builders import (
+    SCENARIOS,
+    assignment,
+    check_state,
+    condition,
+    container,
+    flatten,
+    pod_set,
+    pod_spec,
+    reserved,
+    toleration,
+    workload,
+)
+
+
+def _without_resource_version(obj: object) -> object:
+    """What the cache holds drops the per-object resourceVersion (the informer keeps the stream's)."""
+    meta = getattr(obj, "meta", None)
+    if meta is None:
+        return obj
+    return dataclasses.replace(obj, meta=dataclasses.replace(meta, resource_version=""))  # type: ignore[type-var]
+
+
+def _kueue_objects() -> Iterator[dict[str, Any]]:
+    """The scenario dumps' objects of the kinds the cache holds (Kueue's)."""
+    for path in sorted(SCENARIOS.glob("*/cluster.yaml")):
+        for raw in flatten(yaml.safe_load_all(Path(path).read_text())):
+            if str(raw.get("apiVersion", "")).startswith("kueue.x-k8s.io/"):
+                yield raw
+
+
+def test_every_scenario_object_decodes_as_plainly() -> None:
+    parts = Interner()
+    objects = list(_kueue_objects())
+    assert objects
+    for raw in objects + objects:  # the second time through, every part is found, not built
+        assert decode(raw, parts) == [_without_resource_version(o) for o in decode(raw)], raw["metadata"]["name"]
+    assert parts.hits > 0
+
+
+def _busy(name: str, image: str, cpu: str = "2") -> dict[str, Any]:
+    """A Workload as a job controller writes it: a pod template full of what the engine does not read."""
+    raw = workload(name, pod_sets=[pod_set("main", 4, pod_spec(container("main", requests={"cpu": cpu})))])
+    template = raw["spec"]["podSets"][0]["template"]
+    template["metadata"] = {"labels": {"batch.kubernetes.io/job-name": name}}
+    template["spec"]["containers"][0].update(image=image, command=["train", "--run", name], env=[{"name": "RUN"}])
+    return raw
+
+
+def test_workloads_that_differ_in_what_is_not_read_share_their_parts() -> None:
+    parts = Interner()
+    first, second = (decode(_busy(name, image), parts)[0] for name, image in (("a", "img:1"), ("b", "img:2")))
+    assert isinstance(first, Workload) and isinstance(second, Workload)
+    assert first.name != second.name
+    assert first.pod_sets is second.pod_sets
+    third = decode(_busy("c", "img:1", cpu="3"), parts)[0]
+    assert isinstance(third, Workload) and third.pod_sets != first.pod_sets
+    assert third.pod_sets[0].template.containers[0].requests == {"cpu": 3}
+
+
+def test_admission_and_status_parts_are_shared() -> None:
+    parts = Interner()
+    status = reserved("cq", assignment("main", 2, default={"cpu": "1"}))
+    status["admissionChecks"] = [check_state("prov", "Ready", "provisioned", at="2026-10-14T10:00:00Z")]
+    status["resourceRequests"] = [{"name": "main", "resources": {"cpu": "1"}}]
+    status["reclaimablePods"] = [{"name": "main", "count": 1}]
+    one, two = (decode(workload(name, status=copy.deepcopy(status)), parts)[0] for name in ("a", "b"))
+    assert isinstance(one, Workload) and isinstance(two, Workload)
+    for field in ("admission", "checks", "resource_requests", "reclaimable"):
+        assert getattr(one, field) is getattr(two, field), field
+    assert one.meta.resource_version == ""
+
+
+def test_parts_no_object_holds_are_swept() -> None:
+    parts = Interner()
+    held = [decode(_busy(f"w{i}", "img", cpu=str(i + 1)), parts)[0] for i in range(5)]
+    assert len(parts) >= 5
+    del held
+    gc.collect()
+    assert parts.sweep() >= 5
+    assert len(parts) == 0
+
+
+def test_labels_are_read_as_a_plain_decode_reads_them() -> None:
+    raw = workload("w")
+    raw["metadata"]["labels"] = {"a": "x", "n": 3, "none": None, "t": True}
+    raw["metadata"]["annotations"] = {}
+    plain, shared = decode(raw)[0], decode(raw, Interner())[0]
+    assert isinstance(plain, Workload) and isinstance(shared, Workload)
+    assert shared.meta.labels == plain.meta.labels == {"a": "x", "n": "3", "none": "", "t": "True"}
+    assert shared.meta.annotations == plain.meta.annotations == {}
+
+
+# Values that look alike and must never be taken for one another: a part found for one of them and
+# handed out for another would be a wrong answer.
+_ALIKE = st.sampled_from([1, 1.0, True, "1", "1.0", "1000m", 0, False, None, "", "0", 2, "2", [], {}, "main"])
+_QUANTITIES = st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]), _ALIKE, max_size=3)
+
+
+@st.composite
+def _raw_workloads(draw: st.DrawFn) -> dict[str, Any]:
+    spec = {
+        "containers": [
+            {"name": draw(_ALIKE), "resources": {"requests": draw(_QUANTITIES), "limits": draw(_QUANTITIES)}}
+        ],
+        "nodeSelector": draw(st.dictionaries(st.sampled_from(["zone", "pool"]), _ALIKE, max_size=2)),
+        "tolerations": draw(st.lists(st.just(toleration("spot", "Exists")), max_size=1)),
+        "priorityClassName": draw(_ALIKE),
+    }
+    raw = workload("w", pod_sets=[{"name": draw(_ALIKE), "count": draw(_ALIKE), "template": {"spec": spec}}])
+    raw["spec"]["podSets"][0]["minCount"] = draw(_ALIKE)
+    status: dict[str, Any] = {"conditions": [condition("QuotaReserved", draw(st.booleans()), "Pending")]}
+    if draw(st.booleans()):
+        status["admission"] = {
+            "clusterQueue": draw(_ALIKE),
+            "podSetAssignments": [{"name": "main", "flavors": {"cpu": draw(_ALIKE)}, "count": draw(_ALIKE)}],
+        }
+    status["resourceRequests"] = [{"name": draw(_ALIKE), "resources": draw(_QUANTITIES)}]
+    status["reclaimablePods"] = [{"name": "main", "count": draw(_ALIKE)}]
+    status["admissionChecks"] = [{"name": "prov", "state": draw(_ALIKE), "retryCount": draw(_ALIKE)}]
+    raw["status"] = status
+    return raw
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_raw_workloads(), min_size=2, max_size=8))
+def test_a_part_found_is_the_part_that_would_have_been_built(raws: list[dict[str, Any]]) -> None:
+    parts = Interner()  # one for the whole sequence, as the cache's
+    for raw in raws + raws[::-1]:
+        assert decode(raw, parts) == [_without_resource_version(o) for o in decode(raw)]
+
+
+@pytest.mark.parametrize("value", [1, 1.0, True, "1"], ids=["int", "float", "bool", "str"])
+def test_alike_counts_are_told_apart(value: object) -> None:
+    parts = Interner()
+    for other in (1, 1.0, True, "1"):
+        decode(workload("w", pod_sets=[{"name": "main", "count": other, "template": {"spec": pod_spec()}}]), parts)
+    raw = workload("w", pod_sets=[{"name": "main", "count": value, "template": {"spec": pod_spec()}}])
+    assert decode(raw, parts) == [_without_resource_version(o) for o in decode(raw)]
