@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Protocol
 
+from bot.errors import StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.policy import Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
 from bot.notify.state import Delivery, State
@@ -193,7 +194,10 @@ class Notifier:
             except Exception:
                 log.exception("notifier: a decision failed", extra={"decision": type(decision).__name__})
         self.last_decisions = decisions
-        await self.store.forget_closed(now - RETENTION)
+        try:
+            await self.store.forget_closed(now - RETENTION)
+        except StoreUnavailable as error:  # housekeeping: the next pass tries again
+            log.warning("notifier: could not forget old DMs", extra={"error": str(error)})
         async with self.pass_done:
             self.passes += 1
             self.pass_done.notify_all()
