@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator, Mapping
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.exposition import CONTENT_TYPE_LATEST
+from prometheus_client.registry import Collector
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
 
@@ -27,14 +31,10 @@ class Metrics:
         )
         self.dms_sent = Counter("kueue_bot_dms_sent", "Proactive DMs sent", registry=r)
         self.dms_updated = Counter("kueue_bot_dms_updated", "Proactive DMs updated in place", registry=r)
-        self.cache_objects = Gauge("kueue_bot_cache_objects", "Objects in the cluster cache", ["kind"], registry=r)
         self.cache_staleness = Gauge(
             "kueue_bot_cache_staleness_seconds",
             "Age of the cluster view (since the last event or bookmark)",
             registry=r,
-        )
-        self.watch_restarts = Counter(
-            "kueue_bot_watch_restarts", "Watch streams restarted", ["kind", "why"], registry=r
         )
         self.slack_errors = Counter(
             "kueue_bot_slack_api_errors", "Slack Web API errors", ["method", "error"], registry=r
@@ -44,5 +44,29 @@ class Metrics:
         )
         self.errors = Counter("kueue_bot_internal_errors", "Errors answered with an apology", ["where"], registry=r)
 
+    def watch_cluster(self, stats: Callable[[], Mapping[str, Mapping[str, int]]]) -> None:
+        """Expose the cluster cache's own counters at each scrape: objects per kind, relists and watch
+        restarts (counters the informers keep)."""
+        self.registry.register(_CacheCollector(stats))
+
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
+
+
+class _CacheCollector(Collector):
+    def __init__(self, stats: Callable[[], Mapping[str, Mapping[str, int]]]) -> None:
+        self._stats = stats
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        stats = self._stats()
+        objects = GaugeMetricFamily("kueue_bot_cache_objects", "Objects in the cluster cache", labels=["kind"])
+        for kind, count in sorted(stats.get("objects", {}).items()):
+            objects.add_metric([kind], count)
+        yield objects
+        restarts = CounterMetricFamily(
+            "kueue_bot_watch_restarts", "Watch streams restarted and relists, by kind", labels=["kind", "why"]
+        )
+        for why, key in (("watch", "watch_restarts"), ("relist", "relists")):
+            for kind, count in sorted(stats.get(key, {}).items()):
+                restarts.add_metric([kind, why], count)
+        yield restarts

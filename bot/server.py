@@ -169,6 +169,9 @@ def build_server(
     Access: CHANNEL_NAMESPACES always; with USER_IDENTITY_TEMPLATE, each asker is also checked with a
     SubjectAccessReview, made by `access_review` (default: one over the kubeconfig / in-cluster client)."""
     metrics = metrics or Metrics()
+    stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
+    if callable(stats):
+        metrics.watch_cluster(stats)
     channel_policy = ChannelPolicy(settings.namespaces_for_channel)
     service = BotService(source, clock=clock, policy=channel_policy, audit=AuditLog() if settings.audit_log else None)
     hooks = _Hooks(service, store, clock)

@@ -295,6 +295,15 @@ class CacheSource:
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
 
+    def stats(self) -> dict[str, dict[str, int]]:
+        """For /metrics: objects cached per kind; relists and watch restarts per kind since the start."""
+        informers = self.cache.informers
+        return {
+            "objects": self.cache.counts(),
+            "relists": {kind: max(0, informer.lists - 1) for kind, informer in informers.items()},
+            "watch_restarts": {kind: max(0, informer.watches - 1) for kind, informer in informers.items()},
+        }
+
     async def snapshot(self) -> ClusterCache:
         """The live cache: consistent for code that reads it on the loop thread without awaiting."""
         return self.cache

@@ -479,3 +479,21 @@ async def test_a_full_store_sends_nothing_it_cannot_record_and_loses_nothing(sla
         assert (await store.load()).subscriptions == (SUBSCRIPTION,)
     finally:
         await server.stop()
+
+
+async def _metrics(live: Live) -> str:
+    async with aiohttp.ClientSession() as session, session.get(f"{live.server.url}/metrics") as response:
+        return await response.text()
+
+
+async def test_metrics_count_cached_objects_and_watch_restarts(live: Live, api: FakeKubeAPI) -> None:
+    # Fails if /metrics does not read the cache's own counters (objects per kind, restarts by the informers).
+    before = await _metrics(live)
+    workloads = len(api.objects("Workload"))
+    assert f'kueue_bot_cache_objects{{kind="Workload"}} {float(workloads)}' in before
+    assert 'kueue_bot_watch_restarts_total{kind="Workload",why="watch"} 0.0' in before
+    watches = api.count_requests(watch=True)
+    api.drop_watches()
+    await api.wait_for_request(watch=True, count=watches + 8)  # every informer watches again
+    after = await _metrics(live)
+    assert 'kueue_bot_watch_restarts_total{kind="Workload",why="watch"} 0.0' not in after
