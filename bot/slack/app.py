@@ -145,6 +145,9 @@ class SlackBot:
         self._home = home
         self._on_notification_action = on_notification_action
         self._on_mute = on_mute
+        bolt_logger = logging.getLogger("slack_bolt.AsyncApp")
+        if not any(isinstance(f, _TokenFromEnvironment) for f in bolt_logger.filters):
+            bolt_logger.addFilter(_TokenFromEnvironment())
         self.app = AsyncApp(
             client=self.client,
             signing_secret=settings.signing_secret or None,
@@ -518,6 +521,14 @@ class SlackBot:
             self._slack_error("views.publish", error)
         except Exception:
             log.exception("slack: could not publish the Home tab", extra={"user": user})
+
+
+class _TokenFromEnvironment(logging.Filter):
+    """Bolt reads SLACK_BOT_TOKEN from the environment by itself and warns that our own client (which carries
+    that token, the Slack API URL and the retry handlers) makes it unused: true, expected, and noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "`token` will be unused" not in record.getMessage()
 
 
 def _thread_of(body: Mapping[str, Any]) -> str | None:
