@@ -470,7 +470,7 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
                     "misses": cache.interner.misses,
                 }
             timer.phase = "questions"
-            result.update(await questions(args, cache, client))
+            result.update(await questions(args, cache, client, timer))
             timer.phase = "events"
             result.update(await events(args, cache, server))
             timer.phase = "teardown"
@@ -486,7 +486,9 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
     return result
 
 
-async def questions(args: argparse.Namespace, cache: ClusterCache, client: KubeClient) -> dict[str, Any]:
+async def questions(
+    args: argparse.Namespace, cache: ClusterCache, client: KubeClient, timer: GcTimer
+) -> dict[str, Any]:
     rng = random.Random(args.seed + 2)
     namespaces = {lq.meta.namespace or "" for cq in cache.cluster_queues() for lq in cache.local_queues_of(cq.name)}
     pending = [w for ns in sorted(namespaces) for w in cache.workloads_in(ns) if waits_in_queue(w)]
@@ -508,6 +510,7 @@ async def questions(args: argparse.Namespace, cache: ClusterCache, client: KubeC
         "requests_per_question": (client.requests - requests_before) / len(timings),
     }
     live = []
+    timer.phase = "live"
     for workload in sample[: args.live_samples]:
         job = workload.meta.owners[0].name
         started = time.perf_counter()

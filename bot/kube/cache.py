@@ -892,12 +892,15 @@ class CacheView:
         self._taken_at = taken_at
         self.focus = namespace
         self._workloads = workloads
+        self._workload_list = tuple(workloads.values())  # the trace asks for these sequences many times
         self._local_queues = local_queues
         self._lqs_by_ns = lqs_by_ns
         self._lqs_by_cq = lqs_by_cq
         self._cluster_queues = cluster_queues
+        self._cluster_queue_list = tuple(cluster_queues.values())
         self._flavors = flavors
         self._cohorts = cohorts
+        self._cohort_list = tuple(cohorts.values())
         self._checks = checks
         self._priorities = priorities
         self._cq_orders = cq_orders
@@ -919,7 +922,7 @@ class CacheView:
         return self._workloads.get(name) if namespace == self.focus else None
 
     def workloads_in(self, namespace: str) -> Sequence[Workload]:
-        return tuple(self._workloads.values()) if namespace == self.focus else ()
+        return self._workload_list if namespace == self.focus else ()
 
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
         if namespace != self.focus:
@@ -942,7 +945,7 @@ class CacheView:
         return self._cluster_queues.get(name)
 
     def cluster_queues(self) -> Sequence[ClusterQueue]:
-        return tuple(self._cluster_queues.values())
+        return self._cluster_queue_list
 
     def flavor(self, name: str) -> ResourceFlavor | None:
         return self._flavors.get(name)
@@ -951,7 +954,7 @@ class CacheView:
         return self._cohorts.get(name)
 
     def cohorts(self) -> Sequence[Cohort]:
-        return tuple(self._cohorts.values())
+        return self._cohort_list
 
     def admission_check(self, name: str) -> AdmissionCheck | None:
         return self._checks.get(name)

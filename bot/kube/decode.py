@@ -76,6 +76,11 @@ class Parts:
     text: Callable[[str], str] = staticmethod(str)
 
     def labels(self, value: object) -> Mapping[str, str]:
+        """An object's labels or annotations."""
+        return _strings(value)
+
+    def words(self, value: object) -> Mapping[str, str]:
+        """A mapping of names inside a part (an assignment's resource -> flavor)."""
         return _strings(value)
 
     def resource_version(self, value: str) -> str:
@@ -377,7 +382,7 @@ def _admission(view: View, parts: Parts) -> Admission:
         assignments=tuple(
             PodSetAssignment(
                 name=_str(name, "main"),
-                flavors=parts.labels(flavors),
+                flavors=parts.words(flavors),
                 usage=parse_map(usage),
                 count=_int(count) if count is not None else None,
                 delayed_topology=_str(delayed),

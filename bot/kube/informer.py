@@ -331,7 +331,10 @@ class Informer:
             kind = str(page.get("kind", "")).removesuffix("List") or self.kind
             api_version = page.get("apiVersion") or f"{self.resource.group}/{self.version}"
             changes = []
-            for item in page.get("items") or ():
+            items = page.pop("items", None)
+            items = items[::-1] if isinstance(items, list) else []
+            while items:  # each raw item let go once decoded: what is kept reuses the memory of what is not
+                item = items.pop()
                 if not isinstance(item, dict):
                     continue
                 item.setdefault("kind", kind)
@@ -339,7 +342,6 @@ class Informer:
                 decoded = self._decode(item)
                 if decoded is not None:
                     changes.append(Change(self.kind, "upsert", object_key(item), decoded))
-            del page["items"]
             if changes:
                 self.sink(changes)
             metadata = page.get("metadata") or {}

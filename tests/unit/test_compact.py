@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 import yaml
-from bot.kube.compact import Interner
+from bot.kube.compact import Interner, Labels
 from bot.kube.decode import decode
 from bot.trace.model import Workload
 from hypothesis import given, settings
@@ -157,3 +157,19 @@ def test_alike_counts_are_told_apart(value: object) -> None:
         decode(workload("w", pod_sets=[{"name": "main", "count": other, "template": {"spec": pod_spec()}}]), parts)
     raw = workload("w", pod_sets=[{"name": "main", "count": value, "template": {"spec": pod_spec()}}])
     assert decode(raw, parts) == [_without_resource_version(o) for o in decode(raw)]
+
+
+def test_labels_are_an_immutable_mapping() -> None:
+    labels = Labels(("team", "vision", "tier", ""))
+    plain = {"team": "vision", "tier": ""}
+    assert labels == plain and plain == labels  # both ways round
+    assert labels != {"team": "vision"}
+    assert (labels["team"], labels.get("tier")) == ("vision", "")
+    assert (labels.get("gone"), labels.get("gone", "x")) == (None, "x")
+    assert ("team" in labels, "vision" in labels, len(labels), list(labels)) == (True, False, 2, ["team", "tier"])
+    assert {**labels, "more": "1"} == {"team": "vision", "tier": "", "more": "1"}
+    assert dict(labels.items()) == {"team": "vision", "tier": ""} and repr(labels) == repr(dict(labels))
+    with pytest.raises(KeyError):
+        labels["gone"]
+    with pytest.raises(TypeError):
+        labels["team"] = "other"  # type: ignore[index]
