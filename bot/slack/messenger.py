@@ -11,7 +11,6 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.slack import render
-from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -116,6 +115,3 @@ class SlackMessenger:
             except SlackApiError:
                 self._offsets[user] = None
         return self._offsets[user]
-
-
-__all__ = ["EVENT_TYPE", "SlackMessenger", "Verdict"]
