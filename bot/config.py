@@ -137,6 +137,9 @@ def _channel_namespaces(text: str, problems: list[str]) -> dict[str, tuple[str, 
                 f"CHANNEL_NAMESPACES: {entry!r} is not CHANNEL_ID=ns1,ns2 (a channel ID like C0123ABCD, or *)"
             )
             continue
+        if namespaces == ("-",):  # "-": no namespace at all (e.g. `*=-`: unlisted channels may ask nothing)
+            result[channel] = ()
+            continue
         bad = [n for n in namespaces if not _NAMESPACE.match(n)]
         if bad or not namespaces:
             problems.append(f"CHANNEL_NAMESPACES: {channel} names invalid namespaces: {', '.join(bad) or '(none)'}")

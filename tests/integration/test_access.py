@@ -237,6 +237,22 @@ async def test_a_channel_limited_to_its_namespace_never_sees_other_teams_job_nam
         await server.stop()
 
 
+async def test_deny_by_default_refuses_unlisted_channels(slack: FakeSlack) -> None:
+    # CHANNEL_NAMESPACES=...;*=- : a channel that is not listed may ask about nothing. Fails if `*=-` opened it.
+    server = await _serve(slack, channel_namespaces={VISION: ("ml-vision",), "*": ()})
+    try:
+        listed = slack.app_mention_event(ALICE, VISION, "ml-vision/segformer-finetune")
+        await slack.deliver_event(_events(server), listed)
+        answer = await slack.wait_for_call("chat.postMessage")
+        assert "waiting-for-quota" in _text_of(answer.params)
+        unlisted = slack.app_mention_event(ALICE, SHARED, "ml-vision/segformer-finetune")
+        await slack.deliver_event(_events(server), unlisted)
+        refusal = await slack.wait_for_call("chat.postEphemeral")
+        assert refusal.params["channel"] == SHARED and "waiting-for-quota" not in _text_of(refusal.params)
+    finally:
+        await server.stop()
+
+
 # --- DMs only to the owner ------------------------------------------------------------------------------
 
 

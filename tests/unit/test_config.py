@@ -116,3 +116,9 @@ def test_check_config_prints_masked_settings_and_problems(
     assert main(["check-config"]) == 2
     err = capsys.readouterr().err
     assert "PORT" in err and "SLACK_BOT_TOKEN" in err
+
+
+def test_a_star_entry_of_dash_denies_unlisted_channels() -> None:
+    settings = load_settings({**GOOD, "CHANNEL_NAMESPACES": "C0AAA=team-a;*=-"}, env_file=None)
+    assert settings.namespaces_for_channel("C0AAA") == ("team-a",)
+    assert settings.namespaces_for_channel("C0OTHER") == ()
