@@ -1106,19 +1106,24 @@ def core_event(about: Involved, reason: str, message: str, when: datetime, rv: V
         "kind": "Event",
         "lastTimestamp": stamp(when),
         "message": message,
-        "metadata": meta(
-            f"{about.name}.{short_hash(about.name, reason, message, stamp(when))}",
-            rv,
-            when,
-            namespace=about.namespace,
-            uid=name_uid("Event", about.namespace, about.name, reason, message, stamp(when)),
-        ),
+        "metadata": _event_meta(about, reason, message, when, rv),
         "reason": reason,
         "reportingComponent": component,
         "reportingInstance": "",
         "source": {"component": component},
         "type": "Normal",
     }
+
+
+def _event_meta(about: Involved, reason: str, message: str, when: datetime, rv: Versions) -> Obj:
+    """An event's metadata: its name and uid derived from what it says, so that rebuilding gives the same."""
+    return meta(
+        f"{about.name}.{short_hash(about.name, reason, message, stamp(when))}",
+        rv,
+        when,
+        namespace=about.namespace,
+        uid=name_uid("Event", about.namespace, about.name, reason, message, stamp(when)),
+    )
 
 
 def new_event(
@@ -1145,13 +1150,7 @@ def new_event(
         "kind": "Event",
         "lastTimestamp": None,
         "message": message,
-        "metadata": meta(
-            f"{about.name}.{short_hash(about.name, reason, message, stamp(when))}",
-            rv,
-            when,
-            namespace=about.namespace,
-            uid=name_uid("Event", about.namespace, about.name, reason, message, stamp(when)),
-        ),
+        "metadata": _event_meta(about, reason, message, when, rv),
         "reason": reason,
         "reportingComponent": component,
         "reportingInstance": instance,
