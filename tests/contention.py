@@ -11,7 +11,6 @@ from tests.builders import (
     ago,
     assignment,
     cluster_queue,
-    cohort,
     condition,
     cpu_spec,
     flavor_quotas,
@@ -103,7 +102,9 @@ def running(
     )
     if pods_ready is not None:
         status["conditions"].append(condition("PodsReady", pods_ready, "PodsReady", "", ago(minutes)))
-    wl = workload(of=the_job, namespace=namespace_name, queue=queue, priority=priority, status=status, created=ago(minutes + 5))
+    wl = workload(
+        of=the_job, namespace=namespace_name, queue=queue, priority=priority, status=status, created=ago(minutes + 5)
+    )
     if max_seconds is not None:
         wl["spec"]["maximumExecutionTimeSeconds"] = max_seconds
     return [the_job, wl]

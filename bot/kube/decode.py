@@ -469,9 +469,9 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         resource_requests=parts.part(_resource_requests, requests) if requests else (),
         reclaimable=parts.part(_reclaimable, reclaimable) if reclaimable else _EMPTY,
         cluster_name=text(_str(status.get("clusterName"))),
-        maximum_execution_seconds=(
-            _int(spec.get("maximumExecutionTimeSeconds")) if spec.get("maximumExecutionTimeSeconds") is not None else None
-        ),
+        maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
+        if spec.get("maximumExecutionTimeSeconds") is not None
+        else None,
     )
 
 

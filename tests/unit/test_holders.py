@@ -16,9 +16,7 @@ from tests.contention import GPU, base, gpu_queue, lq, research_cohort, running,
 
 def holders_of(objects: list[Raw], name: str = "train", namespace: str = "team-a", **kw: bool) -> Holders:
     snap = snapshot(objects)
-    workload: Workload = next(
-        w for w in snap.workloads_in(namespace) if any(o.name == name for o in w.meta.owners)
-    )
+    workload: Workload = next(w for w in snap.workloads_in(namespace) if any(o.name == name for o in w.meta.owners))
     local = snap.local_queue(namespace, workload.queue_name)
     assert local is not None
     cq = snap.cluster_queue(local.cluster_queue)
