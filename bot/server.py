@@ -21,7 +21,7 @@ from bot.config import Settings
 from bot.errors import BotError, ClusterUnavailable
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Subscription
+from bot.notify.state import Fence, Subscription
 from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
 from bot.service import BotService, ChannelPolicy, SnapshotSource
@@ -161,6 +161,7 @@ def build_server(
     metrics: Metrics | None = None,
     store: StateStore | None = None,
     is_leader: Callable[[], bool] | None = None,
+    fence: Callable[[], Fence | None] | None = None,
     tick_seconds: float = 30.0,
     access_review: Review | None = None,
 ) -> Server:
@@ -214,6 +215,7 @@ def build_server(
             ),
             namespace_notify=settings.namespace_notify,
             is_leader=is_leader or (lambda: True),
+            fence=fence,
             metrics=metrics,
             tick_seconds=tick_seconds,
         )

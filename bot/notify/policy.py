@@ -151,14 +151,15 @@ def _closing(candidate: Candidate | None) -> str | None:
 
 def _waited(candidate: Candidate | None, delivery: Delivery, now: datetime) -> int:
     """How long the job waited: from its last queueing to its admission when both are known, else until now
-    (from when the wait began, or at least from the first DM)."""
+    (from when the wait began, as known now or as recorded with the DM; at least from the first DM)."""
     explanation = candidate.explanation if candidate is not None else None
     if explanation is not None and explanation.queued_since is not None:
         end = explanation.admitted_at or now
         return max(0, int((end - explanation.queued_since).total_seconds()))
     if candidate is not None and candidate.waiting_since is not None:
         return max(0, int((now - candidate.waiting_since).total_seconds()))
-    return max(0, int((now - delivery.sent_at).total_seconds()))
+    start = delivery.since or delivery.sent_at  # gone: from the queueing recorded with the DM
+    return max(0, int((now - start).total_seconds()))
 
 
 def decide(

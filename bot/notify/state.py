@@ -70,9 +70,11 @@ class Delivery:
     updated_at: datetime
     closed_at: datetime | None
     digest: bool = False
+    job: str = ""  # "namespace/name" of the job the DM is about ("": recorded before the bot kept it)
+    since: datetime | None = None  # when the job's wait began, as known when the DM was sent
 
     def __post_init__(self) -> None:
-        _aware(self, "sent_at", "updated_at", "closed_at")
+        _aware(self, "sent_at", "updated_at", "closed_at", "since")
 
     @property
     def confirmed(self) -> bool:
@@ -81,6 +83,16 @@ class Delivery:
     @property
     def open(self) -> bool:
         return self.closed_at is None
+
+
+@dataclass(frozen=True)
+class Fence:
+    """What a leader's write carries to prove it still leads: the Lease holder's identity and the token of
+    its tenure (the Lease's leaseTransitions when it was acquired; a new holder has a larger one). A store
+    that saw a larger token, or the same token from another holder, refuses the write (bot.errors.Fenced)."""
+
+    holder: str
+    token: int
 
 
 @dataclass(frozen=True)
