@@ -550,3 +550,49 @@ async def test_the_messenger_turns_slack_failures_into_slack_unavailable(slack: 
     with pytest.raises(SlackUnavailable, match=r"conversations\.history"):
         await messenger.find_sent(ALICE, "ns/w/uid")
     assert await messenger.user_for_email("nobody@example.com") is None  # users_not_found: no such person
+
+
+# --- a live cluster: the cache holds no jobs; the owners named on the job (and its owners) are read --------
+
+
+async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_told(
+    slack: FakeSlack, db: Path, tmp_path: Path
+) -> None:
+    from bot.kube.client import KubeClient, load_api_client
+    from bot.kube.ondemand import CacheSource
+
+    from tests.fakes.kube_api import FakeKubeAPI
+
+    slack.add_user(BOB, name="bob")
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    job = _find(docs, "Job", "segformer-finetune")
+    parent = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {
+            "name": "segformer-suite",
+            "namespace": "ml-vision",
+            "uid": "20000000-0000-4000-8000-000000000001",
+            "annotations": {"kueue-bot.io/notify": BOB},
+        },
+        "spec": {"replicatedJobs": []},
+    }
+    reference = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "segformer-suite"}
+    job["metadata"]["ownerReferences"] = [{**reference, "uid": parent["metadata"]["uid"], "controller": True}]
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    async with FakeKubeAPI() as api:
+        api.add_all([*docs, parent], validate=False)
+        api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
+        source = CacheSource.connect(KubeClient(api_client), clock=clock, freeze_gc=False)
+        server = build_server(_settings(slack), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
+        await server.start()
+        try:
+            await source.cache.wait_ready(10)
+            assert server.notifier is not None
+            await server.notifier.run_pass()
+            await server.notifier.run_pass()
+            told = sorted(str(c.params["channel"]) for c in _dm_posts(slack))
+            assert told == sorted([slack.dm_channel(ALICE), slack.dm_channel(BOB)])
+        finally:
+            await server.stop()
+            api_client.close()  # type: ignore[no-untyped-call]
