@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.notify.state import Delivery, State
+from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
 
@@ -128,6 +128,10 @@ def _is_user(target: str) -> bool:
     return target[:1] in ("U", "W")
 
 
+def _job(candidate: Candidate) -> str:
+    return job_key(candidate.explanation.job.namespace, candidate.explanation.job.name)
+
+
 def _due(candidate: Candidate, now: datetime, config: PolicyConfig) -> bool:
     if candidate.verdict in NOT_WAITING:
         return False
@@ -190,7 +194,8 @@ def decide(
             decisions.append(Reconcile(delivery.target, delivery, candidate))
             continue
         changed = candidate.verdict.value != delivery.verdict or position_moved(delivery.position, candidate.position)
-        if changed and not state.is_muted(delivery.target) and not state.is_snoozed(delivery.target, delivery.key, now):
+        snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
+        if changed and not state.is_muted(delivery.target) and not snoozed:
             decisions.append(Update(delivery.target, delivery, candidate))
 
     fresh: dict[str, list[Candidate]] = defaultdict(list)
@@ -200,7 +205,7 @@ def decide(
         for target in candidate.targets:
             if (candidate.key, target) in delivered:
                 continue
-            if state.is_muted(target) or state.is_snoozed(target, candidate.key, now):
+            if state.is_muted(target) or state.is_snoozed(target, candidate.key, now, job=_job(candidate)):
                 continue
             if _is_user(target) and in_quiet_hours(now, offsets.get(target), config.quiet_hours):
                 continue  # held back; sent on the first pass after the quiet hours

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 import yaml
@@ -596,3 +597,94 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
         finally:
             await server.stop()
             api_client.close()  # type: ignore[no-untyped-call]
+
+
+# --- Stop and Snooze: about the job clicked on, never a wildcard; confirmed where the user sees it ---------
+
+
+async def test_stop_on_a_job_without_a_workload_silences_that_job_only(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_annotate(_docs(SEGFORMER), "segformer-finetune", ALICE), "vit-ablation-lr3e4", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 2
+        crafted = json.dumps({"ns": "ml-vision", "name": "no-workload-at-all"})  # a job Kueue never saw
+        for value in (crafted, None):  # then Stop on the segformer DM itself
+            await slack.deliver_block_action(
+                f"{server.url}/slack/events", action_id="kueue_stop", user_id=ALICE,
+                channel_id=posts[0].params["channel"], message_ts=posts[0].response["ts"], value=value,
+            )  # fmt: skip
+        await slack.wait_for_call("chat.postEphemeral", nth=2)
+        snoozes = (await server.store.load()).snoozes
+        stopped = json.dumps(posts[0].params["blocks"])
+        assert {s.key for s in snoozes} == {"ml-vision/no-workload-at-all", f"ml-vision/{_job_in(stopped)}"}
+        held = copy.deepcopy(docs)
+        _find(held, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+        source.become(_snapshot(held))
+        await server.notifier.run_pass()
+        updates = slack.calls("chat.update")
+        assert [u.params["ts"] for u in updates] == [posts[1].response["ts"]]  # the other job still tells
+    finally:
+        await server.stop()
+
+
+def _job_in(blocks: str) -> str:
+    return "segformer-finetune" if "segformer-finetune" in blocks else "vit-ablation-lr3e4"
+
+
+async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_escaped(
+    slack: FakeSlack, db: Path
+) -> None:
+    import time
+
+    import aiohttp
+
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    server = await _server(
+        slack, Timeline(_snapshot(_docs(SEGFORMER))), clock, db, channel_namespaces={"*": ("ml-vision",)}
+    )
+
+    async def click(namespace: str, name: str) -> None:
+        payload = {
+            "type": "block_actions",
+            "team": {"id": slack.identity.team_id},
+            "user": {"id": ALICE},
+            "api_app_id": "A0KUEUEBOT",
+            "container": {"type": "view", "view_id": "V0HOME"},
+            "view": {"type": "home", "id": "V0HOME"},
+            "trigger_id": "1.2.3",
+            "actions": [
+                {"type": "button", "action_id": "kueue_snooze_1d", "block_id": "b",
+                 "value": json.dumps({"ns": namespace, "name": name}), "action_ts": "1.1"}
+            ],
+        }  # fmt: skip
+        body = urlencode({"payload": json.dumps(payload)})
+        stamp = int(time.time())
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": str(stamp),
+            "X-Slack-Signature": slack.sign(body, stamp),
+        }
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{server.url}/slack/events", data=body, headers=headers) as response,
+        ):
+            assert response.status == 200
+
+    try:
+        assert server.store is not None
+        await click("ml-vision", "<!channel> *now*")
+        confirmation = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE)
+        assert "Snoozed" in confirmation.params["text"]
+        assert "`ml-vision/&lt;!channel&gt; *now*`" in confirmation.params["text"]
+        assert [s.key for s in (await server.store.load()).snoozes] == ["ml-vision/<!channel> *now*"]
+        await click("team-secret", "payroll")  # a namespace the user may not see: refused, nothing stored
+        refusal = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE, nth=2)
+        assert "Snoozed" not in refusal.params["text"] and "team-secret" in refusal.params["text"]
+        assert len((await server.store.load()).snoozes) == 1
+    finally:
+        await server.stop()
