@@ -13,8 +13,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
@@ -28,6 +26,7 @@ from bot.notify.watcher import Notifier
 from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.messenger import SlackMessenger
+from bot.slack.transport import SocketMode, events_handler
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -52,7 +51,7 @@ class Server:
     bot: SlackBot
     web_app: web.Application
     clock: Callable[[], datetime] = utc_now
-    socket_handler: AsyncSocketModeHandler | None = None
+    socket_handler: SocketMode | None = None
     runner: web.AppRunner | None = None
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
@@ -91,10 +90,10 @@ class Server:
         await site.start()
         self.port = self.runner.addresses[0][1] if self.runner.addresses else self.settings.port
         if self.settings.socket_mode:
-            self.socket_handler = AsyncSocketModeHandler(
+            self.socket_handler = SocketMode(
                 self.bot.app, app_token=self.settings.slack_app_token.reveal(), web_client=self.bot.client
             )
-            await self.socket_handler.connect_async()  # type: ignore[no-untyped-call]
+            await self.socket_handler.connect()
         log.info(
             "kueue-bot serving",
             extra={"port": self.port, "mode": "socket" if self.settings.socket_mode else "http"},
@@ -125,7 +124,7 @@ class Server:
     async def stop(self) -> None:
         if self.socket_handler is not None:
             with contextlib.suppress(Exception):
-                await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
+                await self.socket_handler.close()
             self.socket_handler = None
         for stop in reversed(self.background):
             with contextlib.suppress(Exception):
@@ -222,10 +221,6 @@ def build_server(
         )
         hooks.notifier = notifier
 
-    async def slack_events(request: web.Request) -> web.Response:
-        bolt_response = await bot.app.async_dispatch(await to_bolt_request(request))
-        return await to_aiohttp_response(bolt_response)
-
     async def healthz(_: web.Request) -> web.Response:
         return web.json_response({"ok": True})
 
@@ -242,7 +237,7 @@ def build_server(
 
     web_app = web.Application(client_max_size=1024 * 1024)
     if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", slack_events)
+        web_app.router.add_post("/slack/events", events_handler(bot.app))
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     web_app.router.add_get("/metrics", metrics_endpoint)
