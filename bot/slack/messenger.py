@@ -10,7 +10,6 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-import aiohttp
 from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
@@ -19,6 +18,7 @@ from bot.copy import render as render_words
 from bot.errors import SlackUnavailable
 from bot.notify.watcher import Closing
 from bot.slack import render
+from bot.slack.transport import HTTP_CLIENT_ERRORS
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -28,6 +28,9 @@ _HISTORY_PAGES = 5
 _CLOSINGS_LISTED = 20  # a digest's closing lists this many jobs, then "and N more"
 
 
+_UNREACHABLE: tuple[type[Exception], ...] = (SlackClientError, TimeoutError, *HTTP_CLIENT_ERRORS)
+
+
 async def _call(method: str, call: Awaitable[AsyncSlackResponse]) -> AsyncSlackResponse:
     """One Web API call, its failures as SlackUnavailable."""
     try:
@@ -35,7 +38,7 @@ async def _call(method: str, call: Awaitable[AsyncSlackResponse]) -> AsyncSlackR
     except SlackApiError as error:
         code = str(error.response.get("error") if error.response is not None else "") or "error"
         raise SlackUnavailable(method, code) from error
-    except (SlackClientError, aiohttp.ClientError, TimeoutError) as error:
+    except _UNREACHABLE as error:
         raise SlackUnavailable(method, type(error).__name__) from error
 
 
