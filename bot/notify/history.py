@@ -150,7 +150,7 @@ class MemoryHistory:
 
 
 class SQLiteHistory:
-    """The history in the state database (the `history` table of the store's schema, migration 3)."""
+    """The history in the state database (the `history` table of the store's schema, migration 4)."""
 
     def __init__(self, path: str | Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = str(path)
