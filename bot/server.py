@@ -28,7 +28,7 @@ from bot.service import BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
-from bot.slack.socket import SocketConnection
+from bot.slack.transport import SocketConnection, events_handler
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -290,7 +290,7 @@ def build_server(
 
     web_app = web.Application(client_max_size=1024 * 1024)
     if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", bot.handle_http)
+        web_app.router.add_post("/slack/events", events_handler(bot))
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     web_app.router.add_get("/metrics", metrics_endpoint)

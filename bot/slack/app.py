@@ -18,10 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.async_app import AsyncApp
-from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
@@ -33,11 +30,11 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import language_of
 from bot.copy import render as render_words
-from bot.httpguard import BODY_TIMEOUT, BodyRefused, read_body
+from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import mrkdwn, render
-from bot.slack.gate import Door, Ledger, Rejected
+from bot.slack.gate import Door, Ledger
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -200,27 +197,6 @@ class SlackBot:
         for action_id in ("kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"):
             app.action(action_id)(self._button("notification", self._on_notification_button))
         app.error(self._on_error)
-
-    async def handle_http(self, request: web.Request) -> web.Response:
-        """POST /slack/events: the door (body read in time, signature, freshness, replay) before Bolt reads
-        anything; every refusal one log line and a bare status, never a traceback."""
-        try:
-            body = await read_body(request, timeout=self.body_timeout)
-            headers = request.headers
-            await self.door.check(headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature"), body)
-            text = body.decode("utf-8")
-        except (BodyRefused, Rejected) as refused:
-            log.info("slack: request refused", extra={"status": refused.status, "reason": str(refused)})
-            return web.Response(status=refused.status)
-        except UnicodeDecodeError:
-            log.info("slack: request refused", extra={"status": 400, "reason": "body not UTF-8"})
-            return web.Response(status=400)
-        try:
-            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=dict(request.headers))
-        except (ValueError, TypeError, AttributeError, KeyError):  # signed, yet not a payload Bolt can read
-            log.info("slack: request refused", extra={"status": 400, "reason": "unreadable payload"})
-            return web.Response(status=400)
-        return await to_aiohttp_response(await self.app.async_dispatch(bolt_request))
 
     async def _drop_retries(self, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
         event_id = body.get("event_id")

@@ -1,4 +1,8 @@
-"""Socket Mode, supervised: the tokens checked once before connecting (a refused token is one clear line and
+"""How Slack's traffic reaches the Bolt app: the Events API over HTTP (an aiohttp handler for POST /slack/events,
+behind `bot.slack.gate`) or a Socket Mode connection, supervised. The composition root mounts and starts these
+without importing Slack's libraries.
+
+Socket Mode, supervised: the tokens checked once before connecting (a refused token is one clear line and
 the process ends, instead of a traceback per retry for ever), reconnection left to slack_sdk (one attempt every
 `ping_interval` seconds: bounded), its retry tracebacks cut to one line, and the connection's state readable
 (`connected`, `down_for`) for /readyz, /healthz and /metrics."""
@@ -7,19 +11,51 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
+from aiohttp import web
+from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
+from slack_bolt.request.async_request import AsyncBoltRequest
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.errors import BotError
+from bot.httpguard import BodyRefused, read_body
+from bot.slack.app import SlackBot
+from bot.slack.gate import Rejected
 
 log = logging.getLogger(__name__)
 
 _REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 _SDK_LOGGERS = ("slack_sdk.socket_mode.aiohttp", "slack_bolt.AsyncApp", "slack_sdk.socket_mode.async_client")
+
+
+def events_handler(bot: SlackBot) -> Callable[[web.Request], Awaitable[web.Response]]:
+    """POST /slack/events: the door (body read in time, signature, freshness, replay) before Bolt reads
+    anything; every refusal one log line and a bare status, never a traceback."""
+
+    async def slack_events(request: web.Request) -> web.Response:
+        try:
+            body = await read_body(request, timeout=bot.body_timeout)
+            headers = request.headers
+            await bot.door.check(headers.get("X-Slack-Request-Timestamp"), headers.get("X-Slack-Signature"), body)
+            text = body.decode("utf-8")
+        except (BodyRefused, Rejected) as refused:
+            log.info("slack: request refused", extra={"status": refused.status, "reason": str(refused)})
+            return web.Response(status=refused.status)
+        except UnicodeDecodeError:
+            log.info("slack: request refused", extra={"status": 400, "reason": "body not UTF-8"})
+            return web.Response(status=400)
+        try:
+            bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=dict(request.headers))
+        except (ValueError, TypeError, AttributeError, KeyError):  # signed, yet not a payload Bolt can read
+            log.info("slack: request refused", extra={"status": 400, "reason": "unreadable payload"})
+            return web.Response(status=400)
+        return await to_aiohttp_response(await bot.app.async_dispatch(bolt_request))
+
+    return slack_events
 
 
 class SlackTokenRefused(BotError):
