@@ -15,7 +15,6 @@ import time
 import uuid
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -30,11 +29,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import language_of
 from bot.copy import render as render_words
+from bot.errors import BadQuery
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
+from bot.notify.actions import Silenced
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
-from bot.slack import mrkdwn, render
+from bot.slack import render
 from bot.slack.gate import Door, Ledger
+from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -151,7 +153,7 @@ class SlackBot:
         on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
         on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
         home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
-        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[datetime | None]] | None = None,
+        on_notification_action: Callable[[str, str, str, Mapping[str, Any]], Awaitable[Silenced]] | None = None,
         on_mute: Callable[[str, bool], Awaitable[bool]] | None = None,
         ledger: Ledger | None = None,
     ) -> None:
@@ -466,17 +468,28 @@ class SlackBot:
                 return
             try:
                 await act(click)
+            except BadQuery:  # the value names no job (a crafted button)
+                await self._bad_button(user, channel, ts)
             except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
-                await self._apology(where, channel, ts, user, error)
+                await self._apology(where, channel or user, ts, user, error)
 
         return listener
+
+    async def _tell(self, user: str, channel: str, text: str) -> None:
+        """A short private note: ephemeral where the click was, or the user's DM when it has no channel
+        (a button of the App Home)."""
+        if channel:
+            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+        else:
+            await self.client.chat_postMessage(channel=user, text=text)
 
     async def _bad_button(self, user: str, channel: str, ts: str) -> None:
         self.metrics.errors.labels("bad-button").inc()
         log.info("slack: a button with a value that is not ours", extra={"user": user, "channel": channel})
         language = await self.language(user)
-        text = render_words("slack.bad_button", {"how": "`/kueue why NAMESPACE/JOB`"}, language)
-        await self.client.chat_postEphemeral(channel=channel, user=user, text=text, thread_ts=ts or None)
+        await self._tell(
+            user, channel, render_words("slack.bad_button", {"how": "`/kueue why NAMESPACE/JOB`"}, language)
+        )
 
     async def _on_recheck(self, click: _Click) -> None:
         language = await self.language(click.user)
@@ -515,25 +528,22 @@ class SlackBot:
         )
 
     async def _on_notification_button(self, click: _Click) -> None:
-        """Snooze or Stop under a DM: for a namespace the clicker may see (like every read), confirmed
-        privately, the job named escaped (a crafted value is shown as text, never as markup)."""
+        """Snooze or Stop under a DM (bot.notify.actions: for a namespace the clicker may see, like every read),
+        confirmed privately, the job named escaped (a crafted value is shown as text, never as markup)."""
         if self._on_notification_action is None:
             return
+        done = await self._on_notification_action(click.user, click.channel, click.action, click.value)
         language = await self.language(click.user)
-        namespace, name = click.value["ns"] or "", click.value["name"] or ""
-        if not namespace or not await self.service.may_see_all(click.asker, [namespace]):
-            refusal = render.refused(namespace or "?", language=language)
-            await self.client.chat_postEphemeral(
-                channel=click.channel, user=click.user, text=refusal.text, blocks=refusal.blocks
-            )
-            return
-        until = await self._on_notification_action(click.user, click.action, click.value)
-        job = mrkdwn.escape(f"{namespace}/{name}")
-        if click.action == "kueue_stop" or until is None:
+        job = code(f"{done.namespace}/{done.name}")  # what a crafted button names is shown, never formatted
+        if done.refused:
+            text = render.refused(done.namespace, language=language).text
+        elif done.until is None:
             text = render_words("slack.stopped", {"job": job}, language)
         else:
-            text = render_words("slack.snoozed", {"job": job, "until": until.strftime("%Y-%m-%d %H:%M UTC")}, language)
-        await self.client.chat_postEphemeral(channel=click.channel, user=click.user, text=text)
+            text = render_words(
+                "slack.snoozed", {"job": job, "until": done.until.strftime("%Y-%m-%d %H:%M UTC")}, language
+            )
+        await self._tell(click.user, click.channel, text)
 
     async def _on_home_opened(self, event: dict[str, Any]) -> None:
         if event.get("tab") not in (None, "home"):

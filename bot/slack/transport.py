@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from aiohttp import web
+from aiohttp import ClientError, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
@@ -25,6 +25,10 @@ from bot.errors import BotError
 from bot.httpguard import BodyRefused, read_body
 from bot.slack.app import SlackBot
 from bot.slack.gate import Rejected
+
+# What the Web API client raises when Slack is out of reach (the messenger turns these into SlackUnavailable).
+HTTP_CLIENT_ERRORS: tuple[type[Exception], ...] = (ClientError,)
+
 
 log = logging.getLogger(__name__)
 
