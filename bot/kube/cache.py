@@ -424,6 +424,11 @@ class ClusterCache:
     def served(self, kind: str) -> bool | None:
         return self._served.get(kind)
 
+    @property
+    def read_scope(self) -> str | None:
+        """The informers read every namespace (a LIST they may not do fails: no partial cache)."""
+        return None
+
     def watching(self) -> frozenset[str]:
         """The kinds whose watch is open now (the cache misses none of their changes)."""
         return frozenset(self._watching)
@@ -931,6 +936,10 @@ class CacheView:
     @property
     def taken_at(self) -> datetime | None:
         return self._taken_at
+
+    @property
+    def read_scope(self) -> str | None:
+        return None
 
     def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
         return self.extras.jobs_named(namespace, name)

@@ -586,10 +586,14 @@ class FakeKubeAPI:
         user: str,
         rules: Iterable[PolicyRule | Mapping[str, Any]] | None = None,
         groups: Sequence[str] = (),
+        namespace_rules: Mapping[str, Iterable[PolicyRule | Mapping[str, Any]]] | None = None,
     ) -> Identity:
         """A bearer token for `user`, allowed what `rules` (RBAC PolicyRules, as dicts or PolicyRule)
-        allow; None: everything. SubjectAccessReviews about `user` are answered from the same rules."""
-        identity = Identity(user, (*groups, "system:authenticated"), None if rules is None else as_rules(rules))
+        allow; None: everything. `namespace_rules`: Roles bound in one namespace each (RoleBindings).
+        SubjectAccessReviews about `user` are answered from the same rules."""
+        namespaced = tuple((ns, as_rules(found)) for ns, found in (namespace_rules or {}).items())
+        cluster = None if rules is None and not namespaced else as_rules(rules or ())
+        identity = Identity(user, (*groups, "system:authenticated"), cluster, namespaced)
         with self._lock:
             self._identities[token] = identity
             self._identities_by_user[user] = identity
