@@ -7,6 +7,7 @@ import builtins
 import json
 import logging
 import os
+import socket
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -23,6 +24,10 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
+# TCP keepalive on every connection: probed after 30 s idle, every 10 s, dropped after 3 unanswered probes.
+# A watch of a quiet kind may carry nothing for minutes (bot.kube.informer): this is how a connection whose
+# peer vanished (a node gone, a NAT or load balancer that forgot us) ends within about a minute.
+KEEPALIVE = (30, 10, 3)  # idle, interval, count (seconds, seconds, probes)
 
 
 class NotFound(NotServed):
@@ -39,6 +44,18 @@ class AlreadyExists(BotError):
 
 MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
+
+
+def keepalive_socket_options() -> list[tuple[int, int, int]]:
+    """urllib3's default socket options (no Nagle) plus TCP keepalive at KEEPALIVE's timings (the options
+    the platform lacks are left out)."""
+    idle, interval, count = KEEPALIVE
+    options = list(urllib3.connection.HTTPConnection.default_socket_options)
+    options.append((socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1))
+    for name, value in (("TCP_KEEPIDLE", idle), ("TCP_KEEPINTVL", interval), ("TCP_KEEPCNT", count)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
 
 
 def load_api_client(kubeconfig: str | None = None, context: str | None = None) -> k8s_client.ApiClient:
@@ -61,6 +78,7 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None) -
         detail = " ".join(str(error).split())
         raise ClusterUnavailable(f"{where} is not a kubeconfig ({type(error).__name__}: {detail})") from None
     configuration.retries = False
+    configuration.socket_options = keepalive_socket_options()
     return k8s_client.ApiClient(configuration)
 
 
