@@ -113,6 +113,10 @@ class Changed:
     def taken_at(self) -> datetime | None:
         return self._base.taken_at
 
+    @property
+    def read_scope(self) -> str | None:
+        return self._base.read_scope
+
     def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
         return self._base.jobs_named(namespace, name)
 
