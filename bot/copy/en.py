@@ -557,4 +557,129 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.home.no-news": "No answer for it right now: it may have been deleted, or the cluster is out of reach.",
     "slack.home.more": "and {count} more",
+    # --- issue 16: when will it run, who holds it, what would admit it (bot.trace.outlook) -----------------
+    "eta.estimate.cluster-queue": (
+        "Likely between {low_seconds} and {high_seconds}, at the latest in {bound_seconds} (the running jobs' "
+        "maximum execution time) (from {admissions} admissions in this ClusterQueue in the last {hours} h; "
+        "{confidence} % of past waits at this position ended within that).",
+        "Likely between {low_seconds} and {high_seconds} (from {admissions} admissions in this ClusterQueue in "
+        "the last {hours} h; {confidence} % of past waits at this position ended within that).",
+        "Likely within {high_seconds} (from {admissions} admissions in this ClusterQueue in the last {hours} h; "
+        "{confidence} % of past waits at this position ended within that).",
+    ),
+    "eta.estimate.flavor": (
+        "Likely between {low_seconds} and {high_seconds}, at the latest in {bound_seconds} (the running jobs' "
+        "maximum execution time) (from {admissions} admissions in this flavor of the ClusterQueue in the last "
+        "{hours} h; {confidence} % of past waits at this position ended within that).",
+        "Likely between {low_seconds} and {high_seconds} (from {admissions} admissions in this flavor of the "
+        "ClusterQueue in the last {hours} h; {confidence} % of past waits at this position ended within that).",
+        "Likely within {high_seconds} (from {admissions} admissions in this flavor of the ClusterQueue in the "
+        "last {hours} h; {confidence} % of past waits at this position ended within that).",
+    ),
+    "eta.no-estimate": (
+        "No estimate yet: I have seen {admissions} admission(s) in this ClusterQueue in the last {hours} h, "
+        "too few to say.",
+    ),
+    "eta.never": "No estimate: as it is, it can never be admitted (see below what would change that).",
+    "holders.contest": (
+        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted workload(s) hold it: "
+        "{held_here} in {cluster_queue}, {held_in_cohort} elsewhere in cohort {cohort}.",
+        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted workload(s) hold it: "
+        "{held_here} in {cluster_queue}.",
+        "{resource} in flavor {flavor}: {count} admitted workload(s) hold it: {held_here} in {cluster_queue}, "
+        "{held_in_cohort} elsewhere in cohort {cohort}.",
+        "{resource} in flavor {flavor}: {count} admitted workload(s) hold it: {held_here} in {cluster_queue}.",
+    ),
+    "holders.item": (
+        "{name} ({cluster_queue}): {amount}, running for {running_seconds}, at most {left_seconds} left",
+        "{name} ({cluster_queue}): {amount}, running for {running_seconds}",
+        "{name} ({cluster_queue}): {amount}",
+    ),
+    "holders.item.borrowing": (
+        "{name} ({cluster_queue}, borrowing): {amount}, running for {running_seconds}, at most {left_seconds} left",
+        "{name} ({cluster_queue}, borrowing): {amount}, running for {running_seconds}",
+        "{name} ({cluster_queue}, borrowing): {amount}",
+    ),
+    "holders.item.preemptible": (
+        "{name} ({cluster_queue}, preemptible by a job of this priority): {amount}, running for "
+        "{running_seconds}, at most {left_seconds} left",
+        "{name} ({cluster_queue}, preemptible by a job of this priority): {amount}, running for {running_seconds}",
+        "{name} ({cluster_queue}, preemptible by a job of this priority): {amount}",
+    ),
+    "holders.item.reclaimable": (
+        "{name} ({cluster_queue}, borrowing, reclaimable by this queue): {amount}, running for "
+        "{running_seconds}, at most {left_seconds} left",
+        "{name} ({cluster_queue}, borrowing, reclaimable by this queue): {amount}, running for {running_seconds}",
+        "{name} ({cluster_queue}, borrowing, reclaimable by this queue): {amount}",
+    ),
+    "holders.others": "{count} workload(s) of other namespaces: {amount}",
+    "holders.more": "and {count} more",
+    "holders.reclaim": "A cohort reclaim would give back {amount}: quota of this queue that others borrow.",
+    "holders.preemptible": "A job of this priority could preempt workloads holding {amount} of it.",
+    "holders.none-preemptible": (
+        "None of them can be preempted by a job of this priority (preemption: withinClusterQueue {within}, "
+        "reclaimWithinCohort {reclaim}).",
+    ),
+    "holders.strict-fifo": (
+        "StrictFIFO: {name} (priority {priority}), at the head of the queue for {since_seconds}, must be "
+        "admitted first.",
+        "StrictFIFO: {name} (priority {priority}), at the head of the queue, must be admitted first.",
+    ),
+    "holders.strict-fifo-hidden": (
+        "StrictFIFO: a workload of another namespace (priority {priority}) at the head of the queue must be "
+        "admitted first.",
+    ),
+    "holders.pods-ready": (
+        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "(waitForPodsReady.blockAdmission): {names}, and {hidden} of other namespaces.",
+        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "(waitForPodsReady.blockAdmission): {names}.",
+        "Kueue admits nothing until {count} admitted workload(s) of other namespaces have their pods ready "
+        "(waitForPodsReady.blockAdmission); {hidden} of them.",
+        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "(waitForPodsReady.blockAdmission).",
+    ),
+    "whatif.other-queue.now": "Submit it to LocalQueue {queue} (ClusterQueue {cluster_queue}): it would be admitted now.",
+    "whatif.other-queue.ever": "Submit it to LocalQueue {queue} (ClusterQueue {cluster_queue}): it would fit there.",
+    "whatif.fewer-pods.now": "Run {pods} pod(s) instead of {was_pods}: that many would be admitted now.",
+    "whatif.fewer-pods.ever": "Run {pods} pod(s) instead of {was_pods}: that many fit the queue's maximum.",
+    "whatif.partial-admission.now": (
+        "Or let Kueue admit it partially, down to {pods} pod(s) (minCount; for a Job, the annotation "
+        "kueue.x-k8s.io/job-min-parallelism): it would start now.",
+    ),
+    "whatif.partial-admission.ever": (
+        "Or let Kueue admit it partially, down to {pods} pod(s) (minCount; for a Job, the annotation "
+        "kueue.x-k8s.io/job-min-parallelism): it would fit then.",
+    ),
+    "whatif.smaller-request.now": (
+        "Ask for at most {per_pod} of {resource} per pod (now {was_per_pod}): it would be admitted now."
+    ),
+    "whatif.smaller-request.ever": (
+        "Ask for at most {per_pod} of {resource} per pod (now {was_per_pod}): it would fit the queue's maximum."
+    ),
+    "whatif.other-flavor.now": (
+        "Let it run on flavor {flavor} (node selector {labels}; tolerate {taints}): it has room now.",
+        "Let it run on flavor {flavor} (node selector {labels}): it has room now.",
+        "Let it run on flavor {flavor} (tolerate {taints}): it has room now.",
+        "Let it run on flavor {flavor}: it has room now.",
+    ),
+    "whatif.other-flavor.ever": (
+        "Let it run on flavor {flavor} (node selector {labels}; tolerate {taints}): it would fit there.",
+        "Let it run on flavor {flavor} (node selector {labels}): it would fit there.",
+        "Let it run on flavor {flavor} (tolerate {taints}): it would fit there.",
+        "Let it run on flavor {flavor}: it would fit there.",
+    ),
+    "whatif.raise-quota.now": (
+        "An admin would raise the nominal quota of {resource} in flavor {flavor} of {cluster_queue} by {by} "
+        "(to {to}): it would be admitted now."
+    ),
+    "whatif.raise-quota.ever": (
+        "An admin would raise the nominal quota of {resource} in flavor {flavor} of {cluster_queue} by {by} "
+        "(to {to}): it would fit then."
+    ),
+    "whatif.none": "No change to the job or its queue that I can check would get it admitted: none would.",
+    "slack.summary.when": "When: {eta}",
+    "slack.details.step.holders": "Who holds it",
+    "slack.details.step.what-if": "What would get it admitted",
+    # --- end of issue 16 ------------------------------------------------------------------------------------
 }

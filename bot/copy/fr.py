@@ -590,4 +590,138 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Pas de réponse pour lui en ce moment : il a peut-être été supprimé, ou le cluster est injoignable."
     ),
     "slack.home.more": "et {count} de plus",
+    # --- issue 16 : quand partira-t-il, qui tient ce qu'il attend, qu'est-ce qui le ferait admettre -----------
+    "eta.estimate.cluster-queue": (
+        "Probablement entre {low_seconds} et {high_seconds}, au plus tard dans {bound_seconds} (durée maximale "
+        "d'exécution des jobs en cours) (d'après {admissions} admissions dans cette ClusterQueue ces dernières "
+        "{hours} h ; {confidence} % des attentes passées à cette position ont fini dans cet intervalle).",
+        "Probablement entre {low_seconds} et {high_seconds} (d'après {admissions} admissions dans cette "
+        "ClusterQueue ces dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini "
+        "dans cet intervalle).",
+        "Probablement d'ici {high_seconds} (d'après {admissions} admissions dans cette ClusterQueue ces "
+        "dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini dans ce délai).",
+    ),
+    "eta.estimate.flavor": (
+        "Probablement entre {low_seconds} et {high_seconds}, au plus tard dans {bound_seconds} (durée maximale "
+        "d'exécution des jobs en cours) (d'après {admissions} admissions dans ce flavor de la ClusterQueue ces "
+        "dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini dans cet "
+        "intervalle).",
+        "Probablement entre {low_seconds} et {high_seconds} (d'après {admissions} admissions dans ce flavor de "
+        "la ClusterQueue ces dernières {hours} h ; {confidence} % des attentes passées à cette position ont "
+        "fini dans cet intervalle).",
+        "Probablement d'ici {high_seconds} (d'après {admissions} admissions dans ce flavor de la ClusterQueue "
+        "ces dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini dans ce "
+        "délai).",
+    ),
+    "eta.no-estimate": (
+        "Pas encore d'estimation : je n'ai vu que {admissions} admission(s) dans cette ClusterQueue ces "
+        "dernières {hours} h, trop peu pour le dire.",
+    ),
+    "eta.never": "Pas d'estimation : tel quel, il ne sera jamais admis (voir plus bas ce qui changerait cela).",
+    "holders.contest": (
+        "{resource} du flavor {flavor} : il en faut {needed} de plus ; {count} workload(s) admis le tiennent : "
+        "{held_here} dans {cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
+        "{resource} du flavor {flavor} : il en faut {needed} de plus ; {count} workload(s) admis le tiennent : "
+        "{held_here} dans {cluster_queue}.",
+        "{resource} du flavor {flavor} : {count} workload(s) admis le tiennent : {held_here} dans "
+        "{cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
+        "{resource} du flavor {flavor} : {count} workload(s) admis le tiennent : {held_here} dans {cluster_queue}.",
+    ),
+    "holders.item": (
+        "{name} ({cluster_queue}) : {amount}, en cours depuis {running_seconds}, encore {left_seconds} au plus",
+        "{name} ({cluster_queue}) : {amount}, en cours depuis {running_seconds}",
+        "{name} ({cluster_queue}) : {amount}",
+    ),
+    "holders.item.borrowing": (
+        "{name} ({cluster_queue}, emprunte) : {amount}, en cours depuis {running_seconds}, encore "
+        "{left_seconds} au plus",
+        "{name} ({cluster_queue}, emprunte) : {amount}, en cours depuis {running_seconds}",
+        "{name} ({cluster_queue}, emprunte) : {amount}",
+    ),
+    "holders.item.preemptible": (
+        "{name} ({cluster_queue}, préemptible par un job de cette priorité) : {amount}, en cours depuis "
+        "{running_seconds}, encore {left_seconds} au plus",
+        "{name} ({cluster_queue}, préemptible par un job de cette priorité) : {amount}, en cours depuis "
+        "{running_seconds}",
+        "{name} ({cluster_queue}, préemptible par un job de cette priorité) : {amount}",
+    ),
+    "holders.item.reclaimable": (
+        "{name} ({cluster_queue}, emprunte, récupérable par cette file) : {amount}, en cours depuis "
+        "{running_seconds}, encore {left_seconds} au plus",
+        "{name} ({cluster_queue}, emprunte, récupérable par cette file) : {amount}, en cours depuis {running_seconds}",
+        "{name} ({cluster_queue}, emprunte, récupérable par cette file) : {amount}",
+    ),
+    "holders.others": "{count} workload(s) d'autres namespaces : {amount}",
+    "holders.more": "et {count} de plus",
+    "holders.reclaim": "Une récupération dans la cohorte rendrait {amount} : du quota de cette file que d'autres empruntent.",
+    "holders.preemptible": "Un job de cette priorité pourrait préempter des workloads qui en tiennent {amount}.",
+    "holders.none-preemptible": (
+        "Aucun ne peut être préempté par un job de cette priorité (préemption : withinClusterQueue {within}, "
+        "reclaimWithinCohort {reclaim}).",
+    ),
+    "holders.strict-fifo": (
+        "StrictFIFO : {name} (priorité {priority}), en tête de file depuis {since_seconds}, doit être admis d'abord.",
+        "StrictFIFO : {name} (priorité {priority}), en tête de file, doit être admis d'abord.",
+    ),
+    "holders.strict-fifo-hidden": (
+        "StrictFIFO : un workload d'un autre namespace (priorité {priority}), en tête de file, doit être admis "
+        "d'abord.",
+    ),
+    "holders.pods-ready": (
+        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "(waitForPodsReady.blockAdmission) : {names}, et {hidden} d'autres namespaces.",
+        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "(waitForPodsReady.blockAdmission) : {names}.",
+        "Kueue n'admet rien tant que {count} workload(s) admis d'autres namespaces n'ont pas leurs pods prêts "
+        "(waitForPodsReady.blockAdmission) ; {hidden} d'entre eux.",
+        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "(waitForPodsReady.blockAdmission).",
+    ),
+    "whatif.other-queue.now": (
+        "Soumettez-le à la LocalQueue {queue} (ClusterQueue {cluster_queue}) : il serait admis tout de suite."
+    ),
+    "whatif.other-queue.ever": "Soumettez-le à la LocalQueue {queue} (ClusterQueue {cluster_queue}) : il y tiendrait.",
+    "whatif.fewer-pods.now": "Lancez {pods} pod(s) au lieu de {was_pods} : ils seraient admis tout de suite.",
+    "whatif.fewer-pods.ever": "Lancez {pods} pod(s) au lieu de {was_pods} : ils tiennent dans le maximum de la file.",
+    "whatif.partial-admission.now": (
+        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} pod(s) (minCount ; pour un Job, l'annotation "
+        "kueue.x-k8s.io/job-min-parallelism) : il partirait tout de suite.",
+    ),
+    "whatif.partial-admission.ever": (
+        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} pod(s) (minCount ; pour un Job, l'annotation "
+        "kueue.x-k8s.io/job-min-parallelism) : il tiendrait alors.",
+    ),
+    "whatif.smaller-request.now": (
+        "Demandez au plus {per_pod} de {resource} par pod (aujourd'hui {was_per_pod}) : il serait admis tout de suite."
+    ),
+    "whatif.smaller-request.ever": (
+        "Demandez au plus {per_pod} de {resource} par pod (aujourd'hui {was_per_pod}) : il tiendrait dans le "
+        "maximum de la file."
+    ),
+    "whatif.other-flavor.now": (
+        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y a de la "
+        "place tout de suite.",
+        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels}) : il y a de la place tout de suite.",
+        "Laissez-le tourner sur le flavor {flavor} (tolérer {taints}) : il y a de la place tout de suite.",
+        "Laissez-le tourner sur le flavor {flavor} : il y a de la place tout de suite.",
+    ),
+    "whatif.other-flavor.ever": (
+        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y tiendrait.",
+        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels}) : il y tiendrait.",
+        "Laissez-le tourner sur le flavor {flavor} (tolérer {taints}) : il y tiendrait.",
+        "Laissez-le tourner sur le flavor {flavor} : il y tiendrait.",
+    ),
+    "whatif.raise-quota.now": (
+        "Un admin relèverait le quota nominal de {resource} du flavor {flavor} de {cluster_queue} de {by} "
+        "(à {to}) : il serait admis tout de suite."
+    ),
+    "whatif.raise-quota.ever": (
+        "Un admin relèverait le quota nominal de {resource} du flavor {flavor} de {cluster_queue} de {by} "
+        "(à {to}) : il tiendrait alors."
+    ),
+    "whatif.none": "Aucun changement du job ou de sa file que je sache vérifier ne le ferait admettre.",
+    "slack.summary.when": "Quand : {eta}",
+    "slack.details.step.holders": "Qui le tient",
+    "slack.details.step.what-if": "Ce qui le ferait admettre",
+    # --- fin de l'issue 16 ----------------------------------------------------------------------------------
 }

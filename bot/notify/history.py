@@ -29,9 +29,8 @@ from bot.errors import StoreUnavailable
 from bot.notify.state import format_time, parse_time
 from bot.notify.store import DEFAULT_BUSY_TIMEOUT, migrate
 from bot.trace.eta import Finished, History, Observed
-from bot.trace.holders import reserved_at
-from bot.trace.model import Workload
-from bot.trace.snapshot import Snapshot, queue_order_time
+from bot.trace.outlook import admissions_of
+from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +38,6 @@ T = TypeVar("T")
 
 RETENTION = timedelta(days=7)
 MAX_PER_QUEUE = 2000
-_COMMON = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
 
 
 @dataclass(frozen=True)
@@ -47,32 +45,6 @@ class Seen:
     """What the previous pass saw holding quota: key -> (cluster queue, flavors, admitted at)."""
 
     holding: dict[str, tuple[str, tuple[str, ...], datetime]]
-
-
-def main_resource(workload: Workload) -> str:
-    """The resource an admission is measured by: an accelerator (anything but cpu, memory, pods,
-    ephemeral-storage) when it asks for one, else cpu."""
-    names = sorted({r for a in (workload.admission.assignments if workload.admission else ()) for r in a.usage})
-    special = [name for name in names if name not in _COMMON and not name.startswith("hugepages-")]
-    return special[0] if special else "cpu"
-
-
-def _flavors(workload: Workload) -> dict[str, Decimal]:
-    """flavor -> the amount of the main resource assigned there (0 for flavors of other resources)."""
-    resource = main_resource(workload)
-    found: dict[str, Decimal] = {}
-    for assignment in workload.admission.assignments if workload.admission else ():
-        for name, flavor in assignment.flavors.items():
-            amount = assignment.usage.get(resource, Decimal(0)) if name == resource else Decimal(0)
-            found[flavor] = found.get(flavor, Decimal(0)) + amount
-    return found
-
-
-def _queued_since(workload: Workload) -> datetime | None:
-    evicted = workload.condition("Evicted")
-    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
-        return evicted.since
-    return workload.meta.created or queue_order_time(workload)
 
 
 def observations(
@@ -84,23 +56,17 @@ def observations(
     holding: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
     for namespace in namespaces:
         for workload in snapshot.workloads_in(namespace):
-            if workload.admission is None:
+            admitted = admissions_of(workload)
+            if not admitted:
                 continue
-            at = reserved_at(workload)
-            queued = _queued_since(workload)
-            if at is None:
-                continue
-            cq = workload.admission.cluster_queue
-            flavors = _flavors(workload)
-            key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
-            for flavor, amount in sorted(flavors.items()):  # one admission per flavor it got
-                if queued is not None and queued <= at:
-                    admissions.append(Observed(cq, flavor, queued, at, amount or None, key))
+            admissions.extend(admitted)
+            cq, at, key = admitted[0].cluster_queue, admitted[0].admitted_at, admitted[0].workload
+            flavors = tuple(a.flavor for a in admitted)
             finished = workload.condition("Finished")
             if finished is not None and finished.is_true and finished.since is not None:
-                finishes.extend(Finished(cq, flavor, at, finished.since) for flavor in sorted(flavors))
+                finishes.extend(Finished(cq, flavor, at, finished.since) for flavor in flavors)
             elif workload.holds_quota:
-                holding[key] = (cq, tuple(sorted(flavors)), at)
+                holding[key] = (cq, flavors, at)
     for key, (queue, held, since) in seen.holding.items():  # gone, or evicted: its quota was freed
         if key not in holding and not any(f.admitted_at == since and f.cluster_queue == queue for f in finishes):
             finishes.extend(Finished(queue, flavor, since, now) for flavor in held)

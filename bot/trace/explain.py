@@ -20,6 +20,7 @@ from bot.trace import checks, messages
 from bot.trace.checks import Fit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS, assigned, pod_requests, templates_demand, workload_demand
+from bot.trace.eta import History
 from bot.trace.explanation import LOWER_BOUND, Action, Ahead, Explanation, JobRef, Params, Position, Step, Text
 from bot.trace.model import (
     ADMISSION_GATED_BY,
@@ -32,6 +33,7 @@ from bot.trace.model import (
     Workload,
     job_name,
 )
+from bot.trace.outlook import with_outlook
 from bot.trace.quantity import Quantities, human
 from bot.trace.resolve import WORKLOAD_KIND, Resolution, other_namespaces, resolve, similar_jobs
 from bot.trace.snapshot import Snapshot
@@ -81,9 +83,10 @@ def seconds_between(start: datetime | None, end: datetime) -> int | None:
     return max(0, int((end - start).total_seconds()))
 
 
-def explain(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:
-    """Explain why the job named by `query` is (or is not) pending, as of `now`."""
-    return _Trace(snapshot, query, now).run()
+def explain(snapshot: Snapshot, query: Query, *, now: datetime, history: History | None = None) -> Explanation:
+    """Explain why the job named by `query` is (or is not) pending, as of `now`; with its ETA (from the
+    observed `history`, when given), who holds what it waits for and what would admit it (bot.trace.outlook)."""
+    return with_outlook(snapshot, _Trace(snapshot, query, now).run(), history=history, now=now)
 
 
 class _Trace:

@@ -9,9 +9,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
+
+if TYPE_CHECKING:
+    from bot.trace.eta import Eta
+    from bot.trace.holders import Holders
+    from bot.trace.whatif import WhatIf
 
 Params = Mapping[str, "str | int | None"]
 Data = Mapping[str, object]
@@ -90,6 +96,10 @@ class Explanation:
     admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
+    # Issue 16 (bot.trace.outlook): who holds what it waits for, when it will likely run, what would admit it.
+    holders: Holders | None = None
+    eta: Eta | None = None
+    what_if: WhatIf | None = None
 
     @property
     def never_fixes_itself(self) -> bool:

@@ -20,6 +20,7 @@ from decimal import Decimal
 
 from bot.trace import checks
 from bot.trace.demand import PODS
+from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity
 from bot.trace.snapshot import Snapshot, queue_order_time
@@ -60,6 +61,7 @@ class Contest:
     preemptible: Decimal  # held by workloads a job of its priority could preempt
     holders: tuple[Holder, ...]  # the largest first, at most MAX_LISTED
     count: int  # every holder, listed or not
+    frees_within: int | None = None  # seconds until enough is freed for sure (maximum execution times)
 
 
 @dataclass(frozen=True)
@@ -294,4 +296,5 @@ def _contest(
         preemptible=preemptible,
         holders=tuple(holders[:MAX_LISTED]),
         count=len(holders),
+        frees_within=freeing_bound(((h.amount, h.seconds_left) for h in holders), needed) if needed > 0 else None,
     )

@@ -6,6 +6,7 @@ from typing import Any
 
 from bot.copy import DEFAULT_LANGUAGE, render
 from bot.trace.explanation import Explanation, Position, Text
+from bot.trace.outlook import outlook_json
 from bot.trace.quantity import Quantities, format_quantity
 
 
@@ -85,4 +86,5 @@ def to_json(explanation: Explanation, language: str = DEFAULT_LANGUAGE) -> dict[
             {"code": action.code, "text": text(action.text, language), "data": _plain(dict(action.data))}
             for action in explanation.actions
         ],
+        **outlook_json(explanation, language),
     }

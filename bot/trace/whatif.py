@@ -56,6 +56,7 @@ RAISE_QUOTA = "raise-quota"
 
 _SEARCH_STEPS = 40  # a binary search over a count or an amount never takes more
 _MAX_QUEUES = 20  # LocalQueues of a namespace tried for other-queue
+_MAX_UNITS = Decimal(10) ** 15  # a per-pod request of more units than this is not searched
 
 
 @dataclass(frozen=True)
@@ -424,6 +425,8 @@ def _smaller_request(snapshot: Snapshot, workload: Workload, index: int, resourc
     if current <= 0:
         return None
     unit = _unit(resource, current)
+    if current > unit * _MAX_UNITS:
+        return None  # no request this large is worth a search (nor would any smaller one be news)
     low, high = 0, int(current / unit) - (1 if current % unit == 0 else 0)
 
     def change(units: int) -> Change:

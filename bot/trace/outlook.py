@@ -1,0 +1,460 @@
+"""The three answers after "why": when (eta), who holds it (holders), what would admit it (what_if), for one
+pending Workload, and their sentences as `Text`s (rendered by bot.copy in the reader's language). Pure.
+
+    holders, eta, what_if = outlook(snapshot, workload, cq_name, verdict, position, history=h, now=now)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from datetime import datetime
+from decimal import Decimal
+from typing import Any
+
+from bot.copy import render
+from bot.trace import eta as eta_module
+from bot.trace import whatif
+from bot.trace.codes import Verdict
+from bot.trace.demand import workload_demand
+from bot.trace.eta import Estimator, Eta, History, Observed
+from bot.trace.explanation import Explanation, Text
+from bot.trace.holders import Contest, Holders, find_holders, reserved_at
+from bot.trace.model import Workload
+from bot.trace.quantity import format_quantity, human
+from bot.trace.snapshot import Snapshot
+from bot.trace.whatif import WhatIf, what_if
+
+WAITS = frozenset(
+    {
+        Verdict.WAITING_FOR_QUOTA,
+        Verdict.WAITING_FOR_PREEMPTION,
+        Verdict.WAITING_FOR_PODS_READY,
+        Verdict.NOT_YET_EVALUATED,
+    }
+)
+NEVER = frozenset({Verdict.EXCEEDS_MAX_QUOTA, Verdict.NO_MATCHING_FLAVOR})
+WHAT_IF = frozenset(
+    {
+        Verdict.WAITING_FOR_QUOTA,
+        Verdict.WAITING_FOR_PREEMPTION,
+        Verdict.EXCEEDS_MAX_QUOTA,
+        Verdict.NO_MATCHING_FLAVOR,
+        Verdict.QUEUE_STOPPED,
+        Verdict.NAMESPACE_NOT_ALLOWED,
+        Verdict.QUEUE_INACTIVE,
+    }
+)
+_COMMON = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+
+
+# --- what the history is made of -------------------------------------------------------------------
+
+
+def main_resource(names: Iterable[str]) -> str:
+    """What an admission is measured by: an accelerator (anything but cpu, memory, pods, storage) when
+    it asks for one, else cpu."""
+    special = sorted(n for n in names if n not in _COMMON and not n.startswith("hugepages-"))
+    return special[0] if special else "cpu"
+
+
+def queued_since(workload: Workload) -> datetime | None:
+    """When its last wait began: the last eviction, else its creation."""
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
+        return evicted.since
+    return workload.meta.created
+
+
+def admissions_of(workload: Workload) -> list[Observed]:
+    """The admission a Workload's own record shows, one per flavor it got (none when it holds no quota
+    record)."""
+    if workload.admission is None:
+        return []
+    at, queued = reserved_at(workload), queued_since(workload)
+    if at is None or queued is None or queued > at:
+        return []
+    resource = main_resource(r for a in workload.admission.assignments for r in a.usage)
+    amounts: dict[str, Decimal] = {}
+    for assignment in workload.admission.assignments:
+        for name, flavor in assignment.flavors.items():
+            amount = assignment.usage.get(resource, Decimal(0)) if name == resource else Decimal(0)
+            amounts[flavor] = amounts.get(flavor, Decimal(0)) + amount
+    key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
+    cq = workload.admission.cluster_queue
+    return [Observed(cq, flavor, queued, at, amount or None, key) for flavor, amount in sorted(amounts.items())]
+
+
+def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
+    """The admissions the snapshot itself still shows in a ClusterQueue (admitted or finished Workloads not
+    deleted yet): a CLI reading a dump has no other history."""
+    found: list[Observed] = []
+    for workload in snapshot.workloads_in_cluster_queue(cluster_queue):
+        found.extend(a for a in admissions_of(workload) if a.cluster_queue == cluster_queue)
+    return History(tuple(found))
+
+
+# --- the three answers ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outlook:
+    holders: Holders | None = None
+    eta: Eta | None = None
+    what_if: WhatIf | None = None
+
+
+def outlook(
+    snapshot: Snapshot,
+    workload: Workload,
+    cq_name: str,
+    verdict: Verdict,
+    position: int | None,
+    *,
+    history: History | None,
+    now: datetime,
+) -> Outlook:
+    cq = snapshot.cluster_queue(cq_name) if cq_name else None
+    holders = None
+    if cq is not None and verdict in WAITS:
+        holders = find_holders(
+            snapshot, workload, cq, now=now, pods_ready_blocked=verdict == Verdict.WAITING_FOR_PODS_READY
+        )
+        if holders.empty:
+            holders = None
+    eta: Eta | None = None
+    if verdict in NEVER:
+        eta = eta_module.never()
+    elif cq is not None and verdict in WAITS and position is not None:
+        eta = _eta(snapshot, workload, cq_name, holders, position, history, now)
+    changes = what_if(snapshot, workload) if verdict in WHAT_IF else None
+    return Outlook(holders, eta, changes)
+
+
+def _eta(
+    snapshot: Snapshot,
+    workload: Workload,
+    cq_name: str,
+    holders: Holders | None,
+    position: int,
+    history: History | None,
+    now: datetime,
+) -> Eta:
+    seen = snapshot_history(snapshot, cq_name)
+    full = seen if history is None else history.union(seen)
+    contest = holders.contests[0] if holders is not None and holders.contests else None
+    flavor = contest.flavor if contest is not None else ""
+    demand = workload_demand(workload)
+    resource = main_resource(demand)
+    amount = demand.get(resource)
+    bound = None
+    if contest is not None and position == 1 and contest.resource == resource:
+        bound = contest.frees_within
+    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=now)
+    return estimator.eta(position, bound_seconds=bound, amount=amount)
+
+
+# --- their sentences ----------------------------------------------------------------------------------
+
+
+def eta_text(eta: Eta) -> Text:
+    if eta.status == eta_module.NEVER:
+        return Text("eta.never")
+    if eta.status != eta_module.ESTIMATE or eta.low_seconds is None or eta.high_seconds is None:
+        return Text("eta.no-estimate", {"admissions": eta.admissions, "hours": eta.window_hours})
+    params: dict[str, str | int] = {
+        "low_seconds": eta.low_seconds,
+        "high_seconds": eta.high_seconds,
+        "admissions": eta.admissions,
+        "hours": eta.window_hours,
+        "confidence": eta.confidence,
+    }
+    if eta.bound_seconds is not None and eta.high_seconds >= eta.bound_seconds:
+        params["bound_seconds"] = eta.bound_seconds
+    if eta.low_seconds == eta.high_seconds:
+        params.pop("low_seconds")
+    return Text(f"eta.estimate.{eta.scope or 'cluster-queue'}", params)
+
+
+def _amount(value: Decimal, resource: str) -> str:
+    return human(value, resource)
+
+
+def holders_texts(holders: Holders, *, own_namespace: str, show_names: bool) -> list[Text]:
+    """Lines of the "Who holds it" step; other namespaces' names only with `show_names` (counts otherwise)."""
+    lines: list[Text] = []
+    for contest in holders.contests:
+        lines.extend(_contest_texts(holders, contest, own_namespace, show_names))
+    by_kind: dict[str, list[str]] = {}
+    hidden: dict[str, int] = {}
+    for blocker in holders.blockers:
+        if show_names or blocker.namespace == own_namespace:
+            label = f"{blocker.namespace}/{blocker.name}"
+            if blocker.kind == "strict-fifo-head":
+                params: dict[str, str | int] = {"name": label, "priority": blocker.priority}
+                if blocker.since_seconds is not None:
+                    params["since_seconds"] = blocker.since_seconds
+                lines.append(Text("holders.strict-fifo", params))
+            else:
+                by_kind.setdefault(blocker.kind, []).append(label)
+        elif blocker.kind == "strict-fifo-head":
+            lines.append(Text("holders.strict-fifo-hidden", {"priority": blocker.priority}))
+        else:
+            hidden[blocker.kind] = hidden.get(blocker.kind, 0) + 1
+    if by_kind.get("pods-ready") or hidden.get("pods-ready"):
+        names = by_kind.get("pods-ready", [])
+        params = {"count": holders.blockers_count}
+        if names:
+            params["names"] = ", ".join(names)
+        if hidden.get("pods-ready"):
+            params["hidden"] = hidden["pods-ready"]
+        lines.append(Text("holders.pods-ready", params))
+    return lines
+
+
+def _contest_texts(holders: Holders, contest: Contest, own: str, show_names: bool) -> list[Text]:
+    resource = contest.resource
+    head: dict[str, str | int] = {
+        "resource": resource,
+        "flavor": contest.flavor,
+        "held_here": _amount(contest.held_here, resource),
+        "cluster_queue": holders.cluster_queue,
+        "count": contest.count,
+    }
+    if contest.needed > 0:
+        head["needed"] = _amount(contest.needed, resource)
+    if holders.cohort:
+        head["cohort"] = holders.cohort
+        head["held_in_cohort"] = _amount(contest.held_in_cohort, resource)
+    lines = [Text("holders.contest", head)]
+    hidden_count, hidden_amount = 0, Decimal(0)
+    for holder in contest.holders:
+        if not show_names and holder.namespace != own:
+            hidden_count += 1
+            hidden_amount += holder.amount
+            continue
+        item: dict[str, str | int] = {
+            "name": f"{holder.namespace}/{holder.name}",
+            "amount": _amount(holder.amount, resource),
+            "cluster_queue": holder.cluster_queue,
+        }
+        if holder.running_seconds is not None:
+            item["running_seconds"] = holder.running_seconds
+        if holder.seconds_left is not None:
+            item["left_seconds"] = holder.seconds_left
+        if holder.preemptible == "reclaim":
+            kind = "holders.item.reclaimable"
+        elif holder.preemptible:
+            kind = "holders.item.preemptible"
+        elif holder.borrowing:
+            kind = "holders.item.borrowing"
+        else:
+            kind = "holders.item"
+        lines.append(Text(kind, item))
+    unlisted = contest.count - len(contest.holders)
+    if hidden_count:
+        lines.append(Text("holders.others", {"count": hidden_count, "amount": _amount(hidden_amount, resource)}))
+    if unlisted > 0:
+        lines.append(Text("holders.more", {"count": unlisted}))
+    if contest.reclaimable > 0:
+        lines.append(Text("holders.reclaim", {"amount": _amount(contest.reclaimable, resource)}))
+    policy = dict(holders.policy)
+    if contest.preemptible > 0:
+        lines.append(Text("holders.preemptible", {"amount": _amount(contest.preemptible, resource)}))
+    else:
+        lines.append(
+            Text(
+                "holders.none-preemptible",
+                {
+                    "within": policy.get("withinClusterQueue", "Never"),
+                    "reclaim": policy.get("reclaimWithinCohort", "Never"),
+                },
+            )
+        )
+    return lines
+
+
+def what_if_texts(result: WhatIf) -> list[Text]:
+    if result.fits_now:
+        return []
+    if not result.changes:
+        return [Text("whatif.none")]
+    lines: list[Text] = []
+    for change in result.changes:
+        when = "now" if change.now else "ever"
+        params: dict[str, str | int] = {}
+        if change.code in (whatif.FEWER_PODS, whatif.PARTIAL_ADMISSION):
+            params = {"pods": change.pods or 0, "was_pods": change.was_pods or 0}
+        elif change.code == whatif.SMALLER_REQUEST and change.per_pod is not None:
+            params = {
+                "resource": change.resource,
+                "per_pod": human(change.per_pod, change.resource),
+                "was_per_pod": human(change.was_per_pod or Decimal(0), change.resource),
+            }
+        elif change.code == whatif.OTHER_QUEUE:
+            params = {"queue": change.queue, "cluster_queue": change.cluster_queue}
+        elif change.code == whatif.OTHER_FLAVOR:
+            params = {"flavor": change.flavor}
+            if change.node_labels:
+                params["labels"] = ", ".join(f"{k}={v}" for k, v in change.node_labels)
+            if change.tolerate:
+                params["taints"] = ", ".join(f"{k}={v}:{e}" if v else f"{k}:{e}" for k, v, e in change.tolerate)
+        elif change.code == whatif.RAISE_QUOTA:
+            for raised in change.raises:
+                lines.append(
+                    Text(
+                        f"whatif.raise-quota.{when}",
+                        {
+                            "cluster_queue": raised.cluster_queue,
+                            "resource": raised.resource,
+                            "flavor": raised.flavor,
+                            "by": human(raised.by, raised.resource),
+                            "to": human(raised.to, raised.resource),
+                        },
+                    )
+                )
+            continue
+        lines.append(Text(f"whatif.{change.code}.{when}", params))
+    return lines
+
+
+# --- as JSON (`explain --format json`: the keys eta, holders, what_if) -------------------------------------
+
+
+def _number(value: Decimal | None, resource: str) -> str | None:
+    return None if value is None else format_quantity(value, resource)
+
+
+def eta_json(eta: Eta, language: str) -> dict[str, Any]:
+    return {
+        "status": eta.status,
+        "position": eta.position,
+        "lowSeconds": eta.low_seconds,
+        "highSeconds": eta.high_seconds,
+        "confidence": eta.confidence,
+        "admissions": eta.admissions,
+        "windowHours": eta.window_hours,
+        "scope": eta.scope or None,
+        "samples": eta.samples,
+        "boundSeconds": eta.bound_seconds,
+        "reason": eta.reason or None,
+        "text": render(eta_text(eta).key, eta_text(eta).params, language),
+    }
+
+
+def holders_json(holders: Holders, own_namespace: str, language: str) -> dict[str, Any]:
+    return {
+        "clusterQueue": holders.cluster_queue,
+        "cohort": holders.cohort or None,
+        "preemption": dict(holders.policy),
+        "contests": [
+            {
+                "flavor": c.flavor,
+                "resource": c.resource,
+                "needed": _number(c.needed, c.resource),
+                "heldHere": _number(c.held_here, c.resource),
+                "heldInCohort": _number(c.held_in_cohort, c.resource),
+                "reclaimable": _number(c.reclaimable, c.resource),
+                "preemptible": _number(c.preemptible, c.resource),
+                "count": c.count,
+                "freesWithinSeconds": c.frees_within,
+                "holders": [
+                    {
+                        "namespace": h.namespace,
+                        "name": h.name,
+                        "clusterQueue": h.cluster_queue,
+                        "priority": h.priority,
+                        "amount": _number(h.amount, c.resource),
+                        "runningSeconds": h.running_seconds,
+                        "borrowing": h.borrowing,
+                        "preemptible": h.preemptible or None,
+                        "secondsLeft": h.seconds_left,
+                    }
+                    for h in c.holders
+                ],
+            }
+            for c in holders.contests
+        ],
+        "blockers": [
+            {
+                "kind": b.kind,
+                "namespace": b.namespace,
+                "name": b.name,
+                "priority": b.priority,
+                "sinceSeconds": b.since_seconds,
+            }
+            for b in holders.blockers
+        ],
+        "blockersCount": holders.blockers_count,
+        "text": [
+            render(t.key, t.params, language)
+            for t in holders_texts(holders, own_namespace=own_namespace, show_names=True)
+        ],
+    }
+
+
+def what_if_json(result: WhatIf, language: str) -> dict[str, Any]:
+    changes = []
+    for change in result.changes:
+        item: dict[str, Any] = {"change": change.code, "now": change.now}
+        if change.pod_set:
+            item["podSet"] = change.pod_set
+        if change.pods is not None:
+            item.update(pods=change.pods, wasPods=change.was_pods)
+        if change.per_pod is not None:
+            item.update(
+                resource=change.resource,
+                perPod=_number(change.per_pod, change.resource),
+                wasPerPod=_number(change.was_per_pod, change.resource),
+            )
+        if change.queue:
+            item["localQueue"] = change.queue
+        if change.cluster_queue:
+            item["clusterQueue"] = change.cluster_queue
+        if change.flavor:
+            item.update(flavor=change.flavor, nodeLabels=dict(change.node_labels))
+            item["tolerate"] = [{"key": k, "value": v, "effect": e} for k, v, e in change.tolerate]
+        if change.raises:
+            item["raise"] = [
+                {
+                    "clusterQueue": r.cluster_queue,
+                    "flavor": r.flavor,
+                    "resource": r.resource,
+                    "by": _number(r.by, r.resource),
+                    "to": _number(r.to, r.resource),
+                }
+                for r in change.raises
+            ]
+        item["text"] = [render(t.key, t.params, language) for t in what_if_texts(WhatIf((change,)))]
+        changes.append(item)
+    return {
+        "fitsNow": result.fits_now,
+        "considered": list(result.considered),
+        "changes": changes,
+        "text": [render(t.key, t.params, language) for t in what_if_texts(result)],
+    }
+
+
+def outlook_json(explanation: Explanation, language: str) -> dict[str, Any]:
+    """The three keys of issue 16, null when they do not apply to the verdict."""
+    own = explanation.job.namespace
+    return {
+        "eta": eta_json(explanation.eta, language) if explanation.eta is not None else None,
+        "holders": holders_json(explanation.holders, own, language) if explanation.holders is not None else None,
+        "what_if": what_if_json(explanation.what_if, language) if explanation.what_if is not None else None,
+    }
+
+
+def with_outlook(
+    snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime
+) -> Explanation:
+    """The explanation with its eta, holders and what_if, when its verdict calls for them."""
+    verdict = explanation.verdict
+    if explanation.workload is None or verdict not in WAITS | NEVER | WHAT_IF:
+        return explanation
+    workload = snapshot.workload(*explanation.workload)
+    if workload is None or workload.holds_quota or workload.finished:
+        return explanation
+    position = explanation.position.cluster_queue if explanation.position is not None else None
+    found = outlook(snapshot, workload, explanation.cluster_queue, verdict, position, history=history, now=now)
+    return replace(explanation, holders=found.holders, eta=found.eta, what_if=found.what_if)
