@@ -23,6 +23,7 @@ from bot.slack.mrkdwn import bold, code, literal, plain, slack_len, truncate, tr
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explain import amounts
 from bot.trace.explanation import LOWER_BOUND, Explanation, Position, Text
+from bot.trace.outlook import eta_text, holders_texts, what_if_texts
 from bot.trace.quantity import human
 from bot.trace.queueview import QueueView
 
@@ -346,6 +347,8 @@ def answer_summary(
     facts: list[str] = []
     if explanation.position is not None:
         facts.append(_position_text(explanation.position, language, named=show_queue_names))
+    if explanation.eta is not None:  # issue 16: the "When" line
+        facts.append(_say("slack.summary.when", language, eta=_text(eta_text(explanation.eta), language)))
     if snapshot_age_seconds is not None:
         facts.append(_say("slack.summary.age", language, age_seconds=max(0, int(snapshot_age_seconds))))
     if facts:
@@ -402,7 +405,29 @@ def _step_groups(
     ahead = _ahead_line(explanation, language, show_names=show_names)
     if ahead is not None:
         lines.setdefault("position", []).append((ahead, 0))
-    return [(bold(_words(f"slack.details.step.{group}", language)), lines[group]) for group in order if group in lines]
+    groups = [
+        (bold(_words(f"slack.details.step.{group}", language)), lines[group]) for group in order if group in lines
+    ]
+    return groups + _outlook_groups(explanation, language, show_names=show_names)
+
+
+def _outlook_groups(
+    explanation: Explanation, language: str, *, show_names: bool
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Issue 16: the "Who holds it" step and what would get it admitted (lines that are not steps)."""
+    found: list[tuple[str, list[tuple[str, int]]]] = []
+    if explanation.holders is not None:
+        own = explanation.job.namespace
+        texts = holders_texts(explanation.holders, own_namespace=own, show_names=show_names)
+        if texts:
+            title = bold(_words("slack.details.step.holders", language))
+            found.append((title, [("↳ " + _text(t, language), 0) for t in texts]))
+    if explanation.what_if is not None:
+        texts = what_if_texts(explanation.what_if)
+        if texts:
+            title = bold(_words("slack.details.step.what-if", language))
+            found.append((title, [("• " + _text(t, language), 0) for t in texts]))
+    return found
 
 
 def answer_details(explanation: Explanation, *, language: str, show_names: bool) -> SlackMessage:

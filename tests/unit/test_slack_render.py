@@ -220,6 +220,7 @@ def test_summary_has_the_verdict_the_position_the_age_and_three_buttons() -> Non
     context = [element["text"] for element in message.blocks[1]["elements"]]
     assert context == [
         "3rd of 5 in ClusterQueue `gpu-a100-shared`; 2nd in LocalQueue `vision-queue`",
+        "When: No estimate yet: I have seen 3 admission(s) in this ClusterQueue in the last 24 h, too few to say.",
         "as of 2 min ago",
     ]
     buttons = message.blocks[2]["elements"]
@@ -261,6 +262,7 @@ def test_details_group_steps_in_admission_order_with_marks_and_numbers() -> None
         "*ClusterQueue*",
         "*Quota*",
         "*Position in the queue*",
+        "*What would get it admitted*",  # issue 16
         "*What you can do*",
     ]
     assert ":x: 9. `cpu` in flavor `default-flavor`: needs 3" in texts[6]
