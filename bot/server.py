@@ -21,9 +21,10 @@ from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.actions import Silenced, silence
+from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence, Subscription
-from bot.notify.store import StateStore
+from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
 from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
@@ -246,6 +247,11 @@ def build_server(
             groups=settings.kube_groups,
         )
     notifier: Notifier | None = None
+    recorder: HistoryRecorder | None = None
+    if store is not None:  # issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)
+        recorder = HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
+        history = recorder
+        service.history = lambda: history.history
     if store is not None:
         notifier = Notifier(
             source=source,
@@ -260,6 +266,7 @@ def build_server(
             fence=fence,
             metrics=metrics,
             tick_seconds=tick_seconds,
+            history=recorder,
         )
         hooks.notifier = notifier
 
@@ -300,6 +307,8 @@ def build_server(
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.notifier = notifier
     server.store = store
+    if recorder is not None:
+        server.background.append(recorder.store.aclose)
     if close_review is not None:
         closing = close_review
 

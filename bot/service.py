@@ -19,6 +19,7 @@ from typing import Protocol
 
 from bot.errors import ClusterUnavailable
 from bot.trace.codes import Verdict
+from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView, describe_queue
@@ -156,11 +157,13 @@ class BotService:
         clock: Clock,
         policy: AccessPolicy | None = None,
         audit: Audit | None = None,
+        history: Callable[[], History] | None = None,
     ) -> None:
         self.source = source
         self.clock = clock
         self.policy: AccessPolicy = policy or OpenPolicy()
         self.audit = audit
+        self.history = history  # issue 16: the admissions the notifier observed, for the ETA
 
     def age_seconds(self) -> int | None:
         taken = self.source.taken_at()
@@ -173,7 +176,8 @@ class BotService:
         snapshot = await self.source.snapshot_for(namespace, name, kind)
         # On the loop thread: the trace is short (bench/: p99 well under 2 ms) and pure, and a worker thread
         # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
-        return explain(snapshot, Query(namespace, name, kind), now=self.clock())
+        history = self.history() if self.history is not None else None
+        return explain(snapshot, Query(namespace, name, kind), now=self.clock(), history=history)
 
     async def ask(
         self,
@@ -261,6 +265,8 @@ class BotService:
         named: set[str] = set()
         if explanation.position is not None and explanation.position.ahead is not None:
             named.update(ns for ns, _, _ in explanation.position.ahead.workloads)
+        if explanation.holders is not None:  # who holds what it waits for (issue 16)
+            named.update(explanation.holders.namespaces())
         for action in explanation.actions:
             if action.code == "other-namespace":
                 named.update(n.strip() for n in str(action.text.params.get("namespaces", "")).split(","))

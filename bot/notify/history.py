@@ -220,13 +220,17 @@ class HistoryRecorder:
         self.store = store
         self.history = History()
         self._seen = Seen({})
+        self._loaded = False
 
     async def load(self) -> History:
         self.history = await self.store.load()
+        self._loaded = True
         return self.history
 
     async def observe(self, snapshot: Snapshot, namespaces: Iterable[str], now: datetime) -> int:
         """Record what changed since the last pass; returns how many new records it made."""
+        if not self._loaded:
+            await self.load()
         admissions, finishes, self._seen = observations(snapshot, list(namespaces), self._seen, now)
         known = set(self.history.admissions) | set(self.history.finishes)
         new_admissions = [a for a in admissions if a not in known]

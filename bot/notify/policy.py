@@ -2,7 +2,7 @@
 
 - A Workload not admitted for longer than NOTIFY_AFTER is told to its owner once, by DM. What waiting will
   never fix (a queue that does not exist, a request larger than the queue can ever give...) is told at once.
-- The DM is updated in place when the verdict or the position changes meaningfully, never posted again.
+- The DM is updated in place when the verdict, the position or the ETA changes meaningfully, never posted again.
 - When the Workload is admitted, finishes or disappears, the DM says so and the watch ends.
 - Several new DMs for one person in one pass become one digest.
 - Snoozes, mutes and quiet hours (in the user's own timezone) hold; what quiet hours held back is sent after.
@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
+from bot.trace.outlook import ETA_MARK, eta_moved
 
 # Told at once: waiting will never fix these (the issue's list, and requests Kueue refuses).
 IMMEDIATE = frozenset(
@@ -193,7 +194,11 @@ def decide(
         if delivery.ts is None:
             decisions.append(Reconcile(delivery.target, delivery, candidate))
             continue
-        changed = candidate.verdict.value != delivery.verdict or position_moved(delivery.position, candidate.position)
+        changed = (
+            candidate.verdict.value != delivery.verdict
+            or position_moved(delivery.position, candidate.position)
+            or eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)  # issue 16
+        )
         snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
         if changed and not state.is_muted(delivery.target) and not snoozed:
             decisions.append(Update(delivery.target, delivery, candidate))

@@ -31,15 +31,18 @@ from typing import Protocol
 
 from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
+from bot.notify.history import HistoryRecorder
 from bot.notify.policy import Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
 from bot.trace import messages
 from bot.trace.codes import Verdict
+from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
+from bot.trace.outlook import ETA_MARK, eta_mark
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -154,6 +157,7 @@ class Notifier:
         tick_seconds: float = 30.0,
         max_owners_per_job: int = MAX_OWNERS_PER_JOB,
         max_dms_per_pass: int = MAX_DMS_PER_PASS,
+        history: HistoryRecorder | None = None,
     ) -> None:
         """is_leader: whether to run a pass at all; fence: the leader's proof of leadership at this moment
         (None: this replica does not lead), checked before each Slack call and carried by each write."""
@@ -169,6 +173,7 @@ class Notifier:
         self.tick_seconds = tick_seconds
         self.max_owners_per_job = max_owners_per_job
         self.max_dms_per_pass = max_dms_per_pass
+        self.history = history  # issue 16: admissions and finishes observed, for the ETA
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -248,6 +253,11 @@ class Notifier:
         now = self.clock()
         state = await self.store.load()
         snapshot = await self.source.snapshot()
+        if self.history is not None:
+            try:
+                await self.history.observe(snapshot, known_namespaces(snapshot), now)
+            except StoreUnavailable as error:  # the ETA rests on less this pass; the DMs go on
+                log.warning("notifier: could not record the queue history", extra={"error": str(error)})
         candidates = await self._candidates(snapshot, state, now)
         offsets: dict[str, timedelta] = {}
         if self.config.quiet_hours is not None:
@@ -311,7 +321,9 @@ class Notifier:
                 if not interesting or (workload.finished and key not in open_keys):
                     continue
                 job_snapshot = await self.source.snapshot_for(namespace, name, kind)
-                explanation = await asyncio.to_thread(explain, job_snapshot, Query(namespace, name, kind), now=now)
+                explanation = await asyncio.to_thread(
+                    explain, job_snapshot, Query(namespace, name, kind), now=now, history=self._history()
+                )
                 targets = await self._targets(state, namespace, name, kind, explanation)
                 if not targets and key not in open_keys:
                     continue
@@ -472,6 +484,9 @@ class Notifier:
             for subscription in state.watchers_of(namespace, name):
                 await self.store.unsubscribe(subscription.user, namespace, name, fence=self._held())
 
+    def _history(self) -> History | None:
+        return self.history.history if self.history is not None else None
+
     async def _explain_key(self, key: str, now: datetime) -> Explanation | None:
         namespace, name, _ = split_key(key)
         snapshot = await self.source.snapshot()
@@ -480,7 +495,9 @@ class Notifier:
             return None
         job_name, kind = job_of(workload)
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
-        return await asyncio.to_thread(explain, job_snapshot, Query(namespace, job_name, kind), now=now)
+        return await asyncio.to_thread(
+            explain, job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history()
+        )
 
 
 def _same_message(state: State, delivery: Delivery) -> list[Delivery]:
@@ -494,7 +511,9 @@ def _same_message(state: State, delivery: Delivery) -> list[Delivery]:
 
 
 def _headline(candidate: Candidate) -> str:
-    return candidate.explanation.headline.key
+    """What a delivery remembers of its message: the headline's key, and the ETA's mark (issue 16)."""
+    mark = eta_mark(candidate.explanation.eta)
+    return candidate.explanation.headline.key + (ETA_MARK + mark if mark else "")
 
 
 def _job_label(explanation: Explanation) -> str:

@@ -758,6 +758,8 @@ def notification(explanation: Explanation, *, language: str, reason: Notificatio
     blocks = [_section(f"{why}\n{_verdict_line(explanation, language)}\n{headline}")]
     if explanation.position is not None:
         blocks.append(_context(_position_text(explanation.position, language, named=True)))
+    if explanation.eta is not None:  # issue 16: the DM carries the ETA (updated in place when it moves)
+        blocks.append(_context(_say("slack.summary.when", language, eta=_text(eta_text(explanation.eta), language))))
     value = _job_value(explanation)
     if value is not None:
         blocks.append(

@@ -6,6 +6,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -458,3 +459,22 @@ def with_outlook(
     position = explanation.position.cluster_queue if explanation.position is not None else None
     found = outlook(snapshot, workload, explanation.cluster_queue, verdict, position, history=history, now=now)
     return replace(explanation, holders=found.holders, eta=found.eta, what_if=found.what_if)
+
+
+ETA_MARK = "|eta="  # between a delivery's headline key and its ETA mark (bot.notify)
+
+
+def eta_mark(eta: Eta | None) -> str:
+    """A coarse mark of an ETA that changes only when it moves meaningfully: its status, and for an
+    estimate the power of two its midpoint (in minutes) rounds to (so 20 → 35 min is no news; 20 → 45 is)."""
+    if eta is None:
+        return ""
+    if eta.status != eta_module.ESTIMATE or eta.low_seconds is None or eta.high_seconds is None:
+        return eta.status
+    middle = max(1.0, (eta.low_seconds + eta.high_seconds) / 120)
+    return f"{eta.status}:{round(math.log2(middle))}"
+
+
+def eta_moved(before: str, explanation: Explanation) -> bool:
+    """Whether the ETA moved meaningfully since the mark `before` ("" when none was recorded: no news)."""
+    return bool(before) and before != eta_mark(explanation.eta)
