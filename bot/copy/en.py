@@ -678,6 +678,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "(to {to}): it would fit then."
     ),
     "whatif.none": "No change to the job or its queue that I can check would get it admitted: none would.",
+    "slack.focus.who": (
+        "Whose job? I answer for one job at a time: ask “who holds what team-a/train needs?” and I list the "
+        "admitted workloads that use the capacity it waits for, how long they have run, which borrow and which "
+        "could be preempted."
+    ),
+    "slack.focus.when": (
+        "Which job? Ask “when will team-a/train run?”: I give a likely interval and what it rests on."
+    ),
     "slack.summary.when": "When: {eta}",
     "slack.details.step.holders": "Who holds it",
     "slack.details.step.what-if": "What would get it admitted",

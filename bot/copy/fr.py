@@ -720,6 +720,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "(à {to}) : il tiendrait alors."
     ),
     "whatif.none": "Aucun changement du job ou de sa file que je sache vérifier ne le ferait admettre.",
+    "slack.focus.who": (
+        "Quel job ? Je réponds pour un job à la fois : demandez « qui tient ce qu'attend team-a/train ? » et je "
+        "liste les workloads admis qui utilisent la capacité qu'il attend, depuis quand ils tournent, lesquels "
+        "empruntent et lesquels pourraient être préemptés."
+    ),
+    "slack.focus.when": (
+        "Quel job ? Demandez « quand team-a/train partira-t-il ? » : je donne un intervalle probable et ce sur "
+        "quoi il repose."
+    ),
     "slack.summary.when": "Quand : {eta}",
     "slack.details.step.holders": "Qui le tient",
     "slack.details.step.what-if": "Ce qui le ferait admettre",

@@ -298,6 +298,8 @@ class SlackBot:
                 if question.command == Command.MUTE
                 else render.unmuted(language=language)
             ]
+        if question.focus and not question.name and question.command == Command.WHY:  # issue 16
+            return [render.which_job(question.focus, language=language)]
         if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
             return [render.unknown_command(question.raw, language=language)]
         if question.command == Command.QUEUE:

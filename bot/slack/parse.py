@@ -48,6 +48,7 @@ class Question:
     raw: str = ""  # the text as received (at most MAX_INPUT characters of it)
     candidates: tuple[str, ...] = ()  # other words that could be the name, best first
     notes: tuple[str, ...] = ()  # truncated | invalid-name | invalid-namespace | conflicting-namespace
+    focus: str = ""  # issue 16: "when" (when will it run?) | "who" (who is using / holds what it needs?)
 
     @property
     def target(self) -> str | None:
@@ -193,7 +194,28 @@ _STOPWORDS_TEXT = """
     est-il est-elle est-ce a-t-il a-t-elle reste-t-il attend-il tourne-t-il va-t-il
     re-check recheck re-run rerun follow-up e-mail self-hosted long-running right-now
 """
-_STOPWORDS = frozenset(_STOPWORDS_TEXT.split())
+# Issue 16: "when will X run?", "who is using the GPUs?" (English and French); their words are no job name.
+_WHEN_WORDS = frozenset({"when", "quand", "eta"})
+_WHO_WORDS = frozenset({"who", "whos", "qui"})
+_HOLD_WORDS = frozenset(
+    {"using", "uses", "use", "holds", "holding", "hold", "hogging", "occupying", "utilise", "utilisent",
+     "tient", "tiennent", "prend", "prennent", "occupe", "occupent", "monopolise"}
+)  # fmt: skip
+_FOCUS_STOPWORDS = """
+    when quand eta who whos using uses use holds holding hold hogging occupying utilise utilisent tient tiennent
+    prend prennent occupe occupent monopolise gpu gpus cpu cpus memory capacity quota resources ressources
+    partira partir demarrera commencera will va sera going partira-t-il demarrera-t-il commencera-t-il needed needs
+"""
+_STOPWORDS = frozenset(_STOPWORDS_TEXT.split()) | frozenset(_FOCUS_STOPWORDS.split())
+
+
+def _focus(tokens: list[str]) -> str:
+    words = set(tokens)
+    if words & _WHO_WORDS and words & _HOLD_WORDS:
+        return "who"
+    if words & _WHEN_WORDS:
+        return "when"
+    return ""
 
 
 def _kind(token: str) -> str | None:
@@ -418,6 +440,9 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
     for rank, value in sorted(found.candidates, key=lambda item: -item[0]):  # stable: first said, first
         if rank > 0 and value not in (name, found.namespace) and value not in others:
             others.append(value)
+    focus = _focus(tokens) if command in (None, Command.WHY, Command.UNKNOWN) else ""
+    if focus and command == Command.UNKNOWN:
+        command = Command.WHY  # "who is using the GPUs?": understood, the job is asked for (bot.slack.app)
     return Question(
         command=command or Command.WHY,
         namespace=found.namespace,
@@ -426,4 +451,5 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
         raw=raw,
         candidates=tuple(others[:5]),
         notes=tuple(notes),
+        focus=focus,
     )

@@ -743,6 +743,11 @@ def unknown_command(text: str, *, language: str, command: str = "/kueue") -> Sla
     return _short(_say("slack.unknown", language, help=help_command))
 
 
+def which_job(focus: str, *, language: str) -> SlackMessage:
+    """Issue 16: "who is using the GPUs?" or "when will it run?" without a job: which one."""
+    return _short(_say(f"slack.focus.{'who' if focus == 'who' else 'when'}", language))
+
+
 # --- notifications ------------------------------------------------------------------------------------
 
 NotificationReason = Literal["inadmissible", "never-fits", "updated"]

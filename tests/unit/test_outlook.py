@@ -1,0 +1,146 @@
+"""Issue 16 end to end in the engine and the edge: explain() carries eta, holders and what_if; the JSON keys;
+the Slack answer's When line and Who holds it step (names only for who may see them), in English and French;
+the DM carries the ETA and moves only meaningfully; "when will X run?" / "who is using the GPUs?" parse."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from bot.slack import render
+from bot.slack.parse import Command, parse
+from bot.trace.codes import Verdict
+from bot.trace.eta import ESTIMATE, Eta, History
+from bot.trace.explain import Query, explain
+from bot.trace.outlook import eta_mark, eta_moved
+from bot.trace.serialize import to_json
+
+from tests.builders import NOW, explain_objects, snapshot
+from tests.contention import base, gpu_queue, lq, research_cohort, running, waiting
+from tests.unit.test_eta import steady
+
+
+def _everything(message: render.SlackMessage) -> str:
+    return repr(message.blocks) + message.text
+
+
+def test_explain_carries_the_three_answers_and_the_json_keys() -> None:
+    explanation = explain_objects(research_cohort(), "train", namespace="team-a")
+    assert explanation.verdict == Verdict.WAITING_FOR_QUOTA
+    assert explanation.holders is not None and explanation.holders.contests[0].count == 2
+    assert explanation.eta is not None and explanation.what_if is not None
+    document = to_json(explanation)
+    assert {"eta", "holders", "what_if"} <= set(document)
+    assert document["holders"]["contests"][0]["holders"][1]["preemptible"] == "reclaim"
+    assert document["what_if"]["changes"][0]["change"] == "raise-quota"
+
+
+def test_the_history_given_makes_an_estimate() -> None:
+    history = History(tuple(steady(100, cq="team-a-cq")))
+    snap = snapshot(research_cohort())
+    with_history = explain(snap, Query("team-a", "train", "Job"), now=NOW, history=history)
+    assert with_history.eta is not None and with_history.eta.status == ESTIMATE
+    bare = explain(snap, Query("team-a", "train", "Job"), now=NOW)
+    assert bare.eta is not None and bare.eta.status != ESTIMATE
+
+
+def test_a_never_fitting_job_has_no_estimate_and_its_what_if() -> None:
+    objects = [*base(gpu_queue("cq", ("a100", 8))), lq("gpus", "team-a", "cq"), *waiting("train", pods=12)]
+    explanation = explain_objects(objects, "train", namespace="team-a")
+    assert explanation.verdict == Verdict.EXCEEDS_MAX_QUOTA
+    assert explanation.eta is not None and explanation.eta.status == "never"
+    assert explanation.holders is None
+    assert explanation.what_if is not None and explanation.what_if.changes
+
+
+def test_an_admitted_job_has_none_of_them() -> None:
+    objects = [*base(gpu_queue("cq", ("a100", 8))), lq("gpus", "team-a", "cq"), *running("train", "team-a", "cq")]
+    explanation = explain_objects(objects, "train", namespace="team-a")
+    assert (explanation.eta, explanation.holders, explanation.what_if) == (None, None, None)
+
+
+@pytest.mark.parametrize(
+    ("language", "when", "holders_title", "borrowing"),
+    [("en", "When: ", "Who holds it", "borrowing"), ("fr", "Quand : ", "Qui le tient", "emprunte")],
+)
+def test_slack_answer_has_the_when_line_and_the_who_holds_it_step(
+    language: str, when: str, holders_title: str, borrowing: str
+) -> None:
+    explanation = explain_objects(research_cohort(), "train", namespace="team-a")
+    summary = _everything(render.answer_summary(explanation, language=language))
+    assert when in summary
+    details = _everything(render.answer_details(explanation, language=language, show_names=True))
+    assert f"*{holders_title}*" in details and "team-b/theirs" in details and borrowing in details
+    hidden = _everything(render.answer_details(explanation, language=language, show_names=False))
+    assert "theirs" not in hidden and "team-a/mine" in hidden  # the asker's own namespace stays named
+
+
+def test_strict_fifo_names_its_blocker_only_for_who_may_see_it() -> None:
+    objects = [
+        *base(gpu_queue("cq", ("a100", 8), strategy="StrictFIFO")),
+        lq("gpus", "team-a", "cq"),
+        lq("gpus", "team-b", "cq"),
+        *running("big", "team-a", "cq", pods=6),
+        *waiting("huge", "team-b", pods=4, priority=50, minutes=90),
+        *waiting("train", pods=1, minutes=5),
+    ]
+    explanation = explain_objects(objects, "train", namespace="team-a")
+    shown = _everything(render.answer_details(explanation, language="en", show_names=True))
+    assert "StrictFIFO: `team-b/huge`" in shown
+    hidden = _everything(render.answer_details(explanation, language="en", show_names=False))
+    assert "huge" not in hidden and "a workload of another namespace (priority 50)" in hidden
+
+
+def test_the_dm_carries_the_eta() -> None:
+    explanation = explain_objects(research_cohort(), "train", namespace="team-a")
+    for language, word in (("en", "When: "), ("fr", "Quand : ")):
+        dm = render.notification(explanation, language=language, reason="updated")
+        assert word in _everything(dm)
+
+
+def _eta(low_min: int, high_min: int) -> Eta:
+    return Eta(ESTIMATE, 1, low_min * 60, high_min * 60, admissions=30)
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "moved"),
+    [
+        pytest.param(_eta(20, 45), _eta(22, 48), False, id="a-few-minutes-is-no-news"),
+        pytest.param(_eta(20, 45), _eta(60, 120), True, id="doubled-is-news"),
+        pytest.param(_eta(20, 45), Eta("no-estimate"), True, id="estimate-lost"),
+        pytest.param(None, _eta(20, 45), True, id="first-estimate"),
+    ],
+)
+def test_the_eta_moves_the_dm_only_meaningfully(before: Eta | None, after: Eta, moved: bool) -> None:
+    explanation = explain_objects(research_cohort(), "train", namespace="team-a")
+    mark = eta_mark(before) or "none"
+    assert eta_moved(mark, replace(explanation, eta=after)) is moved
+    assert not eta_moved("", replace(explanation, eta=after))  # a delivery from before issue 16: no news
+
+
+@pytest.mark.parametrize(
+    ("text", "namespace", "name", "focus"),
+    [
+        ("when will train-octobre run?", None, "train-octobre", "when"),
+        ("quand train-octobre partira-t-il ?", None, "train-octobre", "when"),
+        ("when will team-a/train run", "team-a", "train", "when"),
+        ("who is using the GPUs?", None, None, "who"),
+        ("qui utilise les GPU ?", None, None, "who"),
+        ("qui tient ce qu'attend team-a/train ?", "team-a", "train", "who"),
+        ("why is train pending", None, "train", ""),
+    ],
+)
+def test_when_and_who_questions_are_understood(text: str, namespace: str | None, name: str | None, focus: str) -> None:
+    question = parse(text)
+    assert (question.command, question.namespace, question.name, question.focus) == (
+        Command.WHY,
+        namespace,
+        name,
+        focus,
+    )
+    assert not question.candidates
+
+
+@pytest.mark.parametrize(("language", "word"), [("en", "Whose job?"), ("fr", "Quel job ?")])
+def test_who_without_a_job_asks_which_one(language: str, word: str) -> None:
+    assert word in _everything(render.which_job("who", language=language))
