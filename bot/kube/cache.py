@@ -29,7 +29,9 @@ Consistency. All state is changed on the loop thread only, by the drain. So:
 Views. What a question copies is kept until a change touches it: the small kinds together, each
 namespace's Workloads and LocalQueue orders, each ClusterQueue's pending Workloads in order.
 
-Garbage collector. Once the cache is first ready, `gc.freeze()` moves every object alive then (the
+Garbage collector. Until the cache is first ready (`freeze_gc=True`), the young generation is collected
+every 200,000 allocations instead of 700: the first sync allocates millions of objects that all live on.
+Once the cache is first ready, `gc.freeze()` moves every object alive then (the
 synced cache, most of the process) out of the collector's sight (`freeze_gc=True`): a
 collection no longer walks a million cached objects, which otherwise puts milliseconds into the tail of
 questions and stalls watch updates. Frozen objects are still freed by reference counting when the cache
@@ -96,6 +98,7 @@ CACHED_KINDS = (
 OPTIONAL_KINDS = frozenset({"Cohort", "Topology"})
 
 OrderKey = tuple[int, datetime, str, str, str]
+SYNC_GC_THRESHOLD = 200_000  # the young generation's threshold while the first sync runs (default 700)
 
 
 def order_key(workload: Workload) -> OrderKey:
@@ -217,7 +220,9 @@ class ClusterCache:
         self._inbox_lock = threading.Lock()
         self._scheduled = False
         self._stopped = False
+        self._started = False
         self._was_ready = False
+        self._gc_threshold: tuple[int, int, int] | None = None  # the collector's thresholds before the sync
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
         # stores
         self._wl_ns: dict[str, dict[str, Workload]] = {}  # the Workloads, by namespace then name
@@ -242,11 +247,20 @@ class ClusterCache:
     async def start(self) -> None:
         """Find the Kueue API version served and start the informers. Raises NotServed without Kueue,
         ClusterUnavailable when the API server cannot be reached."""
+        if self._started:
+            raise RuntimeError("this ClusterCache is already started: a second start() would replay every object")
+        self._started = True
         self._loop = asyncio.get_running_loop()
-        version = await asyncio.to_thread(self.client.served_version, kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
-        if version is None:
-            raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
+        try:
+            version = await asyncio.to_thread(self.client.served_version, kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
+            if version is None:
+                raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
+        except BaseException:
+            self._started = False  # nothing started: the caller may try again (the server does, with backoff)
+            raise
         self.version = version
+        if self.freeze_gc:
+            self._hold_gc()
         for kind in self.kinds_cached:
             decoder = default_decoder(kind) if self.interner is None else default_decoder(kind, self.interner)
             self.informers[kind] = Informer(
@@ -265,6 +279,7 @@ class ClusterCache:
     async def stop(self) -> None:
         """Stop every informer and join its thread (in a worker thread: the loop never waits on a join)."""
         self._stopped = True
+        self._release_gc()
         informers = list(self.informers.values())
         if informers:
             stuck = await asyncio.to_thread(wait_all, informers, self.stop_timeout)
@@ -330,6 +345,19 @@ class ClusterCache:
             self._apply(change)
         self._wake()
 
+    def _hold_gc(self) -> None:
+        """During the first sync every decoded object survives, so each young-generation collection walks
+        objects that all stay (about a fifth of the sync's CPU at 200,000 Workloads): collect far less
+        often until the cache is ready, then freeze what is alive and restore the thresholds."""
+        self._gc_threshold = gc.get_threshold()
+        first, second, third = self._gc_threshold
+        gc.set_threshold(max(first, SYNC_GC_THRESHOLD), second, third)
+
+    def _release_gc(self) -> None:
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
+            self._gc_threshold = None
+
     def _first_ready(self) -> None:
         """Once, when every informer has first synced (see "Garbage collector" in the module's doc)."""
         self._was_ready = True
@@ -337,6 +365,7 @@ class ClusterCache:
             before = gc.get_freeze_count()
             gc.freeze()
             self.gc_frozen = gc.get_freeze_count() - before
+            self._release_gc()
         log.info("informer cache ready", extra={"workloads": self.counts()["Workload"], "gc_frozen": self.gc_frozen})
 
     def _apply(self, change: Change) -> None:
