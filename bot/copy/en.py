@@ -385,6 +385,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "terminal.demand": "Demand: {demand}",
     "slack.snoozed": "Snoozed: no news about {job} until {until}.",
     "slack.stopped": "Stopped: no more messages about {job}.",
+    "slack.bad_button": "This button is out of date or was not made by me, so I cannot act on it. Ask again: {how}.",
     "slack.muted": "Muted: I will not send you proactive messages until you say {unmute}. Questions still get answers.",
     "slack.unmuted": "Unmuted: I will tell you again when a job you own or watch stays pending.",
     "label.verdict": "Verdict",

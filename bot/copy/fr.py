@@ -404,6 +404,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "terminal.demand": "Demande : {demand}",
     "slack.snoozed": "En pause : plus de nouvelles de {job} avant {until}.",
     "slack.stopped": "Arrêté : plus aucun message au sujet de {job}.",
+    "slack.bad_button": "Ce bouton est périmé ou ne vient pas de moi : je ne peux rien en faire. Reposez la question : {how}.",
     "slack.muted": "Sourdine : je ne vous enverrai plus de message spontané jusqu'à {unmute}. Vos questions ont toujours leur réponse.",
     "slack.unmuted": "Sourdine levée : je vous préviendrai de nouveau quand un job que vous possédez ou suivez reste en attente.",
     "label.verdict": "Verdict",

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 import urllib3
+import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
@@ -74,6 +75,10 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None) -
         raise ClusterUnavailable(f"no usable Kubernetes configuration: {error}") from error
     except (OSError, ValueError) as error:
         raise ClusterUnavailable(f"cannot read the kubeconfig: {error}") from error
+    except (yaml.YAMLError, TypeError, AttributeError, KeyError) as error:  # not a kubeconfig at all
+        where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+        detail = " ".join(str(error).split())
+        raise ClusterUnavailable(f"{where} is not a kubeconfig ({type(error).__name__}: {detail})") from None
     configuration.retries = False
     configuration.socket_options = keepalive_socket_options()
     return k8s_client.ApiClient(configuration)
