@@ -22,7 +22,6 @@ from bot.notify.state import Delivery, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
 from bot.trace import messages
-from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
@@ -33,19 +32,6 @@ log = logging.getLogger(__name__)
 # Closed DMs (and ended snoozes) are forgotten after this long: enough to never resend about a wait that
 # just ended, short enough to keep nothing about people for long (SECURITY.md).
 RETENTION = timedelta(days=30)
-
-_NEVER_HINTS = frozenset(
-    {
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.INVALID_REQUEST,
-    }
-)
 
 
 class Messenger(Protocol):
@@ -96,7 +82,7 @@ def _might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
         return True
     condition = workload.condition("QuotaReserved")
     if condition is not None and condition.is_false:
-        return messages.classify_quota_reserved(condition.reason, condition.message).verdict in _NEVER_HINTS
+        return messages.classify_quota_reserved(condition.reason, condition.message).verdict.tells_at_once
     return not workload.active
 
 
