@@ -12,7 +12,7 @@ from collections.abc import Callable
 from bot.trace import checks, messages
 from bot.trace.checks import Fit
 from bot.trace.codes import Verdict
-from bot.trace.explanation import Text, Value
+from bot.trace.explanation import LOWER_BOUND, Text, Value
 from bot.trace.messages import Cause, Classification
 from bot.trace.model import QUEUE_NAME_LABEL, Workload
 from bot.trace.quantity import human
@@ -123,7 +123,7 @@ _HEADLINES: dict[Verdict, _Headline] = {
 
 def headline_params(walk: Walk, workload: Workload, verdict: Verdict, record: Classification | None) -> HeadlineParams:
     params: HeadlineParams = {"cluster_queue": walk.cluster_queue_name, "queue": workload.queue_name}
-    if walk.position is not None:
+    if walk.position is not None and walk.position.source != LOWER_BOUND:
         params["position"] = walk.position.cluster_queue
         params["ahead"] = walk.position.cluster_queue - 1
     params.update(_HEADLINES.get(verdict, _record_headline)(walk, workload, record))

@@ -14,7 +14,7 @@ from decimal import Decimal
 from bot.trace.checks import QueueChain
 from bot.trace.codes import Outcome
 from bot.trace.demand import workload_demand
-from bot.trace.explanation import Ahead, Position
+from bot.trace.explanation import LOWER_BOUND, Ahead, Position
 from bot.trace.model import Workload, job_name
 from bot.trace.walk import Walk, amounts
 
@@ -37,7 +37,9 @@ def _place(walk: Walk, workload: Workload, cq_name: str) -> tuple[int, int, str,
     if entry is not None:
         return entry.position_in_cluster_queue + 1, entry.position_in_local_queue + 1, "visibility-api", computed
     if computed is not None:
-        return computed[0] + 1, computed[1] + 1, "computed", computed
+        # Workloads read in one namespace only: the order is partial, the place a lower bound
+        source = "computed" if walk.snapshot.read_scope is None else LOWER_BOUND
+        return computed[0] + 1, computed[1] + 1, source, computed
     return None
 
 
@@ -51,7 +53,9 @@ def place(walk: Walk, workload: Workload) -> None:
     if found is None:
         return
     cq_pos, lq_pos, source, computed = found
-    pending = walk.snapshot.pending_in(cq_name)
+    scope = walk.snapshot.read_scope
+    # how many wait in the whole queue is not known from one namespace
+    pending = walk.snapshot.pending_in(cq_name) if scope is None else ()
     detailed = computed is not None and source == "computed" and computed[0] <= MAX_AHEAD_DETAILED
     ahead_list = list(pending[: computed[0]]) if detailed and computed is not None else []
     by_priority = Counter(w.priority for w in ahead_list)
@@ -68,6 +72,7 @@ def place(walk: Walk, workload: Workload) -> None:
         local_queue_name=workload.queue_name,
         pending_total=len(pending) if pending else None,
         ahead=ahead,
+        scope=scope if source == LOWER_BOUND else None,
     )
     params: dict[str, str | int | None] = {
         "position": cq_pos,
@@ -76,8 +81,13 @@ def place(walk: Walk, workload: Workload) -> None:
         "local_queue": workload.queue_name,
         "ahead": cq_pos - 1,
         "source": source,
-        "total": len(pending) if pending else cq_pos,
     }
+    if scope is None:  # one namespace cannot count the whole queue
+        params["total"] = len(pending) if pending else cq_pos
+    if source == LOWER_BOUND:
+        params["namespace"] = scope
+        walk.step("position", Outcome.INFO, "position.lower-bound", params, source=source)
+        return
     walk.step("position", Outcome.INFO, "position.in-queue", params, source=source)
     if ahead_list and ahead.by_priority:
         summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)

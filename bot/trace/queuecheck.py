@@ -127,11 +127,9 @@ def _cluster_queue_checks(walk: Walk, chain: QueueChain) -> Verdict | None:
         walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.inactive", {"cluster_queue": cq.name, "detail": detail})
         walk.act("ask-admin-inactive", {"cluster_queue": cq.name, "detail": detail})
         return Verdict.QUEUE_INACTIVE
-    cq_params: dict[str, str | int | None] = {
-        "cluster_queue": cq.name,
-        "strategy": cq.queueing_strategy,
-        "local_queues": len(walk.snapshot.local_queues_of(cq.name)),
-    }
+    cq_params: dict[str, str | int | None] = {"cluster_queue": cq.name, "strategy": cq.queueing_strategy}
+    if walk.snapshot.read_scope is None:  # one namespace's LocalQueues are not those of the ClusterQueue
+        cq_params["local_queues"] = len(walk.snapshot.local_queues_of(cq.name))
     if cq.cohort:
         cq_params["cohort"] = cq.cohort
     walk.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
