@@ -74,18 +74,8 @@ def place(walk: Walk, workload: Workload) -> None:
         ahead=ahead,
         scope=scope if source == LOWER_BOUND else None,
     )
-    params: dict[str, str | int | None] = {
-        "position": cq_pos,
-        "local_position": lq_pos,
-        "cluster_queue": cq_name,
-        "local_queue": workload.queue_name,
-        "ahead": cq_pos - 1,
-        "source": source,
-    }
-    if scope is None:  # one namespace cannot count the whole queue
-        params["total"] = len(pending) if pending else cq_pos
+    params = _params(walk, workload, cq_pos, lq_pos, source, pending)
     if source == LOWER_BOUND:
-        params["namespace"] = scope
         walk.step("position", Outcome.INFO, "position.lower-bound", params, source=source)
         return
     walk.step("position", Outcome.INFO, "position.in-queue", params, source=source)
@@ -94,6 +84,26 @@ def place(walk: Walk, workload: Workload) -> None:
         demand = total_demand(ahead_list)
         walk.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
     _strict_fifo_head(walk, chain, workload, pending, cq_pos)
+
+
+def _params(
+    walk: Walk, workload: Workload, cq_pos: int, lq_pos: int, source: str, pending: Sequence[Workload]
+) -> dict[str, str | int | None]:
+    chain = walk.chain
+    assert chain is not None
+    params: dict[str, str | int | None] = {
+        "position": cq_pos,
+        "local_position": lq_pos,
+        "cluster_queue": chain.cluster_queue_name,
+        "local_queue": workload.queue_name,
+        "ahead": cq_pos - 1,
+        "source": source,
+    }
+    if walk.snapshot.read_scope is None:  # one namespace cannot count the whole queue
+        params["total"] = len(pending) if pending else cq_pos
+    if source == LOWER_BOUND:
+        params["namespace"] = walk.snapshot.read_scope
+    return params
 
 
 def _strict_fifo_head(
