@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from bot.copy.text import Text, Value
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
 
@@ -19,14 +20,10 @@ if TYPE_CHECKING:
     from bot.trace.holders import Holders
     from bot.trace.whatif import WhatIf
 
-Params = Mapping[str, "str | int | None"]
+__all__ = ["LOWER_BOUND", "Action", "Ahead", "Explanation", "JobRef", "Params", "Position", "Step", "Text", "Value"]
+
+Params = Mapping[str, "Value | None"]
 Data = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class Text:
-    key: str
-    params: Mapping[str, str | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -100,6 +97,8 @@ class Explanation:
     holders: Holders | None = None
     eta: Eta | None = None
     what_if: WhatIf | None = None
+    suggestions: tuple[str, ...] = ()  # job-not-found: close names in the namespace asked ("did you mean")
+    other_namespaces: tuple[str, ...] = ()  # job-not-found: namespaces holding a job of that very name
 
     @property
     def never_fixes_itself(self) -> bool:
