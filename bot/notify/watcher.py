@@ -308,7 +308,7 @@ class Notifier:
                     continue
                 job_snapshot = await self.source.snapshot_for(namespace, name, kind)
                 explanation = await asyncio.to_thread(
-                    explain, job_snapshot, Query(namespace, name, kind), now=now, history=self._history()
+                    explain, job_snapshot, Query(namespace, name, kind), now=now, history=self._history(), what_if=False
                 )
                 targets = await self._targets(state, namespace, name, kind, explanation)
                 if not targets and key not in open_keys:
@@ -482,7 +482,7 @@ class Notifier:
         job_name, kind = job_of(workload)
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
         return await asyncio.to_thread(
-            explain, job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history()
+            explain, job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False
         )
 
 

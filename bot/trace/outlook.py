@@ -114,6 +114,7 @@ def outlook(
     *,
     history: History | None,
     now: datetime,
+    with_what_if: bool = True,
 ) -> Outlook:
     cq = snapshot.cluster_queue(cq_name) if cq_name else None
     holders = None
@@ -128,7 +129,7 @@ def outlook(
         eta = eta_module.never()
     elif cq is not None and verdict in WAITS and position is not None:
         eta = _eta(snapshot, workload, cq_name, holders, position, history, now)
-    changes = what_if(snapshot, workload) if verdict in WHAT_IF else None
+    changes = what_if(snapshot, workload) if verdict in WHAT_IF and with_what_if else None
     return Outlook(holders, eta, changes)
 
 
@@ -141,8 +142,9 @@ def _eta(
     history: History | None,
     now: datetime,
 ) -> Eta:
-    seen = snapshot_history(snapshot, cq_name)
-    full = seen if history is None else history.union(seen)
+    # The recorded history already holds what the snapshot shows (the recorder reads the same Workloads);
+    # without one (the CLI, a dump) the snapshot's own admitted Workloads are all there is.
+    full = snapshot_history(snapshot, cq_name) if history is None else history
     contest = holders.contests[0] if holders is not None and holders.contests else None
     flavor = contest.flavor if contest is not None else ""
     demand = workload_demand(workload)
@@ -447,9 +449,10 @@ def outlook_json(explanation: Explanation, language: str) -> dict[str, Any]:
 
 
 def with_outlook(
-    snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime
+    snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime, with_what_if: bool = True
 ) -> Explanation:
-    """The explanation with its eta, holders and what_if, when its verdict calls for them."""
+    """The explanation with its eta, holders and what_if (unless `with_what_if` is False: the notifier's DMs
+    carry only the ETA), when its verdict calls for them."""
     verdict = explanation.verdict
     if explanation.workload is None or verdict not in WAITS | NEVER | WHAT_IF:
         return explanation
@@ -457,7 +460,16 @@ def with_outlook(
     if workload is None or workload.holds_quota or workload.finished:
         return explanation
     position = explanation.position.cluster_queue if explanation.position is not None else None
-    found = outlook(snapshot, workload, explanation.cluster_queue, verdict, position, history=history, now=now)
+    found = outlook(
+        snapshot,
+        workload,
+        explanation.cluster_queue,
+        verdict,
+        position,
+        history=history,
+        now=now,
+        with_what_if=with_what_if,
+    )
     return replace(explanation, holders=found.holders, eta=found.eta, what_if=found.what_if)
 
 
