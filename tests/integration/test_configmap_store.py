@@ -16,6 +16,7 @@ from bot.errors import ClusterUnavailable, Forbidden, StoreUnavailable
 from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound, load_api_client
 from bot.kube.configmap_store import ConfigMapStore, Retry
 from bot.notify.state import Subscription
+from kubernetes.client import ApiClient
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.unit.test_store import KEY, Backend, StoreContract
@@ -37,7 +38,7 @@ async def api() -> AsyncIterator[FakeKubeAPI]:
 @pytest.fixture
 def client_for(api: FakeKubeAPI, tmp_path: Path) -> Iterator[Callable[[str | None], KubeClient]]:
     """KubeClients for the fake (the admin's token by default), closed at the end."""
-    opened = []
+    opened: list[ApiClient] = []
 
     def make(token: str | None = None) -> KubeClient:
         api_client = load_api_client(str(api.write_kubeconfig(tmp_path / f"kubeconfig-{len(opened)}", token=token)))

@@ -318,7 +318,8 @@ async def test_slack_down_longer_than_the_retries_then_invalid_auth_then_it_answ
 async def test_a_slack_timeout_is_not_retried_into_a_duplicate(slack: FakeSlack, bot: Live) -> None:
     # The stand-in answers after 1.5 s, the client gives up after 0.5 s; the message is still posted (Slack got
     # it). Fails if a timeout were retried: the answer would be posted twice.
-    bot.server.bot.client.timeout = 0.5  # slack_sdk's own setting (10 s in production)
+    # slack_sdk's own setting (10 s in production); annotated int there, handed to aiohttp, which takes a float
+    bot.server.bot.client.timeout = 0.5  # type: ignore[assignment]
     slack.slow("chat.postMessage", 1.5)
     event = slack.app_mention_event(ALICE, CHANNEL, f"{NS}/{JOB}")
     await slack.deliver_event(bot.events, event)
@@ -382,7 +383,7 @@ async def test_a_slack_timeout_on_a_dm_is_reconciled_not_resent(slack: FakeSlack
     server = await _notifier_bot(slack, store)
     try:
         assert server.notifier is not None
-        server.bot.client.timeout = 0.5
+        server.bot.client.timeout = 0.5  # type: ignore[assignment]  # an int in slack_sdk's annotation; a float works
         slack.slow("chat.postMessage", 1.0)
         await server.notifier.run_pass()
         await slack.wait_for_call("chat.postMessage")  # posted by Slack after the client gave up

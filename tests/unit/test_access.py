@@ -27,6 +27,7 @@ from bot.service import (
 )
 from bot.slack import render
 from bot.trace.queueview import QueueView
+from bot.trace.snapshot import Snapshot
 
 from tests.builders import ago, cluster, local_queue, namespace, pending, snapshot
 
@@ -299,7 +300,7 @@ async def test_one_audit_entry_per_question_with_who_where_what_and_the_verdict(
 
 async def test_a_question_that_fails_is_audited_too() -> None:
     class Broken(StaticSource):
-        async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> object:  # type: ignore[override]
+        async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
             raise ClusterUnavailable("gone")
 
     entries: list[AuditEntry] = []
