@@ -16,13 +16,14 @@ from aiohttp import web
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BotError, ClusterUnavailable
+from bot.errors import BadQuery, BotError, ClusterUnavailable
 from bot.metrics import CONTENT_TYPE, Metrics
+from bot.notify.actions import Silenced, silence
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Subscription
+from bot.notify.state import Fence, Subscription
 from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
-from bot.service import BotService, ChannelPolicy, SnapshotSource
+from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.messenger import SlackMessenger
 from bot.slack.transport import SocketMode, events_handler
@@ -160,6 +161,7 @@ def build_server(
     metrics: Metrics | None = None,
     store: StateStore | None = None,
     is_leader: Callable[[], bool] | None = None,
+    fence: Callable[[], Fence | None] | None = None,
     tick_seconds: float = 30.0,
     access_review: Review | None = None,
 ) -> Server:
@@ -213,6 +215,7 @@ def build_server(
             ),
             namespace_notify=settings.namespace_notify,
             is_leader=is_leader or (lambda: True),
+            fence=fence,
             metrics=metrics,
             tick_seconds=tick_seconds,
         )
@@ -299,25 +302,12 @@ class _Hooks:
             watched.append((subscription.namespace, subscription.name, explanation))
         return watched
 
-    async def notification_action(self, user: str, action: str, value: Mapping[str, Any]) -> datetime | None:
-        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about. Returns the snooze's end."""
+    async def notification_action(self, user: str, channel: str, action: str, value: Mapping[str, Any]) -> Silenced:
+        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about (bot.notify.actions)."""
         assert self.store is not None
-        namespace, name = str(value.get("ns") or ""), str(value.get("name") or "")
-        kind = value.get("kind")
-        explanation = await self.service.explain_job(namespace, name, kind if isinstance(kind, str) else None)
-        snapshot = await self.service.source.snapshot()
-        keys = ["*"]
-        if explanation.workload is not None:
-            workload = snapshot.workload(*explanation.workload)
-            if workload is not None:
-                keys = [f"{workload.namespace}/{workload.name}/{workload.meta.uid}"]
-        now = self.clock()
-        until = {"kueue_snooze_2h": now + timedelta(hours=2), "kueue_snooze_1d": now + timedelta(days=1)}.get(
-            action, now + timedelta(days=365 * 100)
+        namespace, name = value.get("ns"), value.get("name")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise BadQuery("the button names no job")
+        return await silence(
+            self.store, self.service.policy, Asker(user, channel), action, namespace, name, self.clock()
         )
-        for key in keys:
-            await self.store.snooze(user, key, until)
-        if action == "kueue_stop":
-            await self.store.unsubscribe(user, namespace, name)
-            return None
-        return until

@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
-from aiohttp import web
+from aiohttp import ClientError, web
 from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
 from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 from slack_bolt.async_app import AsyncApp
 from slack_sdk.web.async_client import AsyncWebClient
+
+# What the Web API client raises when Slack is out of reach (the messenger turns these into SlackUnavailable).
+HTTP_CLIENT_ERRORS: tuple[type[Exception], ...] = (ClientError,)
 
 
 def events_handler(app: AsyncApp) -> Callable[[web.Request], Awaitable[web.Response]]:
