@@ -567,7 +567,7 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
     slack.add_user(BOB, name="bob")
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     job = _find(docs, "Job", "segformer-finetune")
-    parent = {
+    parent: dict[str, Any] = {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
         "metadata": {

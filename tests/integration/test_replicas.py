@@ -23,6 +23,7 @@ from bot.kube.dump import parse_text
 from bot.kube.lease import LeaderElector
 from bot.server import Server, build_server
 from bot.service import StaticSource
+from bot.standin.slack import Call
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
@@ -88,6 +89,10 @@ def _replica(slack: FakeSlack, client: KubeClient, name: str) -> tuple[Server, L
 
 def _dms(slack: FakeSlack) -> list[Any]:
     return [c for c in slack.calls("chat.postMessage") if str(c.params.get("channel", "")).startswith("D")]
+
+
+def _to_channel(channel: str) -> Callable[[Call], bool]:
+    return lambda call: call.params.get("channel") == channel
 
 
 async def test_two_replicas_send_one_dm_and_the_follower_takes_over_without_resending(
@@ -169,7 +174,7 @@ class _Replica:
                 line = await self.process.stdout.readline()
                 if not line:
                     raise AssertionError(f"{self.name} ended (exit {await self.process.wait()})")
-                event = json.loads(line)
+                event: dict[str, Any] = json.loads(line)
                 self.events.append(event)
                 if predicate(event):
                     return event
@@ -216,9 +221,7 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
         await second.expect(lambda e: e["event"] == "leading")
         for owner in OWNERS:  # the follower took over and told everyone left
             channel = slack.dm_channel(owner)
-            await slack.wait_for_call(
-                "chat.postMessage", lambda c, ch=channel: c.params.get("channel") == ch, timeout=30
-            )
+            await slack.wait_for_call("chat.postMessage", _to_channel(channel), timeout=30)
         first.process.send_signal(signal.SIGCONT)
         # The old leader's pass, resumed, ends: it must not send another DM on its way out.
         resumed = await first.expect(lambda e: e["event"] == "pass")
