@@ -127,10 +127,7 @@ def condition(kind: str, status: str, reason: str, at: str = "2026-10-14T10:00:0
 # Fixtures and helpers
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(token=TOKEN, bookmark_interval=0.1) as server:
-        yield server
+pytestmark = pytest.mark.fake_kube(token=TOKEN, bookmark_interval=0.1)
 
 
 @pytest.fixture

@@ -32,10 +32,7 @@ def _workload(name: str, **spec: Any) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        yield server
+pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1)
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import copy
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import yaml
 from bot.config import Secret, Settings
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.dump import parse_text
 from bot.kube.lease import LeaderElector
@@ -42,18 +42,7 @@ def _source() -> StaticSource:
     return StaticSource(parse_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper)).snapshot)
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI() as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}])
 
 
 @pytest.fixture
