@@ -670,6 +670,9 @@ class ClusterCache:
         # Not indexed: the live cache holds no jobs, so the trace never asks it (a view answers for its own).
         return tuple(w for w in self.workloads_in(namespace) if w.meta.labels.get(JOB_UID_LABEL) == uid)
 
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        return _few_in(self._wl_owner.get(name), namespace)
+
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         view: tuple[Workload, ...] | None = self._views.get(("cq", cluster_queue))
         if view is None:
@@ -746,6 +749,9 @@ class ClusterCache:
         in_lq = self.local_queue_position(workload)
         return (in_cq, in_lq if in_lq is not None else 0)
 
+    def derived(self) -> dict[object, object]:
+        return self._small_view().derived
+
     # --- a detached view for one question -----------------------------------------------------------
 
     def _small_view(self) -> _Small:
@@ -769,9 +775,10 @@ class ClusterCache:
             )
         return view
 
-    def view(self, namespace: str, extras: Iterable[object] = ()) -> CacheView:
+    def view(self, namespace: str, extras: Iterable[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).
-        `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries)."""
+        `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
+        `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
         small = self._small_view()
         workloads, _, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
@@ -793,6 +800,8 @@ class ClusterCache:
             lq_orders=lq_orders,
             in_cluster_queue=in_cq,
             extras=MemorySnapshot(extras),
+            owned={name: _few_in(self._wl_owner.get(name), namespace) for name in owners},
+            derived=small.derived,
         )
 
 
@@ -816,6 +825,7 @@ class _Small:
         self.checks = dict(cache._checks)
         self.priorities = dict(cache._priorities)
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
+        self.derived: dict[object, object] = {}  # the trace's, for every view of these (Snapshot.derived)
         self._unreported_in: dict[str, list[str]] = {}
         for name, root in self._root_of.items():
             if self.cluster_queues[name].reservation is None:
@@ -888,6 +898,8 @@ class CacheView:
         lq_orders: dict[Key, tuple[Workload, ...]],
         in_cluster_queue: dict[str, tuple[Workload, ...]],
         extras: MemorySnapshot,
+        owned: dict[str, tuple[Workload, ...]] | None = None,
+        derived: dict[object, object] | None = None,
     ) -> None:
         self._taken_at = taken_at
         self.focus = namespace
@@ -907,6 +919,8 @@ class CacheView:
         self._lq_orders = lq_orders
         self._in_cq = in_cluster_queue
         self.extras = extras
+        self._owned = owned or {}
+        self._derived = derived if derived is not None else {}
 
     @property
     def taken_at(self) -> datetime | None:
@@ -928,6 +942,14 @@ class CacheView:
         if namespace != self.focus:
             return ()
         return tuple(w for w in self._workloads.values() if w.meta.labels.get(JOB_UID_LABEL) == uid)
+
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        if namespace != self.focus:
+            return ()
+        owned = self._owned.get(name)
+        if owned is not None:
+            return owned
+        return tuple(w for w in self._workload_list if any(o.name == name for o in w.meta.owners))
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         return self._in_cq.get(cluster_queue, ())
@@ -982,6 +1004,9 @@ class CacheView:
 
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
         return self._cq_orders.get(cluster_queue, ())
+
+    def derived(self) -> dict[object, object]:
+        return self._derived
 
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         order = self._cq_orders.get(cluster_queue)
