@@ -780,7 +780,7 @@ class ClusterCache:
         `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
         `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
         small = self._small_view()
-        workloads, _, admitted_in, lq_orders = self._namespace_view(namespace)
+        workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
         in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.unreported_around(focus)}
@@ -802,6 +802,7 @@ class ClusterCache:
             extras=MemorySnapshot(extras),
             owned={name: _few_in(self._wl_owner.get(name), namespace) for name in owners},
             derived=small.derived,
+            lists=(workload_list, small.cluster_queue_list, small.cohort_list),
         )
 
 
@@ -825,6 +826,8 @@ class _Small:
         self.checks = dict(cache._checks)
         self.priorities = dict(cache._priorities)
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
+        self.cluster_queue_list = tuple(self.cluster_queues.values())
+        self.cohort_list = tuple(self.cohorts.values())
         self.derived: dict[object, object] = {}  # the trace's, for every view of these (Snapshot.derived)
         self._unreported_in: dict[str, list[str]] = {}
         for name, root in self._root_of.items():
@@ -900,19 +903,23 @@ class CacheView:
         extras: MemorySnapshot,
         owned: dict[str, tuple[Workload, ...]] | None = None,
         derived: dict[object, object] | None = None,
+        lists: tuple[tuple[Workload, ...], tuple[ClusterQueue, ...], tuple[Cohort, ...]] | None = None,
     ) -> None:
         self._taken_at = taken_at
         self.focus = namespace
         self._workloads = workloads
-        self._workload_list = tuple(workloads.values())  # the trace asks for these sequences many times
+        # The trace asks for these sequences many times (built once, with the parts they come from, if given).
+        self._workload_list, self._cluster_queue_list, self._cohort_list = lists or (
+            tuple(workloads.values()),
+            tuple(cluster_queues.values()),
+            tuple(cohorts.values()),
+        )
         self._local_queues = local_queues
         self._lqs_by_ns = lqs_by_ns
         self._lqs_by_cq = lqs_by_cq
         self._cluster_queues = cluster_queues
-        self._cluster_queue_list = tuple(cluster_queues.values())
         self._flavors = flavors
         self._cohorts = cohorts
-        self._cohort_list = tuple(cohorts.values())
         self._checks = checks
         self._priorities = priorities
         self._cq_orders = cq_orders
