@@ -31,6 +31,15 @@ class Metrics:
         )
         self.dms_sent = Counter("kueue_bot_dms_sent", "Proactive DMs sent", registry=r)
         self.dms_updated = Counter("kueue_bot_dms_updated", "Proactive DMs updated in place", registry=r)
+        self.notify_capped = Counter(
+            "kueue_bot_notify_capped",
+            "Proactive DMs held back by a cap (owners-per-job: not sent; dms-per-pass: sent on a later pass)",
+            ["cap"],
+            registry=r,
+        )
+        self.notify_lease_lost = Counter(
+            "kueue_bot_notify_lease_lost", "Notifier passes stopped because this replica lost the lease", registry=r
+        )
         self.cache_staleness = Gauge(
             "kueue_bot_cache_staleness_seconds",
             "Age of the cluster view (since the last event or bookmark)",

@@ -13,20 +13,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BotError, ClusterUnavailable
+from bot.errors import BadQuery, BotError, ClusterUnavailable
 from bot.metrics import CONTENT_TYPE, Metrics
+from bot.notify.actions import Silenced, silence
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Subscription
+from bot.notify.state import Fence, Subscription
 from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
-from bot.service import BotService, ChannelPolicy, SnapshotSource
+from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.messenger import SlackMessenger
+from bot.slack.transport import SocketMode, events_handler
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class Server:
     bot: SlackBot
     web_app: web.Application
     clock: Callable[[], datetime] = utc_now
-    socket_handler: AsyncSocketModeHandler | None = None
+    socket_handler: SocketMode | None = None
     runner: web.AppRunner | None = None
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
@@ -90,10 +90,10 @@ class Server:
         await site.start()
         self.port = self.runner.addresses[0][1] if self.runner.addresses else self.settings.port
         if self.settings.socket_mode:
-            self.socket_handler = AsyncSocketModeHandler(
+            self.socket_handler = SocketMode(
                 self.bot.app, app_token=self.settings.slack_app_token.reveal(), web_client=self.bot.client
             )
-            await self.socket_handler.connect_async()  # type: ignore[no-untyped-call]
+            await self.socket_handler.connect()
         log.info(
             "kueue-bot serving",
             extra={"port": self.port, "mode": "socket" if self.settings.socket_mode else "http"},
@@ -124,7 +124,7 @@ class Server:
     async def stop(self) -> None:
         if self.socket_handler is not None:
             with contextlib.suppress(Exception):
-                await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
+                await self.socket_handler.close()
             self.socket_handler = None
         for stop in reversed(self.background):
             with contextlib.suppress(Exception):
@@ -161,6 +161,7 @@ def build_server(
     metrics: Metrics | None = None,
     store: StateStore | None = None,
     is_leader: Callable[[], bool] | None = None,
+    fence: Callable[[], Fence | None] | None = None,
     tick_seconds: float = 30.0,
     access_review: Review | None = None,
 ) -> Server:
@@ -214,14 +215,11 @@ def build_server(
             ),
             namespace_notify=settings.namespace_notify,
             is_leader=is_leader or (lambda: True),
+            fence=fence,
             metrics=metrics,
             tick_seconds=tick_seconds,
         )
         hooks.notifier = notifier
-
-    async def slack_events(request: web.Request) -> web.Response:
-        bolt_response = await bot.app.async_dispatch(await to_bolt_request(request))
-        return await to_aiohttp_response(bolt_response)
 
     async def healthz(_: web.Request) -> web.Response:
         return web.json_response({"ok": True})
@@ -239,7 +237,7 @@ def build_server(
 
     web_app = web.Application(client_max_size=1024 * 1024)
     if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", slack_events)
+        web_app.router.add_post("/slack/events", events_handler(bot.app))
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     web_app.router.add_get("/metrics", metrics_endpoint)
@@ -304,25 +302,12 @@ class _Hooks:
             watched.append((subscription.namespace, subscription.name, explanation))
         return watched
 
-    async def notification_action(self, user: str, action: str, value: Mapping[str, Any]) -> datetime | None:
-        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about. Returns the snooze's end."""
+    async def notification_action(self, user: str, channel: str, action: str, value: Mapping[str, Any]) -> Silenced:
+        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about (bot.notify.actions)."""
         assert self.store is not None
-        namespace, name = str(value.get("ns") or ""), str(value.get("name") or "")
-        kind = value.get("kind")
-        explanation = await self.service.explain_job(namespace, name, kind if isinstance(kind, str) else None)
-        snapshot = await self.service.source.snapshot()
-        keys = ["*"]
-        if explanation.workload is not None:
-            workload = snapshot.workload(*explanation.workload)
-            if workload is not None:
-                keys = [f"{workload.namespace}/{workload.name}/{workload.meta.uid}"]
-        now = self.clock()
-        until = {"kueue_snooze_2h": now + timedelta(hours=2), "kueue_snooze_1d": now + timedelta(days=1)}.get(
-            action, now + timedelta(days=365 * 100)
+        namespace, name = value.get("ns"), value.get("name")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise BadQuery("the button names no job")
+        return await silence(
+            self.store, self.service.policy, Asker(user, channel), action, namespace, name, self.clock()
         )
-        for key in keys:
-            await self.store.snooze(user, key, until)
-        if action == "kueue_stop":
-            await self.store.unsubscribe(user, namespace, name)
-            return None
-        return until

@@ -29,7 +29,7 @@ from bot.kube import kinds
 from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
-from bot.trace.model import Job, Pod, Workload
+from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Pod, Workload
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,7 @@ _POD_LABELS = {
     "RayJob": "ray.io/originated-from-cr-name",
 }
 _PODS_EXAMINED = 3  # the trace looks at the first three waiting pods
+_OWNER_CHAIN = 4  # the job and up to three owners above it are read for notify annotations
 
 
 def _decoded(raw: Mapping[str, Any]) -> list[object]:
@@ -74,6 +75,7 @@ class OnDemand:
         pending_ttl: float = 10.0,
         namespace_ttl: float = 60.0,
         monotonic: Callable[[], float] = time.monotonic,
+        owners_ttl: float = 600.0,
     ) -> None:
         self.client = client
         self.cache = cache
@@ -84,6 +86,8 @@ class OnDemand:
         self._versions: dict[str, str | None] = {}
         self._pending: dict[tuple[str, str], tuple[float, list[object]]] = {}
         self._namespaces: dict[str, tuple[float, list[object]]] = {}
+        self.owners_ttl = owners_ttl
+        self._owners: dict[tuple[str, str, str], tuple[float, tuple[str, ...]]] = {}
 
     # --- blocking reads (worker threads) ------------------------------------------------------------
 
@@ -262,6 +266,55 @@ class OnDemand:
             found.extend(await asyncio.to_thread(self.read_nodes))
         return found
 
+    # --- the notifier: the notify annotations of a job and its owners (the cache holds no jobs) ---------
+
+    def _get_job(self, namespace: str, kind: str, name: str) -> Job | None:
+        resource = kinds.JOBS.get(kind)
+        if resource is None:
+            return None
+        version = self._version(resource.group, resource.versions)
+        if version is None:
+            return None
+        try:
+            raw = self.client.get(resource.path(version, namespace, name), what=f"{resource.plural}.{resource.group}")
+        except NotFound:
+            return None
+        return next((o for o in _decoded(raw) if isinstance(o, Job)), None)
+
+    def read_job_owners(self, namespace: str, kind: str, name: str) -> tuple[str, ...]:
+        """The kueue-bot.io/notify(-email) values on the job and on its owners, up the chain."""
+        found: list[str] = []
+        todo, seen = [(kind, name)], set[tuple[str, str]]()
+        while todo and len(seen) < _OWNER_CHAIN:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            try:
+                job = self._get_job(namespace, *current)
+            except (Forbidden, NotServed, ClusterUnavailable) as error:
+                log.info("a job's owners not read", extra={"job": f"{namespace}/{name}", "error": str(error)})
+                break
+            if job is None:
+                continue
+            for key in (NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION):
+                value = job.meta.annotations.get(key, "").strip()
+                if value and value not in found:
+                    found.append(value)
+            todo += [(o.kind, o.name) for o in job.meta.owners if o.kind in kinds.JOBS]
+        return tuple(found)
+
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
+        """read_job_owners, remembered `owners_ttl` seconds per job."""
+        key = (namespace, kind or "Job", name)
+        now = self.monotonic()
+        memo = self._owners.get(key)
+        if memo is not None and memo[0] > now:
+            return memo[1]
+        found = await asyncio.to_thread(self.read_job_owners, *key)
+        self._owners[key] = (self.monotonic() + self.owners_ttl, found)
+        return found
+
 
 class CacheSource:
     """The informer cache and on-demand reads as the service's snapshot source (start/stop owned here)."""
@@ -294,6 +347,10 @@ class CacheSource:
 
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
+
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
+        """For the notifier (bot.notify.watcher.OwnerSource): who the job's annotations name."""
+        return await self.ondemand.job_owners(namespace, kind, name)
 
     def stats(self) -> dict[str, dict[str, int]]:
         """For /metrics: objects cached per kind; relists and watch restarts per kind since the start."""

@@ -16,7 +16,6 @@ import uuid
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -32,8 +31,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.copy import language_of
 from bot.copy import render as render_words
 from bot.metrics import Metrics
+from bot.notify.actions import Silenced
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
+from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -130,7 +131,7 @@ class SlackBot:
         on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
         on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
         home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
-        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[datetime | None]] | None = None,
+        on_notification_action: Callable[[str, str, str, Mapping[str, Any]], Awaitable[Silenced]] | None = None,
         on_mute: Callable[[str, bool], Awaitable[bool]] | None = None,
     ) -> None:
         self.settings = settings
@@ -496,18 +497,23 @@ class SlackBot:
             return
         value = _button_value(body)
         try:
-            until = await self._on_notification_action(user, action, value)
+            done = await self._on_notification_action(user, channel, action, value)
             language = await self.language(user)
-            job = f"{value.get('ns')}/{value.get('name')}"
-            if action == "kueue_stop" or until is None:
+            job = code(f"{done.namespace}/{done.name}")  # what a crafted button names is shown, never formatted
+            if done.refused:
+                text = render.refused(done.namespace, language=language).text
+            elif done.until is None:
                 text = render_words("slack.stopped", {"job": job}, language)
             else:
                 text = render_words(
-                    "slack.snoozed", {"job": job, "until": until.strftime("%Y-%m-%d %H:%M UTC")}, language
+                    "slack.snoozed", {"job": job, "until": done.until.strftime("%Y-%m-%d %H:%M UTC")}, language
                 )
-            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            if channel:
+                await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            else:  # from the App Home: no channel to answer in, the user's DM with the bot then
+                await self.client.chat_postMessage(channel=user, text=text)
         except Exception as error:  # noqa: BLE001
-            await self._apology("notification", channel, ts, user, error)
+            await self._apology("notification", channel or user, ts, user, error)
 
     async def _on_home_opened(self, event: dict[str, Any]) -> None:
         if event.get("tab") not in (None, "home"):
