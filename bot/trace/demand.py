@@ -42,6 +42,17 @@ def pod_requests(template: PodTemplate) -> dict[str, Decimal]:
     return {name: amount for name, amount in requests.items() if amount != 0}
 
 
+def pod_requests_in(memo: dict[object, object], template: PodTemplate) -> dict[str, Decimal]:
+    """`pod_requests`, once per distinct template (shared between Workloads alike) in a view's memo."""
+    key = ("requests-of", id(template))
+    known = memo.get(key)
+    if isinstance(known, tuple) and known[0] is template:
+        return dict(known[1])
+    requests = pod_requests(template)
+    memo[key] = (template, requests)  # holding the template keeps its id from being reused
+    return dict(requests)
+
+
 def pod_set_count(pod_set: PodSet, workload: Workload | None = None) -> int:
     """Pods of a pod set that still count: the count less the pods Kueue already reclaimed."""
     reclaimed = workload.reclaimable.get(pod_set.name, 0) if workload is not None else 0

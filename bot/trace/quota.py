@@ -100,6 +100,7 @@ class QuotaState:
         for cohort in self.cohorts.values():
             if cohort.parent:
                 self.children_cohorts.setdefault(cohort.parent, []).append(cohort.name)
+        self._roots: dict[str, str] = {}
         # Per tree (by its root cohort): the ClusterQueues whose usage is summed from their Workloads.
         self._unreported: dict[str, tuple[str, ...]] = {}
         for cq in self.cluster_queues.values():
@@ -111,6 +112,12 @@ class QuotaState:
 
     def root_of(self, cohort: str) -> str:
         """The root of a cohort's tree: the same name for every cohort of it (in a cycle, its least name)."""
+        root = self._roots.get(cohort)
+        if root is None:
+            root = self._roots[cohort] = self._walk_up(cohort)
+        return root
+
+    def _walk_up(self, cohort: str) -> str:
         path = [cohort]
         seen = {cohort}
         while True:
