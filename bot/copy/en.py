@@ -246,6 +246,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
+        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}).",
+        "ClusterQueue {cluster_queue} is active ({strategy}, no cohort).",
     ),
     "cluster-queue.namespace-not-selected": (
         "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
@@ -285,7 +287,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "position.in-queue": (
         "Position {position} of {total} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
-        "{local_queue}); {ahead} ahead ({source})."
+        "{local_queue}); {ahead} ahead ({source}).",
+        "Position {position} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue {local_queue}); "
+        "{ahead} ahead ({source}).",
+    ),
+    "position.lower-bound": (
+        "Position {position} or further back in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
+        "{local_queue}): only namespace {namespace}'s Workloads could be read, and Kueue's pending-workloads API "
+        "did not answer, so Workloads of other namespaces ahead of it are not counted."
     ),
     "position.ahead": (
         "Ahead of it, by priority: {by_priority}; together they ask for {demand}.",
@@ -368,9 +377,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} in ClusterQueue {cluster_queue}, {local_position} in LocalQueue {local_queue} ({source})",
         "{position} in ClusterQueue {cluster_queue} ({source})",
     ),
+    "terminal.position-at-least": (
+        "{position} or further back in ClusterQueue {cluster_queue}, {local_position} in LocalQueue {local_queue} "
+        "(only this namespace's Workloads could be read)",
+        "{position} or further back in ClusterQueue {cluster_queue} (only this namespace's Workloads could be read)",
+    ),
     "terminal.demand": "Demand: {demand}",
     "slack.snoozed": "Snoozed: no news about {job} until {until}.",
     "slack.stopped": "Stopped: no more messages about {job}.",
+    "slack.bad_button": "This button is out of date or was not made by me, so I cannot act on it. Ask again: {how}.",
     "slack.muted": "Muted: I will not send you proactive messages until you say {unmute}. Questions still get answers.",
     "slack.unmuted": "Unmuted: I will tell you again when a job you own or watch stays pending.",
     "label.verdict": "Verdict",
@@ -391,6 +406,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} in ClusterQueue {cluster_queue}; {lq_position} in LocalQueue {local_queue}",
         "{cq_position} of {total} in ClusterQueue {cluster_queue}",
         "{cq_position} in ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-at-least": (
+        "{cq_position} or further back in ClusterQueue {cluster_queue} (only namespace {namespace} could be read)",
+        "{cq_position} or further back in its ClusterQueue (only namespace {namespace} could be read)",
     ),
     "slack.summary.position-unnamed": (
         "{cq_position} of {total} in its ClusterQueue; {lq_position} in its LocalQueue",

@@ -257,6 +257,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "l'alimentent.",
         "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}).",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte).",
     ),
     "cluster-queue.namespace-not-selected": (
         "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
@@ -298,7 +300,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "position.in-queue": (
         "Position {position} sur {total} dans la ClusterQueue {cluster_queue} ({local_position} dans la "
-        "LocalQueue {local_queue}) ; {ahead} devant ({source})."
+        "LocalQueue {local_queue}) ; {ahead} devant ({source}).",
+        "Position {position} dans la ClusterQueue {cluster_queue} ({local_position} dans la LocalQueue "
+        "{local_queue}) ; {ahead} devant ({source}).",
+    ),
+    "position.lower-bound": (
+        "Position {position} ou plus loin dans la ClusterQueue {cluster_queue} ({local_position} dans la "
+        "LocalQueue {local_queue}) : seules les Workloads du namespace {namespace} ont pu être lues, et l'API "
+        "pending-workloads de Kueue n'a pas répondu ; celles d'autres namespaces qui la précèdent ne sont pas comptées."
     ),
     "position.ahead": (
         "Devant lui, par priorité : {by_priority} ; ensemble ils demandent {demand}.",
@@ -386,9 +395,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} dans la ClusterQueue {cluster_queue}, {local_position} dans la LocalQueue {local_queue} ({source})",
         "{position} dans la ClusterQueue {cluster_queue} ({source})",
     ),
+    "terminal.position-at-least": (
+        "{position} ou plus loin dans la ClusterQueue {cluster_queue}, {local_position} dans la LocalQueue "
+        "{local_queue} (seules les Workloads de ce namespace ont pu être lues)",
+        "{position} ou plus loin dans la ClusterQueue {cluster_queue} (seules les Workloads de ce namespace ont pu "
+        "être lues)",
+    ),
     "terminal.demand": "Demande : {demand}",
     "slack.snoozed": "En pause : plus de nouvelles de {job} avant {until}.",
     "slack.stopped": "Arrêté : plus aucun message au sujet de {job}.",
+    "slack.bad_button": "Ce bouton est périmé ou ne vient pas de moi : je ne peux rien en faire. Reposez la question : {how}.",
     "slack.muted": "Sourdine : je ne vous enverrai plus de message spontané jusqu'à {unmute}. Vos questions ont toujours leur réponse.",
     "slack.unmuted": "Sourdine levée : je vous préviendrai de nouveau quand un job que vous possédez ou suivez reste en attente.",
     "label.verdict": "Verdict",
@@ -409,6 +425,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} dans la ClusterQueue {cluster_queue} ; {lq_position} dans la LocalQueue {local_queue}",
         "{cq_position} sur {total} dans la ClusterQueue {cluster_queue}",
         "{cq_position} dans la ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-at-least": (
+        "{cq_position} ou plus loin dans la ClusterQueue {cluster_queue} (seul le namespace {namespace} a pu être lu)",
+        "{cq_position} ou plus loin dans sa ClusterQueue (seul le namespace {namespace} a pu être lu)",
     ),
     "slack.summary.position-unnamed": (
         "{cq_position} sur {total} dans sa ClusterQueue ; {lq_position} dans sa LocalQueue",

@@ -37,9 +37,11 @@ drops them; only a reference cycle alive at that moment that becomes garbage lat
 (the cache's own objects hold no cycles). It is process-wide, so it is off by default and the production
 source (`bot.kube.ondemand.CacheSource.connect`) turns it on.
 
-Freshness. `taken_at` is the last time every informer was known in sync with the API server (the oldest
-of their last event, bookmark or LIST). `ready` once every informer has synced its first LIST. When the
-API server goes away the cache keeps answering from its last state; `stale_seconds(now)` says how old.
+Freshness. `taken_at` is how far back the cache could have missed something: now while every informer's
+watch is open (a healthy open watch is fresh, however quiet: a real API server sends a quiet kind neither
+events nor bookmarks, see `bot.kube.informer`), else the moment the first kind still without a watch lost
+its stream (or last finished a LIST). `ready` once every informer has synced its first LIST. When the API
+server goes away the cache keeps answering from its last state; `stale_seconds(now)` says how old.
 """
 
 from __future__ import annotations
@@ -207,7 +209,8 @@ class ClusterCache:
         self.errors: dict[str, str] = {}  # the last error per kind, until it recovers
         self._served: dict[str, bool] = {}
         self._synced: set[str] = set()
-        self._contact: dict[str, datetime] = {}
+        self._watching: set[str] = set()  # kinds whose watch is open now: the cache misses nothing of them
+        self._behind_since: dict[str, datetime] = {}  # the others: since when they may have missed changes
         self._relisting: dict[str, set[Key]] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: list[Change] = []
@@ -341,7 +344,6 @@ class ClusterCache:
         if op == "upsert" or op == "delete":
             self.generation += 1
             self.applied[kind] = self.applied.get(kind, 0) + 1
-            self._contact[kind] = self.clock()
             relisting = self._relisting.get(kind)
             if relisting is not None:
                 relisting.add(change.key)
@@ -349,9 +351,12 @@ class ClusterCache:
                 self._put(kind, change.key, change.obj)
             else:
                 self._delete(kind, change.key)
-        elif op == "bookmark":
-            self._contact[kind] = self.clock()
+        elif op == "watching":
+            self._watching.add(kind)
+            self._behind_since.pop(kind, None)
             self.errors.pop(kind, None)
+        elif op == "watch-ended":
+            self._lost(kind)
         elif op == "list-start":
             self._relisting[kind] = set()
         elif op == "list-end":
@@ -361,13 +366,21 @@ class ClusterCache:
                 self._delete(kind, key)
             self._served[kind] = True
             self._synced.add(kind)
-            self._contact[kind] = self.clock()
+            if kind not in self._watching:
+                self._behind_since[kind] = self.clock()  # in sync as of this LIST, until its watch opens
             self.errors.pop(kind, None)
         elif op == "not-served":
             self._served[kind] = False
             self._synced.add(kind)
         elif op == "error":
             self.errors[kind] = str(change.obj)
+            self._lost(kind)
+
+    def _lost(self, kind: str) -> None:
+        """The kind's watch is gone: from now on the cache may miss its changes (until a watch or LIST)."""
+        if kind in self._watching:
+            self._watching.discard(kind)
+            self._behind_since[kind] = self.clock()
 
     # --- waiting on the cache (tests, bench, readiness probes) ---------------------------------------
 
@@ -412,12 +425,24 @@ class ClusterCache:
         return self._served.get(kind)
 
     @property
+    def read_scope(self) -> str | None:
+        """The informers read every namespace (a LIST they may not do fails: no partial cache)."""
+        return None
+
+    def watching(self) -> frozenset[str]:
+        """The kinds whose watch is open now (the cache misses none of their changes)."""
+        return frozenset(self._watching)
+
+    @property
     def taken_at(self) -> datetime | None:
-        """The last time the whole cache was known in sync: the oldest of the kinds' last contact."""
+        """Since when the cache could have missed something: now while every served kind's watch is open,
+        else the oldest moment a kind lost its watch (see "Freshness" in the module's doc)."""
         if not self.ready:
             return None
-        times = [self._contact[kind] for kind in self.informers if self._served.get(kind) and kind in self._contact]
-        return min(times) if times else None
+        times = [
+            self._behind_since[kind] for kind in self.informers if self._served.get(kind) and kind in self._behind_since
+        ]
+        return min(times) if times else self.clock()
 
     def stale_seconds(self, now: datetime) -> float | None:
         """How old the cache's view is at `now` (None: never synced)."""
@@ -932,6 +957,10 @@ class CacheView:
     @property
     def taken_at(self) -> datetime | None:
         return self._taken_at
+
+    @property
+    def read_scope(self) -> str | None:
+        return None
 
     def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
         return self.extras.jobs_named(namespace, name)

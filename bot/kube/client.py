@@ -7,10 +7,12 @@ import builtins
 import json
 import logging
 import os
+import socket
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import urllib3
+import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
@@ -22,6 +24,10 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
+# TCP keepalive on every connection: probed after 30 s idle, every 10 s, dropped after 3 unanswered probes.
+# A watch of a quiet kind may carry nothing for minutes (bot.kube.informer): this is how a connection whose
+# peer vanished (a node gone, a NAT or load balancer that forgot us) ends within about a minute.
+KEEPALIVE = (30, 10, 3)  # idle, interval, count (seconds, seconds, probes)
 
 
 class NotFound(NotServed):
@@ -40,6 +46,18 @@ MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 
 
+def keepalive_socket_options() -> list[tuple[int, int, int]]:
+    """urllib3's default socket options (no Nagle) plus TCP keepalive at KEEPALIVE's timings (the options
+    the platform lacks are left out)."""
+    idle, interval, count = KEEPALIVE
+    options = list(urllib3.connection.HTTPConnection.default_socket_options)
+    options.append((socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1))
+    for name, value in (("TCP_KEEPIDLE", idle), ("TCP_KEEPINTVL", interval), ("TCP_KEEPCNT", count)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
 def load_api_client(kubeconfig: str | None = None, context: str | None = None) -> k8s_client.ApiClient:
     """The in-cluster configuration when running in a pod (and no kubeconfig was named), else the
     kubeconfig ($KUBECONFIG or ~/.kube/config). Raises ClusterUnavailable with the reason."""
@@ -55,7 +73,12 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None) -
         raise ClusterUnavailable(f"no usable Kubernetes configuration: {error}") from error
     except (OSError, ValueError) as error:
         raise ClusterUnavailable(f"cannot read the kubeconfig: {error}") from error
+    except (yaml.YAMLError, TypeError, AttributeError, KeyError) as error:  # not a kubeconfig at all
+        where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+        detail = " ".join(str(error).split())
+        raise ClusterUnavailable(f"{where} is not a kubeconfig ({type(error).__name__}: {detail})") from None
     configuration.retries = False
+    configuration.socket_options = keepalive_socket_options()
     return k8s_client.ApiClient(configuration)
 
 

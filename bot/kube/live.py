@@ -39,6 +39,7 @@ class _Reader:
         self.namespace = namespace
         self.raw: list[dict[str, Any]] = []
         self.notes: list[str] = []
+        self.scope: str | None = None  # the namespace Workloads or LocalQueues were read in, when not all
         version = client.served_version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
         if version is None:
             raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
@@ -67,6 +68,7 @@ class _Reader:
                     self.notes.append(f"not allowed to list {what}")
                     return
                 raise
+        self.scope = self.namespace
         try:
             self._keep(self.client.list(resource.path(self.kueue_version, self.namespace), what=what))
             self.notes.append(f"{what} read in namespace {self.namespace} only (not allowed cluster-wide)")
@@ -179,7 +181,7 @@ def read_live(
     except (Forbidden, NotFound) as error:
         reader.notes.append(f"namespace {namespace} not read: {error}")
     objects = reader.decoded()
-    snapshot = MemorySnapshot(objects, taken_at=taken_at)
+    snapshot = MemorySnapshot(objects, taken_at=taken_at, read_scope=reader.scope)
     found = resolve(snapshot, namespace, name, kind)
     workload = found.workload
     if workload is not None and workload.queue_name and not workload.is_true("QuotaReserved") and not workload.finished:
@@ -187,7 +189,7 @@ def read_live(
         cluster_queue = local_queue.cluster_queue if local_queue else ""
         if local_queue is not None:
             reader.pending_summary(namespace, workload.queue_name, cluster_queue)
-            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at)
+            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at, read_scope=reader.scope)
     for note in reader.notes:
         log.info("live read: partial", extra={"note": note})
     return LiveRead(snapshot, reader.kueue_version, reader.notes, client.requests)

@@ -22,7 +22,7 @@ from bot.copy import render
 from bot.slack.mrkdwn import bold, code, literal, plain, slack_len, truncate, truncate_plain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explain import amounts
-from bot.trace.explanation import Explanation, Position, Text
+from bot.trace.explanation import LOWER_BOUND, Explanation, Position, Text
 from bot.trace.quantity import human
 from bot.trace.queueview import QueueView
 
@@ -311,6 +311,11 @@ def _verdict_line(explanation: Explanation, language: str) -> str:
 
 def _position_text(position: Position, language: str, *, named: bool) -> str:
     fragments: dict[str, str | int] = {"cq_position": _ordinal(position.cluster_queue, language)}
+    if position.source == LOWER_BOUND:  # one namespace's Workloads only: never stated as the queue's position
+        fragments["namespace"] = _name(position.scope or "-")
+        if named:
+            fragments["cluster_queue"] = _name(position.cluster_queue_name or "-")
+        return _say("slack.summary.position-at-least", language, **fragments)
     if position.pending_total:
         fragments["total"] = position.pending_total
     if position.local_queue:

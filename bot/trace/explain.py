@@ -20,7 +20,7 @@ from bot.trace import checks, messages
 from bot.trace.checks import Fit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS, assigned, pod_requests, templates_demand, workload_demand
-from bot.trace.explanation import Action, Ahead, Explanation, JobRef, Params, Position, Step, Text
+from bot.trace.explanation import LOWER_BOUND, Action, Ahead, Explanation, JobRef, Params, Position, Step, Text
 from bot.trace.model import (
     ADMISSION_GATED_BY,
     NOTIFY_ANNOTATION,
@@ -640,11 +640,9 @@ class _Trace:
             )
             self.act("ask-admin-inactive", {"cluster_queue": cq.name, "detail": detail})
             return Verdict.QUEUE_INACTIVE
-        cq_params: dict[str, str | int | None] = {
-            "cluster_queue": cq.name,
-            "strategy": cq.queueing_strategy,
-            "local_queues": len(self.snapshot.local_queues_of(cq.name)),
-        }
+        cq_params: dict[str, str | int | None] = {"cluster_queue": cq.name, "strategy": cq.queueing_strategy}
+        if self.snapshot.read_scope is None:  # one namespace's LocalQueues are not those of the ClusterQueue
+            cq_params["local_queues"] = len(self.snapshot.local_queues_of(cq.name))
         if cq.cohort:
             cq_params["cohort"] = cq.cohort
         self.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
@@ -771,6 +769,7 @@ class _Trace:
         entry = self.snapshot.pending_entry(workload.namespace, workload.name)
         computed = self.snapshot.position_in(cq_name, workload)
         pending = self.snapshot.pending_in(cq_name)
+        scope = self.snapshot.read_scope  # Workloads read in one namespace only: the order is partial
         if entry is not None:
             cq_pos, lq_pos, source = (
                 entry.position_in_cluster_queue + 1,
@@ -778,9 +777,12 @@ class _Trace:
                 "visibility-api",
             )
         elif computed is not None:
-            cq_pos, lq_pos, source = computed[0] + 1, computed[1] + 1, "computed"
+            cq_pos, lq_pos = computed[0] + 1, computed[1] + 1
+            source = "computed" if scope is None else LOWER_BOUND
         else:
             return
+        if scope is not None:
+            pending = ()  # how many wait in the whole queue is not known from one namespace
         # Who is ahead, in detail, when the queue ahead is short enough to be read (and summed) cheaply;
         # a long queue gets its count only, so that a question stays O(log n) on a busy cluster.
         detailed = computed is not None and source == "computed" and computed[0] <= MAX_AHEAD_DETAILED
@@ -799,6 +801,7 @@ class _Trace:
             local_queue_name=workload.queue_name,
             pending_total=len(pending) if pending else None,
             ahead=ahead,
+            scope=scope if source == LOWER_BOUND else None,
         )
         params: dict[str, str | int | None] = {
             "position": cq_pos,
@@ -807,8 +810,13 @@ class _Trace:
             "local_queue": workload.queue_name,
             "ahead": cq_pos - 1,
             "source": source,
-            "total": len(pending) if pending else cq_pos,
         }
+        if scope is None:  # one namespace cannot count the whole queue
+            params["total"] = len(pending) if pending else cq_pos
+        if source == LOWER_BOUND:
+            params["namespace"] = scope
+            self.step("position", Outcome.INFO, "position.lower-bound", params, source=source)
+            return
         self.step("position", Outcome.INFO, "position.in-queue", params, source=source)
         if ahead_list and ahead.by_priority:
             summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
@@ -846,7 +854,7 @@ class _Trace:
             "cluster_queue": (chain.cluster_queue_name if chain else ""),
             "queue": workload.queue_name,
         }
-        if self.position is not None:
+        if self.position is not None and self.position.source != LOWER_BOUND:
             params["position"] = self.position.cluster_queue
             params["ahead"] = self.position.cluster_queue - 1
         facts = record.facts if record is not None else ()

@@ -48,15 +48,21 @@ class Ahead:
     workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, job name, priority): the nearest, in queue order
 
 
+# Position.source when only one namespace's Workloads could be read and no pending-workloads answer came:
+# the position counts that namespace's Workloads only, so the real one is this or further back.
+LOWER_BOUND = "namespace-lower-bound"
+
+
 @dataclass(frozen=True)
 class Position:
     cluster_queue: int  # 1-based
     local_queue: int | None
-    source: str  # visibility-api | computed
+    source: str  # visibility-api | computed | namespace-lower-bound (LOWER_BOUND)
     cluster_queue_name: str
     local_queue_name: str
     pending_total: int | None = None
     ahead: Ahead | None = None
+    scope: str | None = None  # with LOWER_BOUND: the one namespace whose Workloads were counted
 
 
 @dataclass(frozen=True)

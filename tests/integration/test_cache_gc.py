@@ -17,9 +17,7 @@ from bot.kube.ondemand import CacheSource
 
 from tests.fakes.kube_api import FakeKubeAPI
 
-FAST = InformerSettings(
-    backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
-)
+FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
 
 
 def _clock() -> datetime:
