@@ -23,9 +23,7 @@ def reference_escape(text: str) -> str:
 def reference_literal(text: str) -> str:
     """literal() before its shortcut for text with nothing to rewrite."""
     flat = re.sub(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+", " ", text)
-    flat = re.sub(
-        r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])", "ˍ", flat.translate(str.maketrans({"*": "∗", "~": "∼", "`": "ˋ"}))
-    )
+    flat = re.sub(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])", "ˍ", flat.translate(str.maketrans("*~`", "∗∼ˋ")))
     flat = flat.replace("://", ":\u200b//")
     flat = re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060", flat, flags=re.IGNORECASE)
     if flat.lstrip().startswith(">"):
