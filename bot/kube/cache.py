@@ -216,6 +216,8 @@ class ClusterCache:
         self._stopped = False
         self._was_ready = False
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
+        self._told = 0  # the generation the listeners last heard of
         # stores
         self._wl_ns: dict[str, dict[str, Workload]] = {}  # the Workloads, by namespace then name
         self._wl_owner: dict[str, Few] = {}  # owner name -> Workload(s), any namespace
@@ -371,9 +373,21 @@ class ClusterCache:
 
     # --- waiting on the cache (tests, bench, readiness probes) ---------------------------------------
 
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` on the loop thread after each batch of changes that changed an object (once per
+        batch, however many objects: the notifier's wake-up)."""
+        self._listeners.append(listener)
+
     def _wake(self) -> None:
         if not self._was_ready and self.ready:
             self._first_ready()
+        if self._listeners and self._told != self.generation:
+            self._told = self.generation
+            for listener in list(self._listeners):
+                try:
+                    listener()
+                except Exception:
+                    log.exception("cache: a change listener failed")
         if not self._waiters:
             return
         still = []

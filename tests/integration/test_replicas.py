@@ -192,7 +192,7 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
 ) -> None:
     for owner in OWNERS:
         slack.add_user(owner, name=owner.lower())
-    slack.slow("chat.postMessage", 0.1)  # a pass of 30 DMs takes about 3 s: the freeze lands in its middle
+    slack.slow("chat.postMessage", 0.5)  # a pass of 30 DMs takes 15 s: the freeze lands well inside it
     common = {
         "kubeconfig": str(api.write_kubeconfig(tmp_path / "kubeconfig")),
         "slack_url": slack.api_url,
