@@ -202,7 +202,22 @@ def _v3_fencing(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_indexes, _v3_fencing)
+def _v4_history(db: sqlite3.Connection) -> None:
+    """The admissions and finishes the bot observed (bot.notify.history: what the ETA rests on)."""
+    db.execute(
+        """CREATE TABLE history (
+            kind TEXT NOT NULL, cluster_queue TEXT NOT NULL, flavor TEXT NOT NULL, uid TEXT NOT NULL,
+            queued_at TEXT NOT NULL, admitted_at TEXT NOT NULL, finished_at TEXT NOT NULL, amount TEXT,
+            PRIMARY KEY (kind, cluster_queue, flavor, uid, admitted_at, finished_at))"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _v1_tables,
+    _v2_indexes,
+    _v3_fencing,
+    _v4_history,
+)
 
 
 def check_fence(seen: tuple[str, int] | None, fence: Fence, where: str) -> None:
@@ -542,6 +557,25 @@ class SQLiteStore:
 
     async def unmute(self, user: str) -> bool:
         return await self._write(lambda db: db.execute("DELETE FROM mutes WHERE user = ?", (user,)).rowcount > 0)
+
+    # -- requests already seen (replay protection of Slack's deliveries; see bot.slack.gate) ------------
+    # A table outside the versioned schema: it holds only keys that expire within minutes, nothing that a
+    # downgrade or a restore must keep.
+
+    async def remember_request(self, key: str, now: datetime, until: datetime) -> bool:
+        """Remember `key` until `until`; False when it is already remembered (a replay). Expired keys go."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("CREATE TABLE IF NOT EXISTS seen_requests (key TEXT NOT NULL PRIMARY KEY, until TEXT NOT NULL)")
+            db.execute("DELETE FROM seen_requests WHERE until < ?", (format_time(now),))
+            row = (key, format_time(until))
+            return db.execute("INSERT OR IGNORE INTO seen_requests (key, until) VALUES (?, ?)", row).rowcount == 1
+
+        return await self._write(work)
+
+    async def ping(self) -> None:
+        """Raise StoreUnavailable unless the database can be read now (readiness)."""
+        await self._read(lambda db: db.execute("SELECT version FROM schema_version").fetchone())
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close)

@@ -53,19 +53,6 @@ RETENTION = timedelta(days=30)
 MAX_OWNERS_PER_JOB = 10  # annotations naming more people: the first ten are told (an annotation is no broadcast)
 MAX_DMS_PER_PASS = 200  # new DMs (a digest is one) a pass; the rest wait for the next pass
 
-_NEVER_HINTS = frozenset(
-    {
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.INVALID_REQUEST,
-    }
-)
-
 
 class LeaseLost(Exception):
     """This replica no longer leads: the pass stops here."""
@@ -136,7 +123,7 @@ def _might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
         return True
     condition = workload.condition("QuotaReserved")
     if condition is not None and condition.is_false:
-        return messages.classify_quota_reserved(condition.reason, condition.message).verdict in _NEVER_HINTS
+        return messages.classify_quota_reserved(condition.reason, condition.message).verdict.tells_at_once
     return not workload.active
 
 
