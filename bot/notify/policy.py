@@ -2,7 +2,7 @@
 
 - A Workload not admitted for longer than NOTIFY_AFTER is told to its owner once, by DM. What waiting will
   never fix (a queue that does not exist, a request larger than the queue can ever give...) is told at once.
-- The DM is updated in place when the verdict, the position or the ETA changes meaningfully, never posted again.
+- The DM is updated in place when the verdict or the position changes meaningfully, never posted again.
 - When the Workload is admitted, finishes or disappears, the DM says so and the watch ends.
 - Several new DMs for one person in one pass become one digest.
 - Snoozes, mutes and quiet hours (in the user's own timezone) hold; what quiet hours held back is sent after.
@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
-from bot.trace.explanation import Explanation
+from bot.trace.explanation import Explanation, JobRef, Text
 from bot.trace.outlook import ETA_MARK, eta_moved
 
 # Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
@@ -33,12 +33,35 @@ class PolicyConfig:
     digest_threshold: int = 3  # this many new DMs for one target in one pass become one digest
 
 
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """What the policy needs of an Explanation, kept by the watcher between passes instead of the whole
+    Explanation (a Workload unchanged since its last trace is decided on its Brief)."""
+
+    job: JobRef
+    verdict: Verdict
+    position: int | None  # in the ClusterQueue, 1-based
+    headline: Text
+    queued_since: datetime | None
+    admitted_at: datetime | None
+    waiting_since: datetime | None
+
+    @classmethod
+    def of(cls, explanation: Explanation) -> Brief:
+        position = explanation.position
+        return cls(
+            explanation.job, explanation.verdict, position.cluster_queue if position is not None else None,
+            explanation.headline, explanation.queued_since, explanation.admitted_at, explanation.waiting_since,
+        )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """A Workload the watcher looked at, with who should hear about it."""
+    """A Workload the watcher looked at, with who should hear about it: its Explanation when it was traced in
+    this pass, else the Brief of its last trace."""
 
     key: str  # namespace/workload/uid
-    explanation: Explanation
+    explanation: Explanation | Brief
     targets: tuple[str, ...]  # Slack user IDs (U.../W...) or channel IDs (C.../G...)
     waiting_since: datetime | None
 
@@ -48,6 +71,8 @@ class Candidate:
 
     @property
     def position(self) -> int | None:
+        if isinstance(self.explanation, Brief):
+            return self.explanation.position
         position = self.explanation.position
         return position.cluster_queue if position is not None else None
 
@@ -186,7 +211,10 @@ def decide(
         changed = (
             candidate.verdict.value != delivery.verdict
             or position_moved(delivery.position, candidate.position)
-            or eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)  # issue 16
+            or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
+                isinstance(candidate.explanation, Explanation)
+                and eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)
+            )
         )
         snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
         if changed and not state.is_muted(delivery.target) and not snoozed:
