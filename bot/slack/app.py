@@ -9,6 +9,7 @@ nothing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -35,6 +36,7 @@ from bot.metrics import Metrics
 from bot.notify.actions import Silenced
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
+from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question, parse
@@ -46,6 +48,8 @@ log = logging.getLogger(__name__)
 
 MAX_BLOCKS = 50
 _LOCALE_TTL = 3600.0
+_LOCALE_RETRY = 60.0  # a user whose locale could not be read is asked again after this
+LOOKUP_TIMEOUT = 3.0  # users.info for a locale or an email: past this, the default (an answer, never silence)
 
 
 @dataclass(frozen=True)
@@ -73,7 +77,7 @@ class _RecordingRateLimitHandler(AsyncRateLimitErrorRetryHandler):
 
 
 def web_client(settings: SlackSettings, metrics: Metrics) -> AsyncWebClient:
-    return AsyncWebClient(
+    return BoundedClient(
         token=settings.bot_token,
         base_url=settings.api_url,
         timeout=10,
@@ -164,6 +168,8 @@ class SlackBot:
         self._seen = ledger or Ledger()  # event ids (and, over HTTP, signatures) already handled
         self.door = Door(settings.signing_secret, self._seen)
         self.body_timeout = BODY_TIMEOUT
+        self.lookup_timeout = LOOKUP_TIMEOUT
+        self.reconcile_seconds = RECONCILE_SECONDS
         self._bot_user: str | None = None
         self._locales: dict[str, tuple[float, str]] = {}
         self._on_watch = on_watch
@@ -214,32 +220,48 @@ class SlackBot:
     # --- language -----------------------------------------------------------------------------------
 
     async def language(self, user: str) -> str:
+        """The user's language from their Slack locale; the default when Slack does not say in time (kept
+        for a minute, so that the apology of a slow Slack does not wait for it again)."""
         cached = self._locales.get(user)
         now = time.monotonic()
-        if cached is not None and now - cached[0] < _LOCALE_TTL:
+        if cached is not None and now < cached[0]:
             return cached[1]
-        language = self.settings.default_language
+        language, ttl = self.settings.default_language, _LOCALE_TTL
         if user:
             try:
-                info = await self.client.users_info(user=user, include_locale=True)
+                async with asyncio.timeout(self.lookup_timeout):
+                    info = await self.client.users_info(user=user, include_locale=True)
                 locale = (info.get("user") or {}).get("locale")
                 language = language_of(locale, self.settings.default_language)
             except SlackApiError as error:
                 self._slack_error("users.info", error)
-        self._locales[user] = (now, language)
+                ttl = _LOCALE_RETRY
+            except TimeoutError:
+                self._slack_timeout("users.info")
+                ttl = _LOCALE_RETRY
+        self._locales[user] = (now + ttl, language)
         return language
 
     async def email_of(self, user: str) -> str | None:
-        """The user's email in Slack (users:read.email), for USER_IDENTITY_TEMPLATE; None when unknown."""
+        """The user's email in Slack (users:read.email), for USER_IDENTITY_TEMPLATE; None when unknown (or
+        when Slack does not say in time)."""
         if not user:
             return None
         try:
-            info = await self.client.users_info(user=user)
+            async with asyncio.timeout(self.lookup_timeout):
+                info = await self.client.users_info(user=user)
         except SlackApiError as error:
             self._slack_error("users.info", error)
             return None
+        except TimeoutError:
+            self._slack_timeout("users.info")
+            return None
         email = ((info.get("user") or {}).get("profile") or {}).get("email")
         return str(email) if email else None
+
+    def _slack_timeout(self, method: str) -> None:
+        self.metrics.slack_errors.labels(method, "timeout").inc()
+        log.warning("slack: API call timed out", extra={"method": method})
 
     def _slack_error(self, method: str, error: SlackApiError) -> None:
         code = str(error.response.get("error", "unknown")) if error.response is not None else "unknown"
@@ -249,14 +271,29 @@ class SlackBot:
     # --- posting ------------------------------------------------------------------------------------
 
     async def post(self, channel: str, message: SlackMessage, *, thread_ts: str | None = None) -> str | None:
+        """Post once (bot.slack.calls.post_once: a post that timed out is looked for, never sent twice)."""
         try:
-            response = await self.client.chat_postMessage(
-                channel=channel, text=message.text, blocks=message.blocks, thread_ts=thread_ts, unfurl_links=False
+            return await post_once(
+                self.client,
+                channel=channel,
+                text=message.text,
+                blocks=message.blocks,
+                thread_ts=thread_ts,
+                reconcile_seconds=self.reconcile_seconds,
             )
         except SlackApiError as error:
             self._slack_error("chat.postMessage", error)
             raise
-        return str(response.get("ts")) if response.get("ts") else None
+
+    async def _ephemeral(self, channel: str, user: str, message: SlackMessage, thread_ts: str | None) -> None:
+        """A private message; one that timed out is taken as shown (it cannot be looked for, and an apology in
+        the thread would be public)."""
+        try:
+            await self.client.chat_postEphemeral(
+                channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
+            )
+        except TimeoutError:
+            self._slack_timeout("chat.postEphemeral")
 
     async def _answer_in_thread(
         self, channel: str, thread_ts: str, messages: list[SlackMessage], *, user: str = ""
@@ -264,9 +301,7 @@ class SlackBot:
         """As few messages as Slack's limits allow (usually one); a private one only to `user`."""
         for message in messages:
             if isinstance(message, _Private) and user:
-                await self.client.chat_postEphemeral(
-                    channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
-                )
+                await self._ephemeral(channel, user, message, thread_ts)
         public = [m for m in messages if not (isinstance(m, _Private) and user)]
         for message in _pack(public):
             await self.post(channel, message, thread_ts=thread_ts)
@@ -282,7 +317,7 @@ class SlackBot:
         language = await self.language(user) if user else self.settings.default_language
         try:
             await self.post(channel, render.apology(incident, language=language), thread_ts=thread_ts)
-        except SlackApiError:
+        except (SlackApiError, PostLost, TimeoutError):
             log.error("slack: could not even apologise", extra={"incident": incident})
 
     # --- the question -------------------------------------------------------------------------------
@@ -479,9 +514,9 @@ class SlackBot:
         """A short private note: ephemeral where the click was, or the user's DM when it has no channel
         (a button of the App Home)."""
         if channel:
-            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            await self._ephemeral(channel, user, SlackMessage(text, []), None)
         else:
-            await self.client.chat_postMessage(channel=user, text=text)
+            await self.post(user, SlackMessage(text, []))
 
     async def _bad_button(self, user: str, channel: str, ts: str) -> None:
         self.metrics.errors.labels("bad-button").inc()
@@ -499,11 +534,23 @@ class SlackBot:
             message = render.answer_summary(
                 outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
             )
-            await self.client.chat_update(channel=click.channel, ts=click.ts, text=message.text, blocks=message.blocks)
+            await self._update(click.channel, click.ts, message)
             self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
         else:
             messages = self._outcome_messages(outcome, language)
             await self._answer_in_thread(click.channel, click.ts, messages, user=click.user)
+
+    async def _update(self, channel: str, ts: str, message: SlackMessage) -> None:
+        """chat.update, tried a second time when it timed out (an update is idempotent: applied twice, it
+        reads the same); a second timeout is taken as applied late."""
+        for attempt in (1, 2):
+            try:
+                await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+                return
+            except TimeoutError:
+                self._slack_timeout("chat.update")
+                if attempt == 2:
+                    return
 
     async def _on_show_queue(self, click: _Click) -> None:
         language = await self.language(click.user)
@@ -515,9 +562,7 @@ class SlackBot:
         value = click.value
         question = Question(Command.WATCH, value["ns"], value["name"], value["kind"], raw="watch")
         message = await self._watch_message(question, click.asker, language)
-        await self.client.chat_postEphemeral(
-            channel=click.channel, user=click.user, text=message.text, blocks=message.blocks, thread_ts=click.thread
-        )
+        await self._ephemeral(click.channel, click.user, message, click.thread)
 
     async def _on_pick(self, click: _Click) -> None:
         language = await self.language(click.user)
@@ -555,6 +600,8 @@ class SlackBot:
             await self.client.views_publish(user_id=user, view=render.home_view(watched, language=language))
         except SlackApiError as error:
             self._slack_error("views.publish", error)
+        except TimeoutError:
+            self._slack_timeout("views.publish")
         except Exception:
             log.exception("slack: could not publish the Home tab", extra={"user": user})
 
