@@ -202,7 +202,22 @@ def _v3_fencing(db: sqlite3.Connection) -> None:
     )
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_indexes, _v3_fencing)
+def _v4_history(db: sqlite3.Connection) -> None:
+    """The admissions and finishes the bot observed (bot.notify.history: what the ETA rests on)."""
+    db.execute(
+        """CREATE TABLE history (
+            kind TEXT NOT NULL, cluster_queue TEXT NOT NULL, flavor TEXT NOT NULL, uid TEXT NOT NULL,
+            queued_at TEXT NOT NULL, admitted_at TEXT NOT NULL, finished_at TEXT NOT NULL, amount TEXT,
+            PRIMARY KEY (kind, cluster_queue, flavor, uid, admitted_at, finished_at))"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _v1_tables,
+    _v2_indexes,
+    _v3_fencing,
+    _v4_history,
+)
 
 
 def check_fence(seen: tuple[str, int] | None, fence: Fence, where: str) -> None:
