@@ -34,11 +34,12 @@ from bot.errors import BadQuery
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
 from bot.notify.actions import Silenced
-from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
+from bot.service import MAX_AUDIENCE, Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
 from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
+from bot.slack.mrkdwn import code as mrkdwn_code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -135,9 +136,12 @@ class _Click:
     action: str
     value: dict[str, str | None]
 
+    audience: tuple[str, ...] | None = ()
+    had_details: bool = False  # the clicked message holds the answer's steps too (a mention's answer)
+
     @property
     def asker(self) -> Asker:
-        return Asker(self.user, self.channel)
+        return Asker(self.user, self.channel, self.audience)
 
     @property
     def thread(self) -> str:
@@ -170,6 +174,8 @@ class SlackBot:
         self.body_timeout = BODY_TIMEOUT
         self.lookup_timeout = LOOKUP_TIMEOUT
         self.reconcile_seconds = RECONCILE_SECONDS
+        self._audiences: dict[str, tuple[float, tuple[str, ...] | None]] = {}  # channel -> (until, people)
+        self._people: dict[str, bool] = {}  # user -> a person (not a bot)?
         self._bot_user: str | None = None
         self._locales: dict[str, tuple[float, str]] = {}
         self._on_watch = on_watch
@@ -333,6 +339,8 @@ class SlackBot:
                 if question.command == Command.MUTE
                 else render.unmuted(language=language)
             ]
+        if question.command == Command.WHY and not question.name:
+            return [render.which_job(language=language)]
         if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
             return [render.unknown_command(question.raw, language=language)]
         if question.command == Command.QUEUE:
@@ -351,10 +359,13 @@ class SlackBot:
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
             age = self.service.age_seconds()
-            return [
+            answer = [
                 render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
                 render.answer_details(explanation, language=language, show_names=outcome.show_names),
             ]
+            if outcome.public:
+                return answer
+            return [_private(m) for m in (_privately(explanation.job.namespace, language), *answer)]
         if isinstance(outcome, Choose):
             return [render.choose_job(list(outcome.candidates), language=language)]
         if isinstance(outcome, NotFound):
@@ -369,17 +380,81 @@ class SlackBot:
             return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
         raise TypeError(f"unexpected outcome {outcome!r}")
 
+    async def _asker(self, user: str, channel: str) -> Asker:
+        """Who asks, where, and (when access depends on the person) who else reads a public answer there."""
+        if not self.service.per_person:
+            return Asker(user, channel)
+        return Asker(user, channel, await self.audience(user, channel))
+
+    async def audience(self, user: str, channel: str) -> tuple[str, ...] | None:
+        """The people (bots aside) in a conversation besides `user`: () in a DM with the bot, None when it
+        cannot be told in time or is over MAX_AUDIENCE (then answers are private)."""
+        if channel.startswith("D"):
+            return ()
+        cached = self._audiences.get(channel)
+        if cached is not None and time.monotonic() < cached[0]:
+            return tuple(m for m in cached[1] if m != user) if cached[1] is not None else None
+        members: list[str] | None = []
+        try:
+            async with asyncio.timeout(self.lookup_timeout * 3):
+                members = await self._members(channel)
+                me = await self._me()
+                members = [m for m in members if m != me and await self._is_person(m)] if members is not None else None
+        except SlackApiError as error:
+            self._slack_error("conversations.members", error)
+            members = None
+        except TimeoutError:
+            self._slack_timeout("conversations.members")
+            members = None
+        self._audiences[channel] = (time.monotonic() + _LOCALE_RETRY, tuple(members) if members is not None else None)
+        return tuple(m for m in members if m != user) if members is not None else None
+
+    async def _members(self, channel: str) -> list[str] | None:
+        members: list[str] = []
+        cursor: str | None = None
+        while True:
+            response = await self.client.conversations_members(channel=channel, limit=200, cursor=cursor)
+            members.extend(str(m) for m in response.get("members") or [])
+            if len(members) > MAX_AUDIENCE + 1:
+                return None
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return members
+
+    async def _me(self) -> str:
+        if self._bot_user is None:
+            self._bot_user = str((await self.client.auth_test()).get("user_id") or "")
+        return self._bot_user
+
+    async def _is_person(self, user: str) -> bool:
+        known = self._people.get(user)
+        if known is None:
+            try:
+                info = (await self.client.users_info(user=user)).get("user") or {}
+                known = not (info.get("is_bot") or info.get("is_app_user") or info.get("deleted"))
+            except SlackApiError:
+                known = True  # unknown: counted, so the answer stays safe
+            self._people[user] = known
+        return known
+
     async def _queue_message(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
         if namespace is None:
             namespaces = await self.service.local_queue_namespaces(asker, name)
-            if len(namespaces) != 1:
-                return render.not_found(
-                    None, name, "LocalQueue", [f"{ns}/{name}" for ns in namespaces], language=language
-                )
+            if len(namespaces) > 1:
+                return render.choose_queue(name, namespaces, language=language)
+            if not namespaces:
+                return render.not_found(None, name, "LocalQueue", [], language=language)
             namespace = namespaces[0]
         view = await self.service.queue(asker, namespace, name)
         if isinstance(view, QueueView):
-            names = await self.service.may_see_all(asker, (waiting.namespace for waiting in view.waiting))
+            if not await self.service.audience_sees(asker, [namespace]):  # to the asker only, then
+                names = await self.service.may_see_all(asker, (waiting.namespace for waiting in view.waiting))
+                return _private(
+                    _joined(
+                        _privately(namespace, language), render.queue_view(view, language=language, show_names=names)
+                    )
+                )
+            names = await self.service.audience_sees(asker, (waiting.namespace for waiting in view.waiting))
             return render.queue_view(view, language=language, show_names=names)
         return self._outcome_messages(view, language)[0]
 
@@ -408,7 +483,7 @@ class SlackBot:
         try:
             language = await self.language(user)
             question = parse(text, bot_user_id=self._bot_user)
-            messages = await self._messages_for(question, Asker(user, channel), language)
+            messages = await self._messages_for(question, await self._asker(user, channel), language)
             await self._answer_in_thread(channel, thread_ts, messages, user=user)
             log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
         except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
@@ -444,14 +519,11 @@ class SlackBot:
         try:
             language = await self.language(user)
             question = parse(str(command.get("text") or ""))
-            messages = await self._messages_for(question, Asker(user, channel), language)
+            messages = await self._messages_for(question, await self._asker(user, channel), language)
             is_answer = question.command == Command.WHY and len(messages) == 2
-            if (
-                question.command
-                in (Command.HELP, Command.WATCH, Command.UNWATCH, Command.MUTE, Command.UNMUTE, Command.UNKNOWN)
-                or not is_answer
-            ):
-                await respond(text=messages[0].text, blocks=messages[0].blocks, response_type="ephemeral")
+            if not is_answer or any(isinstance(m, _Private) for m in messages):
+                for message in _pack([SlackMessage(m.text, m.blocks) for m in messages]):
+                    await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
                 return
             try:
                 ts = await self.post(channel, messages[0])
@@ -496,7 +568,14 @@ class SlackBot:
             action = (body.get("actions") or [{}])[0]
             try:
                 click = _Click(
-                    user, channel, ts, _thread_of(body), str(action.get("action_id") or ""), _button_value(body)
+                    user,
+                    channel,
+                    ts,
+                    _thread_of(body),
+                    str(action.get("action_id") or ""),
+                    _button_value(body),
+                    (await self._asker(user, channel)).audience,
+                    _has_details(body),
                 )
             except _BadButton:
                 await self._bad_button(user, channel, ts)
@@ -530,10 +609,13 @@ class SlackBot:
         language = await self.language(click.user)
         value = click.value
         outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
-        if isinstance(outcome, Answered):
-            message = render.answer_summary(
-                outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
-            )
+        if isinstance(outcome, Answered) and outcome.public:
+            # The message as it was made: the summary, and the steps when it held them (a mention's answer).
+            age = self.service.age_seconds()
+            message = render.answer_summary(outcome.explanation, language=language, snapshot_age_seconds=age)
+            if click.had_details:
+                details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
+                message = _pack([message, details])[0]
             await self._update(click.channel, click.ts, message)
             self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
         else:
@@ -630,3 +712,19 @@ def _pack(messages: list[SlackMessage]) -> list[SlackMessage]:
         else:
             packed.append(message)
     return packed
+
+
+def _privately(namespace: str, language: str) -> SlackMessage:
+    """The note above an answer given to the asker only: why it is not in the channel."""
+    text = render_words("slack.private_answer", {"namespace": mrkdwn_code(namespace)}, language)
+    return SlackMessage(text, [{"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}])
+
+
+def _joined(first: SlackMessage, second: SlackMessage) -> SlackMessage:
+    return SlackMessage(second.text, [*first.blocks, *second.blocks])
+
+
+def _has_details(body: Mapping[str, Any]) -> bool:
+    """Whether the clicked message holds an answer's steps below its summary (packed after a divider)."""
+    blocks = (body.get("message") or {}).get("blocks") or []
+    return isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") == "divider" for b in blocks)
