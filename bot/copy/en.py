@@ -231,6 +231,34 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.quota-reserved": "Kueue: {text}",
     "record.unknown": "Kueue: {text}",
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
+    # --- fragments the engine puts inside other sentences (parameters named detail, notes) ---
+    "fragment.taint": "taint {taint}",
+    "fragment.node-labels": "node labels",
+    "fragment.not-covered": "{resources} not covered",
+    "fragment.missing-flavors": "missing ResourceFlavor(s): {flavors}",
+    "fragment.missing-checks": "missing AdmissionCheck(s): {checks}",
+    # --- the engine's remarks on a message of Kueue (a fact's notes) ---
+    "note.legacy-cohort-wording": "in the cohort (Kueue ≤ v0.9 wording)",
+    "note.legacy-maximum-wording": "request > maximum capacity (Kueue v0.9.4-v0.14 wording)",
+    "note.legacy-nominal-wording": "request above the nominal quota (Kueue ≤ v0.9 wording)",
+    "note.legacy-borrowing-limit": (
+        "borrowing limit reached (Kueue ≤ v0.9 wording); never clears if the request alone is above it"
+    ),
+    "note.not-nominated": "not in this scheduling cycle's nomination mapping",
+    "note.variant-not-allowed": "not allowed for this variant (WorkloadAllowedResourceFlavorAnnotation)",
+    "note.original-slice-flavor": "the original workload slice is on flavor {flavor}",
+    "note.raw-taint": "taint {taint}",
+    "note.counted-in-slices": "counted in slices",
+    "note.total-nodes": "total nodes: {total}",
+    "note.excluded-nodes": "excluded: {excluded}",
+    "note.cut-by-kueue": "cut by Kueue",
+    "note.unexpected-wording": "unexpected wording",
+    "note.on-hold": "the job is on hold (for instance a StatefulSet scaled to zero); Kueue admits it when it resumes",
+    "note.topology-maybe-temporary": (
+        "Kueue's legacy reason doesn't say whether it would fit on an empty cluster: it may be temporary"
+    ),
+    "note.quota-reserved": "quota is reserved: this is not a blocker",
+    "note.inferred-from-wording": "inferred from wording this bot doesn't know",
     "local-queue.missing": (
         "LocalQueue {queue} does not exist in namespace {namespace} (it has: {queues}).",
         "LocalQueue {queue} does not exist in namespace {namespace}, which has no LocalQueue at all.",

@@ -240,6 +240,37 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.quota-reserved": "Kueue : {text}",
     "record.unknown": "Kueue : {text}",
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
+    # --- fragments que le moteur place dans d'autres phrases (paramètres detail, notes) ---
+    "fragment.taint": "taint {taint} non toléré",
+    "fragment.node-labels": "labels de nœud",
+    "fragment.not-covered": "{resources} non couvert(s)",
+    "fragment.missing-flavors": "ResourceFlavor(s) manquante(s) : {flavors}",
+    "fragment.missing-checks": "AdmissionCheck(s) manquant(s) : {checks}",
+    # --- remarques du moteur sur un message de Kueue (notes d'un fait) ---
+    "note.legacy-cohort-wording": "dans la cohorte (formulation de Kueue ≤ v0.9)",
+    "note.legacy-maximum-wording": "demande > capacité maximale (formulation de Kueue v0.9.4 à v0.14)",
+    "note.legacy-nominal-wording": "demande au-dessus du quota nominal (formulation de Kueue ≤ v0.9)",
+    "note.legacy-borrowing-limit": (
+        "limite d'emprunt atteinte (formulation de Kueue ≤ v0.9) ; cela ne se résout jamais si la demande "
+        "seule la dépasse"
+    ),
+    "note.not-nominated": "absente de la table de nomination de ce cycle d'ordonnancement",
+    "note.variant-not-allowed": "interdite pour cette variante (WorkloadAllowedResourceFlavorAnnotation)",
+    "note.original-slice-flavor": "la tranche d'origine du workload est sur la flavor {flavor}",
+    "note.raw-taint": "taint {taint}",
+    "note.counted-in-slices": "compté en tranches (slices)",
+    "note.total-nodes": "nœuds au total : {total}",
+    "note.excluded-nodes": "exclus : {excluded}",
+    "note.cut-by-kueue": "coupé par Kueue",
+    "note.unexpected-wording": "formulation inattendue",
+    "note.on-hold": (
+        "le job est en suspens (par exemple un StatefulSet ramené à zéro) ; Kueue l'admettra quand il reprendra"
+    ),
+    "note.topology-maybe-temporary": (
+        "l'ancienne raison de Kueue ne dit pas s'il tiendrait sur un cluster vide : c'est peut-être temporaire"
+    ),
+    "note.quota-reserved": "le quota est réservé : ce n'est pas un blocage",
+    "note.inferred-from-wording": "déduit d'une formulation que ce bot ne connaît pas",
     "local-queue.missing": (
         "La LocalQueue {queue} n'existe pas dans le namespace {namespace} (il a : {queues}).",
         "La LocalQueue {queue} n'existe pas dans le namespace {namespace}, qui n'a aucune LocalQueue.",

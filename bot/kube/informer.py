@@ -45,11 +45,10 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import urllib3
-from kubernetes.client.exceptions import ApiException
 
 from bot.errors import BotError, ClusterUnavailable, Forbidden
 from bot.kube import kinds
-from bot.kube.client import KubeClient, NotFound, translate
+from bot.kube.client import KubeClient, NotFound, mapped_error, status_error
 from bot.kube.decode import PLAIN, DecodeError, Parts, decode
 
 log = logging.getLogger(__name__)
@@ -250,21 +249,8 @@ class Informer:
 
     def _open(self, query: Mapping[str, str | int], read_timeout: float, what: str) -> urllib3.BaseHTTPResponse:
         """A GET whose response is not read yet; registered so that stop() can unblock its reading."""
-        api_client = self.client.api_client
-        try:
-            method, url, headers, body, post = api_client.param_serialize(
-                "GET",
-                self.path,
-                query_params=list(query.items()),
-                header_params={"Accept": "application/json"},
-                auth_settings=["BearerToken"],
-            )
-            rest = api_client.call_api(
-                method, url, headers, body, post, _request_timeout=(self.settings.connect_timeout, read_timeout)
-            )
-        except Exception as error:
-            raise translate(error, what) from error
-        response: urllib3.BaseHTTPResponse = rest.response
+        timeout = (self.settings.connect_timeout, read_timeout)
+        response = self.client.open("GET", self.path, query=query, timeout=timeout, what=what)
         with self._lock:
             self._response = response
         if self._stopping.is_set():
@@ -279,9 +265,8 @@ class Informer:
             self._release(response)
         if response.status == 410:
             raise _Expired(what)
-        failure = ApiException(status=response.status, reason=response.reason)
-        failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
-        translated = translate(failure, what)
+        failure = status_error(response.status, response.reason, payload)
+        translated = mapped_error(failure, what, False)
         retry_after = response.headers.get("Retry-After")
         if response.status == 429 and retry_after and retry_after.isdigit():
             raise _RetryAfter(str(translated), min(float(retry_after), self.settings.backoff_cap)) from failure
@@ -326,8 +311,8 @@ class Informer:
                 raise
             try:
                 payload = response.read()
-            except Exception as error:
-                raise translate(error, what) from error
+            except (urllib3.exceptions.HTTPError, OSError) as error:
+                raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
             finally:
                 self._release(response)
             try:
@@ -420,7 +405,7 @@ class Informer:
                 raise ClusterUnavailable(
                     f"{what} outlived its timeoutSeconds by {self.settings.watch_read_grace:g} s: the server is gone"
                 ) from error
-            raise translate(error, what) from error
+            raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
         finally:
             self._release(response)
         return received

@@ -29,11 +29,11 @@ from bot.kube import kinds
 from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
+from bot.kube.reads import Reads
 from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Pod, Workload
 
 log = logging.getLogger(__name__)
 
-PENDING_LIMIT = 100000  # the pending-workloads API's own cap
 _METADATA_NAME = "kubernetes.io/metadata.name"
 # Labels that select a job's pods, per kind (the others: every pod of the namespace).
 _POD_LABELS = {
@@ -83,7 +83,7 @@ class OnDemand:
         self.pending_ttl = pending_ttl
         self.namespace_ttl = namespace_ttl
         self.monotonic = monotonic
-        self._versions: dict[str, str | None] = {}
+        self.reads = Reads(client)
         self._pending: dict[tuple[str, str], tuple[float, list[object]]] = {}
         self._namespaces: dict[str, tuple[float, list[object]]] = {}
         self.owners_ttl = owners_ttl
@@ -91,44 +91,10 @@ class OnDemand:
 
     # --- blocking reads (worker threads) ------------------------------------------------------------
 
-    def _version(self, group: str, preferred: tuple[str, ...]) -> str | None:
-        if not group:
-            return preferred[0]
-        if group not in self._versions:
-            self._versions[group] = self.client.served_version(group, preferred)
-        return self._versions[group]
-
     def read_job(self, namespace: str, name: str, kind: str | None) -> list[object]:
         """The job (kind None: a batch Job, else the first kind that has one); with a kind and no such
-        job, its neighbours in the namespace (names only, for "did you mean")."""
-        wanted = [kind] if kind else ["Job", *[k for k in kinds.JOBS if k != "Job"]]
-        for job_kind in wanted:
-            resource = kinds.JOBS.get(job_kind)
-            if resource is None:
-                continue
-            version = self._version(resource.group, resource.versions)
-            if version is None:
-                if kind:
-                    raise NotServed(
-                        f"this cluster does not serve {job_kind} ({resource.group}): is its operator installed?"
-                    )
-                continue
-            what = f"{resource.plural}.{resource.group or 'core'}"
-            try:
-                return _decoded(self.client.get(resource.path(version, namespace, name), what=what))
-            except NotFound:
-                if kind:
-                    return self._neighbours(resource.path(version, namespace), what)
-        return []
-
-    def _neighbours(self, path: str, what: str) -> list[object]:
-        found: list[object] = []
-        try:
-            for item in self.client.list(path, what=what):
-                found.extend(o for o in _decoded(item) if isinstance(o, Job))
-        except (Forbidden, NotFound):
-            pass
-        return found
+        job, its neighbours in the namespace (for "did you mean"): `bot.kube.reads`."""
+        return [o for raw in self.reads.job(namespace, name, kind) for o in _decoded(raw) if isinstance(o, Job)]
 
     def read_events(self, namespace: str, kind: str, name: str) -> list[object]:
         selector = f"involvedObject.kind={kind},involvedObject.name={name}"
@@ -169,23 +135,10 @@ class OnDemand:
 
     def read_pending(self, namespace: str, local_queue: str, cluster_queue: str) -> list[object]:
         """The pending-workloads API's answer for the LocalQueue, else for the ClusterQueue ([]: none)."""
-        version = self._version(kinds.VISIBILITY_GROUP, kinds.VISIBILITY_VERSIONS)
-        if version is None:
-            return []
-        base = f"/apis/{kinds.VISIBILITY_GROUP}/{version}"
-        paths = [f"{base}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"]
-        if cluster_queue:
-            paths.append(f"{base}/clusterqueues/{cluster_queue}/pendingworkloads")
-        for path in paths:
-            try:
-                summary = self.client.get(path, {"limit": PENDING_LIMIT}, what="the pending-workloads API")
-            except (Forbidden, NotFound, ClusterUnavailable) as error:
-                log.info("pending-workloads API not read", extra={"error": str(error)})
-                continue
-            summary.setdefault("kind", "PendingWorkloadsSummary")
-            summary.setdefault("apiVersion", f"{kinds.VISIBILITY_GROUP}/{version}")
-            return _decoded(summary)
-        return []
+        summary, notes = self.reads.pending_summary(namespace, local_queue, cluster_queue)
+        for note in notes:
+            log.info("pending-workloads API not read", extra={"error": note})
+        return _decoded(summary) if summary is not None else []
 
     # --- memoised reads -----------------------------------------------------------------------------
 
@@ -269,17 +222,8 @@ class OnDemand:
     # --- the notifier: the notify annotations of a job and its owners (the cache holds no jobs) ---------
 
     def _get_job(self, namespace: str, kind: str, name: str) -> Job | None:
-        resource = kinds.JOBS.get(kind)
-        if resource is None:
-            return None
-        version = self._version(resource.group, resource.versions)
-        if version is None:
-            return None
-        try:
-            raw = self.client.get(resource.path(version, namespace, name), what=f"{resource.plural}.{resource.group}")
-        except NotFound:
-            return None
-        return next((o for o in _decoded(raw) if isinstance(o, Job)), None)
+        raw = self.reads.job_object(namespace, kind, name)
+        return next((o for o in _decoded(raw) if isinstance(o, Job)), None) if raw is not None else None
 
     def read_job_owners(self, namespace: str, kind: str, name: str) -> tuple[str, ...]:
         """The kueue-bot.io/notify(-email) values on the job and on its owners, up the chain."""

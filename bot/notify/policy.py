@@ -19,21 +19,10 @@ from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
 
-# Told at once: waiting will never fix these (the list, and requests Kueue refuses).
-IMMEDIATE = frozenset(
-    {
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.INVALID_REQUEST,
-    }
-)
+# Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
+IMMEDIATE = frozenset(verdict for verdict in Verdict if verdict.tells_at_once)
 # Not a wait for admission: nothing to tell (admitted; the scheduler's side is for a question, not a DM).
-NOT_WAITING = frozenset({Verdict.RUNNING, Verdict.FINISHED, Verdict.PODS_PENDING, Verdict.JOB_NOT_FOUND})
+NOT_WAITING = frozenset(verdict for verdict in Verdict if not verdict.waits_for_admission)
 
 
 @dataclass(frozen=True)

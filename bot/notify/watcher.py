@@ -36,7 +36,6 @@ from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
 from bot.trace import messages
-from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
@@ -50,19 +49,6 @@ RETENTION = timedelta(days=30)
 
 MAX_OWNERS_PER_JOB = 10  # annotations naming more people: the first ten are told (an annotation is no broadcast)
 MAX_DMS_PER_PASS = 200  # new DMs (a digest is one) a pass; the rest wait for the next pass
-
-_NEVER_HINTS = frozenset(
-    {
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.INVALID_REQUEST,
-    }
-)
 
 
 class LeaseLost(Exception):
@@ -134,7 +120,7 @@ def _might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
         return True
     condition = workload.condition("QuotaReserved")
     if condition is not None and condition.is_false:
-        return messages.classify_quota_reserved(condition.reason, condition.message).verdict in _NEVER_HINTS
+        return messages.classify_quota_reserved(condition.reason, condition.message).verdict.tells_at_once
     return not workload.active
 
 

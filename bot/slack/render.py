@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.copy import render
+from bot.copy import render, render_value
 from bot.slack.mrkdwn import bold, code, literal, plain, slack_len, truncate, truncate_plain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explain import amounts
@@ -165,7 +165,9 @@ def _job(namespace: str | None, name: str) -> str:
     return _name(f"{namespace}/{name}" if namespace else name)
 
 
-def _fragment(name: str, value: object) -> str | int:
+def _fragment(name: str, value: object, language: str) -> str | int:
+    if isinstance(value, Text | tuple):  # a fragment the engine composed: in the reader's language too
+        value = render_value(value, language)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value)
@@ -174,7 +176,7 @@ def _fragment(name: str, value: object) -> str | int:
 
 def _text(value: Text, language: str) -> str:
     """One of the engine's sentences as mrkdwn: names as code, cluster text literal."""
-    return _say(value.key, language, **{name: _fragment(name, v) for name, v in value.params.items()})
+    return _say(value.key, language, **{name: _fragment(name, v, language) for name, v in value.params.items()})
 
 
 def family(verdict: Verdict) -> Family:

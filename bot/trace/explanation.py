@@ -10,17 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bot.copy.text import Text, Value
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
 
-Params = Mapping[str, "str | int | None"]
+__all__ = ["LOWER_BOUND", "Action", "Ahead", "Explanation", "JobRef", "Params", "Position", "Step", "Text", "Value"]
+
+Params = Mapping[str, "Value | None"]
 Data = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class Text:
-    key: str
-    params: Mapping[str, str | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -90,6 +87,8 @@ class Explanation:
     admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
+    suggestions: tuple[str, ...] = ()  # job-not-found: close names in the namespace asked ("did you mean")
+    other_namespaces: tuple[str, ...] = ()  # job-not-found: namespaces holding a job of that very name
 
     @property
     def never_fixes_itself(self) -> bool:
