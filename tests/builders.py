@@ -461,7 +461,7 @@ def group(covered: Sequence[str], *flavors: Raw) -> Raw:
 
 def cpu_group(flavor: str = "default", cpu: str | int = 10, **limits: str | int | None) -> Raw:
     """One resource group covering cpu with one flavor."""
-    return group(["cpu"], flavor_quotas(flavor, quota("cpu", cpu, **limits)))  # type: ignore[arg-type]
+    return group(["cpu"], flavor_quotas(flavor, quota("cpu", cpu, **limits)))
 
 
 def usage_status(by_flavor: Mapping[str, Mapping[str, str | int]]) -> list[Raw]:

@@ -3,9 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 
 import pytest
+from bot.kube.client import DEFAULT_TIMEOUT, KubeClient, load_api_client
+from kubernetes.client import ApiClient
+
+from tests.fakes.kube_api import FakeKubeAPI
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "fake_kube(objects=..., dump=..., **options): how the `api` fixture's fake Kubernetes API starts: the "
+        "objects it holds, a dump file it loads, FakeKubeAPI's keyword options (token, bookmark_interval...)",
+    )
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -28,3 +41,41 @@ async def no_leaked_tasks(request: pytest.FixtureRequest) -> AsyncIterator[None]
         task.cancel()
     if leaked:
         pytest.fail(f"{request.node.name} leaked {len(leaked)} task(s): {[t.get_name() for t in leaked]}")
+
+
+@pytest.fixture
+async def api(request: pytest.FixtureRequest) -> AsyncIterator[FakeKubeAPI]:
+    """A fake Kubernetes API server on a local port, set up by the closest `fake_kube` mark (module or test)."""
+    marker = request.node.get_closest_marker("fake_kube")
+    options = dict(marker.kwargs) if marker is not None else {}
+    objects = options.pop("objects", ())
+    dump = options.pop("dump", None)
+    async with FakeKubeAPI(**options) as server:
+        if dump is not None:
+            server.load_dump(dump)
+        for obj in objects:
+            server.add(obj)
+        yield server
+
+
+@pytest.fixture
+def client_for(api: FakeKubeAPI, tmp_path: Path) -> Iterator[Callable[..., KubeClient]]:
+    """KubeClients for the `api` fake, from a kubeconfig as in production (the admin's token by default, or
+    `token`; the client's `timeout`), all closed at the end."""
+    opened: list[ApiClient] = []
+
+    def make(token: str | None = None, *, timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> KubeClient:
+        kubeconfig = api.write_kubeconfig(tmp_path / f"kubeconfig-{len(opened)}", token=token)
+        api_client = load_api_client(str(kubeconfig))
+        opened.append(api_client)
+        return KubeClient(api_client, timeout=timeout)
+
+    yield make
+    for api_client in opened:
+        api_client.close()  # type: ignore[no-untyped-call]
+
+
+@pytest.fixture
+def client(client_for: Callable[..., KubeClient]) -> KubeClient:
+    """A KubeClient for the `api` fake, as the admin."""
+    return client_for()

@@ -28,11 +28,16 @@ from tests.builders import (
 GPU = "nvidia.com/gpu"
 
 
-def gpu_group(*flavors: tuple[str, int | str], cpu: int = 256, **limits: int | None) -> Raw:
+def gpu_group(
+    *flavors: tuple[str, int | str], cpu: int = 256, borrowing: int | None = None, lending: int | None = None
+) -> Raw:
     """A resource group covering cpu and GPUs, one flavor per (name, GPU nominal quota)."""
     return group(
         ["cpu", GPU],
-        *(flavor_quotas(name, quota("cpu", cpu), quota(GPU, gpus, **limits)) for name, gpus in flavors),  # type: ignore[arg-type]
+        *(
+            flavor_quotas(name, quota("cpu", cpu), quota(GPU, gpus, borrowing=borrowing, lending=lending))
+            for name, gpus in flavors
+        ),
     )
 
 
@@ -44,9 +49,11 @@ def gpu_queue(
     reclaim: str | None = None,
     borrow_within: str | None = None,
     strategy: str | None = None,
-    **limits: int | None,
+    borrowing: int | None = None,
+    lending: int | None = None,
 ) -> Raw:
-    cq = cluster_queue(name, gpu_group(*(flavors or (("a100", 8),)), **limits), cohort=cohort_name, strategy=strategy)
+    gpus = gpu_group(*(flavors or (("a100", 8),)), borrowing=borrowing, lending=lending)
+    cq = cluster_queue(name, gpus, cohort=cohort_name, strategy=strategy)
     preemption: dict[str, Any] = {}
     if within:
         preemption["withinClusterQueue"] = within

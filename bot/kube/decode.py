@@ -11,287 +11,82 @@ images, commands or env). `Parts.part(build, view)` builds the part; `bot.kube.c
 (a `Parts`) instead hands out the part it already built for an equal view, so 50,000 Workloads of a few
 dozen shapes share their parts and a watch update decodes only what it changed. A part is a function of
 its view alone, by construction, whichever `Parts` decodes it.
+
+The ground floor (the error, `Parts`, readers of raw values, metadata, conditions, selectors, pod templates)
+is `bot.kube.decode_parts`; this module decodes each kind and dispatches (`decode`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any, TypeVar
 
+from bot.kube.decode_parts import (
+    _EMPTY,
+    KUEUE_GROUP,
+    PLAIN,
+    VISIBILITY_GROUP,
+    DecodeError,
+    Parts,
+    Raw,
+    View,
+    _int,
+    _list,
+    _map,
+    _pod_spec_view,
+    _pod_template,
+    _str,
+    _strings,
+    _taints,
+    _template_spec,
+    _tolerations,
+    conditions,
+    label_selector,
+    meta,
+    parse_time,
+    pod_template,
+)
 from bot.trace.model import (
     Admission,
     AdmissionCheck,
     CheckState,
     ClusterQueue,
     Cohort,
-    Condition,
-    Container,
     Event,
     FlavorQuotas,
     Job,
     JobTemplate,
-    LabelSelector,
     LocalQueue,
-    Meta,
     Namespace,
     Node,
-    OwnerRef,
     PendingEntry,
     Pod,
     PodSet,
     PodSetAssignment,
-    PodTemplate,
     PriorityClass,
     RequeueState,
-    Requirement,
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
-    Taint,
-    Toleration,
     Workload,
 )
 from bot.trace.quantity import Quantities, parse_map, parse_or_none
 
-KUEUE_GROUP = "kueue.x-k8s.io"
-VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
-
-Raw = Mapping[str, Any]
-View = tuple[Any, ...]  # the raw values a part is built from, and nothing else
-T = TypeVar("T")
-_EMPTY: Raw = {}
-
-
-class DecodeError(ValueError):
-    """An object that cannot be read (wrong shape, missing name)."""
-
-
-class Parts:
-    """How decoding builds names and parts: afresh, as they are. `bot.kube.compact.Interner` shares them."""
-
-    # A name or word many objects repeat (kind, namespace, queue, condition reason): as it is (`str` of a
-    # str is that str, and a builtin is called faster than a method).
-    text: Callable[[str], str] = staticmethod(str)
-
-    def labels(self, value: object) -> Mapping[str, str]:
-        """An object's labels or annotations."""
-        return _strings(value)
-
-    def words(self, value: object) -> Mapping[str, str]:
-        """A mapping of names inside a part (an assignment's resource -> flavor)."""
-        return _strings(value)
-
-    def resource_version(self, value: str) -> str:
-        return value
-
-    def part(self, build: Callable[[View, Parts], T], view: View) -> T:
-        """`build(view, self)`: the part of an object that `view` holds the raw values of."""
-        return build(view, self)
-
-
-PLAIN = Parts()
-
-
-def _map(value: object) -> Raw:
-    if type(value) is dict:
-        return value
-    if value is None:
-        return _EMPTY
-    return value if isinstance(value, Mapping) else _EMPTY
-
-
-def _list(value: object) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: object, default: str = "") -> str:
-    if type(value) is str:
-        return value
-    if value is None:
-        return default
-    return value if isinstance(value, str) else str(value)
-
-
-def _int(value: object, default: int = 0) -> int:
-    if isinstance(value, bool):
-        return default
-    if isinstance(value, int):
-        return value
-    try:
-        return int(str(value))
-    except (TypeError, ValueError):
-        return default
-
-
-def _strings(value: object) -> dict[str, str]:
-    return {str(k): _str(v) for k, v in _map(value).items()}
-
-
-def parse_time(value: object) -> datetime | None:
-    """An RFC 3339 timestamp as an aware datetime (UTC when no offset), None when absent or invalid."""
-    if not isinstance(value, str) or not value:
-        return None
-    text = value.strip().replace("z", "Z")
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    try:
-        parsed = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
-
-
-def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
-    metadata = _map(raw.get("metadata"))
-    name = metadata.get("name")
-    if not isinstance(name, str) or not name:
-        raise DecodeError(f"a {raw.get('kind', 'object')} without metadata.name")
-    text = parts.text
-    owners = tuple(
-        OwnerRef(
-            api_version=text(_str(ref.get("apiVersion"))),
-            kind=text(_str(ref.get("kind"))),
-            name=text(_str(ref.get("name"))),
-            uid=text(_str(ref.get("uid"))),
-            controller=ref.get("controller") is True,
-        )
-        for ref in map(_map, _list(metadata.get("ownerReferences")))
-    )
-    namespace = metadata.get("namespace")
-    return Meta(
-        kind=text(_str(raw.get("kind"))),
-        name=name,
-        namespace=text(namespace) if isinstance(namespace, str) and namespace else None,
-        api_version=text(_str(raw.get("apiVersion"))),
-        uid=_str(metadata.get("uid")),
-        created=parse_time(metadata.get("creationTimestamp")),
-        labels=parts.labels(metadata.get("labels")),
-        annotations=parts.labels(metadata.get("annotations")),
-        owners=owners,
-        resource_version=parts.resource_version(_str(metadata.get("resourceVersion"))),
-        deleting=bool(metadata.get("deletionTimestamp")),
-    )
-
-
-def conditions(raw: object, parts: Parts = PLAIN) -> tuple[Condition, ...]:
-    text = parts.text
-    return tuple(
-        Condition(
-            type=text(_str(item.get("type"))),
-            status=text(_str(item.get("status"))),
-            reason=text(_str(item.get("reason"))),
-            message=text(_str(item.get("message"))),
-            since=parse_time(item.get("lastTransitionTime")),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def _requirements(raw: object) -> tuple[Requirement, ...]:
-    return tuple(
-        Requirement(
-            key=_str(item.get("key")),
-            operator=_str(item.get("operator"), "In"),
-            values=tuple(_str(v) for v in _list(item.get("values"))),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def label_selector(raw: object) -> LabelSelector | None:
-    if not isinstance(raw, Mapping):
-        return None
-    return LabelSelector(
-        match_labels=_strings(raw.get("matchLabels")), expressions=_requirements(raw.get("matchExpressions"))
-    )
-
-
-def _tolerations(raw: object) -> tuple[Toleration, ...]:
-    return tuple(
-        Toleration(
-            key=_str(item.get("key")),
-            operator=_str(item.get("operator"), "Equal") or "Equal",
-            value=_str(item.get("value")),
-            effect=_str(item.get("effect")),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def _taints(raw: object) -> tuple[Taint, ...]:
-    return tuple(
-        Taint(
-            key=_str(item.get("key")),
-            value=_str(item.get("value")),
-            effect=_str(item.get("effect"), "NoSchedule"),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def _container_view(raw: object) -> View:
-    raw = _map(raw)
-    resources = _map(raw.get("resources"))
-    return (raw.get("name"), resources.get("requests"), resources.get("limits"), raw.get("restartPolicy"))
-
-
-def _container(view: View) -> Container:
-    name, requests, limits, restart_policy = view
-    return Container(
-        name=_str(name),
-        requests=parse_map(requests),
-        limits=parse_map(limits),
-        restart_policy=_str(restart_policy),
-    )
-
-
-def _pod_spec_view(spec: object) -> View:
-    """What a PodTemplate is decoded from: the scheduling-relevant fields of a PodSpec, nothing else."""
-    spec = _map(spec)
-    affinity = _map(
-        _map(_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
-    )
-    pod_resources = _map(spec.get("resources"))
-    return (
-        tuple(map(_container_view, _list(spec.get("containers")))),
-        tuple(map(_container_view, _list(spec.get("initContainers")))),
-        spec.get("overhead"),
-        pod_resources.get("requests"),
-        pod_resources.get("limits"),
-        spec.get("nodeSelector"),
-        affinity.get("nodeSelectorTerms"),
-        spec.get("tolerations"),
-        spec.get("priorityClassName"),
-        spec.get("schedulingGates"),
-    )
-
-
-def _pod_template(view: View, parts: Parts = PLAIN) -> PodTemplate:
-    containers, init_containers, overhead, requests, limits, selector, node_terms, tolerations, priority, gates = view
-    terms = tuple(_requirements(_map(term).get("matchExpressions")) for term in _list(node_terms))
-    return PodTemplate(
-        containers=tuple(map(_container, containers)),
-        init_containers=tuple(map(_container, init_containers)),
-        overhead=parse_map(overhead),
-        pod_requests=parse_map(requests),
-        pod_limits=parse_map(limits),
-        node_selector=_strings(selector),
-        affinity_terms=tuple(term for term in terms if term),
-        tolerations=_tolerations(tolerations),
-        priority_class_name=_str(priority),
-        scheduling_gates=tuple(_str(_map(g).get("name")) for g in _list(gates)),
-    )
-
-
-def pod_template(spec: object) -> PodTemplate:
-    """A PodSpec (the `spec` of a pod template or of a Pod)."""
-    return _pod_template(_pod_spec_view(spec))
-
-
-def _template_spec(template: object) -> PodTemplate:
-    return pod_template(_map(template).get("spec"))
+__all__ = [
+    "KUEUE_GROUP",
+    "PLAIN",
+    "VISIBILITY_GROUP",
+    "DecodeError",
+    "Parts",
+    "Raw",
+    "View",
+    "conditions",
+    "decode",
+    "label_selector",
+    "meta",
+    "parse_time",
+    "pod_template",
+]
 
 
 def _quantities_by_flavor(raw: object) -> dict[str, Quantities]:

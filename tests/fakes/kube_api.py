@@ -212,15 +212,13 @@ def _int_param(query: Mapping[str, str], name: str) -> int | None:
 def _json_writer() -> Callable[[Any], bytes]:
     """Compact JSON as the API server writes it: orjson when installed (the fake's watch streams and LIST
     pages keep up with a client at tens of thousands of objects a second), else the standard library."""
-    try:
-        import orjson
-    except ImportError:  # pragma: no cover - without orjson
-        orjson = None
 
     def standard(value: Any) -> bytes:
         return json.dumps(value, separators=(",", ":")).encode()
 
-    if orjson is None:  # pragma: no cover
+    try:
+        import orjson
+    except ImportError:  # pragma: no cover - without orjson
         return standard
     fast = orjson.dumps
 

@@ -24,9 +24,11 @@ RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]
 _FORMATS = FormatChecker(formats=())
 
 
-@_FORMATS.checks("date-time", raises=())
 def _is_date_time(value: object) -> bool:
     return not isinstance(value, str) or bool(RFC3339.match(value))
+
+
+_FORMATS.checks("date-time", raises=())(_is_date_time)
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def _short(value: object) -> str:
 def _field_errors(error: jsonschema.ValidationError) -> list[FieldError]:
     path = list(error.absolute_path)
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        declared = error.schema.get("properties", {})
+        declared = error.schema.get("properties", {}) if isinstance(error.schema, Mapping) else {}
         return [
             FieldError(_field([*path, name]), "FieldValueForbidden", "Forbidden: unknown field")
             for name in sorted(error.instance)
@@ -120,7 +122,7 @@ def _field_errors(error: jsonschema.ValidationError) -> list[FieldError]:
     if error.validator == "required":
         missing = re.findall(r"'([^']+)' is a required property", error.message)
         return [FieldError(_field([*path, *missing[:1]]), "FieldValueRequired", "Required value")]
-    if error.validator == "enum":
+    if error.validator == "enum" and isinstance(error.validator_value, list):
         supported = ", ".join(_short(v) for v in error.validator_value)
         detail = f"Unsupported value: {_short(error.instance)}: supported values: {supported}"
         return [FieldError(_field(path), "FieldValueNotSupported", detail)]

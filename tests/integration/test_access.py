@@ -13,7 +13,7 @@ import io
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -255,6 +255,10 @@ async def test_deny_by_default_refuses_unlisted_channels(slack: FakeSlack) -> No
         await server.stop()
 
 
+def _to_channel(channel: str) -> Callable[[Any], bool]:
+    return lambda call: bool(call.params["channel"] == channel)
+
+
 async def test_deny_by_default_without_a_star_entry(slack: FakeSlack) -> None:
     # CHANNEL_NAMESPACES with listed channels and no `*`: unlisted channels and DMs may ask about nothing.
     # Fails if an unlisted channel or a DM still answered about every namespace (issue 13, item 5).
@@ -267,7 +271,7 @@ async def test_deny_by_default_without_a_star_entry(slack: FakeSlack) -> None:
                 else slack.app_mention_event(ALICE, channel, "ml-vision/segformer-finetune")
             )
             await slack.deliver_event(_events(server), event)
-            refusal = await slack.wait_for_call("chat.postEphemeral", lambda c, ch=channel: c.params["channel"] == ch)
+            refusal = await slack.wait_for_call("chat.postEphemeral", _to_channel(channel))
             assert "waiting-for-quota" not in _text_of(refusal.params)
         assert slack.calls("chat.postMessage") == []
     finally:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,13 +14,14 @@ from typing import Any
 import pytest
 import yaml
 from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.dump import parse_text
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource, OnDemand
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 
+from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -30,27 +31,7 @@ FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_second
 NS = "team-a"
 
 
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1)
 
 
 @pytest.fixture(autouse=True)

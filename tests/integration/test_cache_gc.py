@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import gc
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 from bot.kube.cache import SYNC_GC_THRESHOLD, ClusterCache
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource
 
@@ -24,19 +23,13 @@ def _clock() -> datetime:
     return datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}})
-        server.add({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}})
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(
+    bookmark_interval=0.1,
+    objects=[
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team-a"}},
+        {"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "f"}},
+    ],
+)
 
 
 @pytest.fixture(autouse=True)

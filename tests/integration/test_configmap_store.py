@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 from bot.errors import ClusterUnavailable, Forbidden, StoreUnavailable
-from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound, load_api_client
+from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound
 from bot.kube.configmap_store import ConfigMapStore, Retry
 from bot.notify.state import Subscription
 
@@ -27,33 +26,6 @@ CONFIGMAPS = f"/api/v1/namespaces/{NS}/configmaps"
 STATE_CONFIGMAPS = CONFIGMAPS + "/kueue-bot-state-.*"
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(token="admin-token") as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        yield server
-
-
-@pytest.fixture
-def client_for(api: FakeKubeAPI, tmp_path: Path) -> Iterator[Callable[[str | None], KubeClient]]:
-    """KubeClients for the fake (the admin's token by default), closed at the end."""
-    opened = []
-
-    def make(token: str | None = None) -> KubeClient:
-        api_client = load_api_client(str(api.write_kubeconfig(tmp_path / f"kubeconfig-{len(opened)}", token=token)))
-        opened.append(api_client)
-        return KubeClient(api_client)
-
-    yield make
-    for api_client in opened:
-        api_client.close()  # type: ignore[no-untyped-call]
-
-
-@pytest.fixture
-def client(client_for: Callable[[str | None], KubeClient]) -> KubeClient:
-    return client_for(None)
-
-
 def _store(client: KubeClient, **kwargs: Any) -> ConfigMapStore:
     return ConfigMapStore(client, NS, retry=FAST, **kwargs)
 
@@ -62,6 +34,11 @@ class TestConfigMapStore(StoreContract):
     @pytest.fixture
     def backend(self, client: KubeClient) -> Backend:
         return lambda: _store(client)
+
+
+pytestmark = pytest.mark.fake_kube(
+    token="admin-token", objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}]
+)
 
 
 @pytest.fixture

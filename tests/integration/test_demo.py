@@ -193,7 +193,7 @@ def test_mrkdwn_reads_as_a_person_sees_it(source: str, shown: str) -> None:
 
 
 def test_blocks_read_as_lines_with_buttons_and_only_colour_on_demand() -> None:
-    blocks = [
+    blocks: list[dict[str, Any]] = [
         {"type": "header", "text": {"type": "plain_text", "text": "LocalQueue equipe-data/default"}},
         {"type": "section", "text": {"type": "mrkdwn", "text": "line one\n*two*"}},
         {"type": "context", "elements": [{"type": "mrkdwn", "text": "a"}, {"type": "mrkdwn", "text": "b"}]},

@@ -36,6 +36,8 @@ import pytest
 import yaml
 from kubernetes_validate import utils as kubernetes_validate
 
+from tests.fakes.kube_patch import json_patch
+
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 KUSTOMIZE = DEPLOY / "kustomize"
@@ -129,48 +131,6 @@ class KustomizeUnsupported(Exception):
     """deploy/kustomize uses a kustomize feature this loader does not implement."""
 
 
-def _pointer(path: str) -> list[str]:
-    if not path.startswith("/"):
-        raise KustomizeUnsupported(f"JSON pointer must start with '/': {path!r}")
-    return [p.replace("~1", "/").replace("~0", "~") for p in path[1:].split("/")]
-
-
-def _walk(doc: Any, parts: list[str]) -> Any:
-    for part in parts:
-        doc = doc[int(part)] if isinstance(doc, list) else doc[part]
-    return doc
-
-
-def json6902(obj: Obj, ops: list[dict[str, Any]]) -> Obj:
-    """RFC 6902 add/remove/replace/test, as kustomize applies them."""
-    obj = copy.deepcopy(obj)
-    for op in ops:
-        parts = _pointer(op["path"])
-        parent, last = _walk(obj, parts[:-1]), parts[-1]
-        kind = op["op"]
-        if kind == "test":
-            actual = _walk(obj, parts)
-            if actual != op["value"]:
-                raise AssertionError(f"patch test failed at {op['path']}: {actual!r} != {op['value']!r}")
-        elif kind == "remove":
-            del parent[int(last) if isinstance(parent, list) else last]
-        elif kind == "replace":
-            if isinstance(parent, list):
-                parent[int(last)] = op["value"]
-            else:
-                if last not in parent:
-                    raise AssertionError(f"replace of a missing member {op['path']}")
-                parent[last] = op["value"]
-        elif kind == "add":
-            if isinstance(parent, list):
-                parent.insert(len(parent) if last == "-" else int(last), op["value"])
-            else:
-                parent[last] = op["value"]
-        else:
-            raise KustomizeUnsupported(f"JSON patch op {kind!r}")
-    return obj
-
-
 def _gvk(obj: Obj) -> tuple[str, str, str]:
     group, _, version = obj["apiVersion"].rpartition("/")
     return group, version, obj["kind"]
@@ -231,7 +191,7 @@ def kustomize_build(directory: Path) -> list[Obj]:
         if isinstance(body, list):
             hits = [i for i, obj in enumerate(objects) if _matches(obj, patch["target"])]
             for i in hits:
-                objects[i] = json6902(objects[i], body)
+                objects[i] = json_patch(objects[i], body)
         elif isinstance(body, dict) and body.get("$patch") == "delete":
             group, version, kind = _gvk(body)
             target = {"group": group, "version": version, "kind": kind, **body["metadata"]}

@@ -7,7 +7,7 @@ import json
 from collections.abc import AsyncIterator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiohttp
 import pytest
@@ -96,7 +96,12 @@ def workload(
     active: bool = True,
 ) -> dict[str, Any]:
     container = {"name": "main", "image": "busybox", "resources": {"requests": {"cpu": "1"}}}
-    metadata = {"name": name, "namespace": ns, "creationTimestamp": created, "uid": uid or f"uid-{name}"}
+    metadata: dict[str, Any] = {
+        "name": name,
+        "namespace": ns,
+        "creationTimestamp": created,
+        "uid": uid or f"uid-{name}",
+    }
     metadata["ownerReferences"] = [
         {"apiVersion": "batch/v1", "kind": "Job", "name": name, "uid": f"job-{name}", "controller": True}
     ]
@@ -122,10 +127,7 @@ def condition(kind: str, status: str, reason: str, at: str = "2026-10-14T10:00:0
 # Fixtures and helpers
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(token=TOKEN, bookmark_interval=0.1) as server:
-        yield server
+pytestmark = pytest.mark.fake_kube(token=TOKEN, bookmark_interval=0.1)
 
 
 @pytest.fixture
@@ -134,11 +136,20 @@ async def http(api: FakeKubeAPI) -> AsyncIterator[aiohttp.ClientSession]:
         yield session
 
 
+T = TypeVar("T")
+
+
+def present(value: T | None) -> T:
+    """A field the server always sends (the client's models declare every field optional)."""
+    assert value is not None
+    return value
+
+
 @contextmanager
 def kube_client(api: FakeKubeAPI, tmp_path: Path, token: str | None = None) -> Iterator[k8s.ApiClient]:
     """An official client configured from the fake's kubeconfig, as the bot's `bot.kube` will be."""
     kubeconfig = api.write_kubeconfig(tmp_path / f"kubeconfig-{token or 'admin'}", token=token)
-    api_client = k8s_config.new_client_from_config(config_file=str(kubeconfig))
+    api_client = k8s_config.new_client_from_config(config_file=str(kubeconfig))  # type: ignore[no-untyped-call]
     try:
         yield api_client
     finally:
@@ -152,7 +163,7 @@ async def get_json(http: aiohttp.ClientSession, path: str, status: int = 200) ->
 
 
 def status_of(error: ApiException) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads(error.body)
+    body: dict[str, Any] = json.loads(present(error.body))
     return body
 
 
@@ -214,7 +225,7 @@ async def test_a_job_crd_that_is_not_installed_answers_404_and_is_absent_from_di
             listed = await asyncio.to_thread(
                 custom.list_namespaced_custom_object, "jobset.x-k8s.io", "v1alpha2", "a", "jobsets"
             )
-            assert listed["items"] == []
+            assert isinstance(listed, dict) and listed["items"] == []
             with raises_api(404) as body:
                 await asyncio.to_thread(custom.list_namespaced_custom_object, "ray.io", "v1", "a", "rayjobs")
             assert body[0]["message"] == "the server could not find the requested resource"
@@ -234,6 +245,7 @@ async def test_an_old_cluster_serves_only_kueue_v1beta1(tmp_path: Path) -> None:
         with kube_client(api, tmp_path) as api_client:
             custom = k8s.CustomObjectsApi(api_client)
             listed = await asyncio.to_thread(custom.list_cluster_custom_object, KUEUE, "v1beta1", "workloads")
+            assert isinstance(listed, dict)
             assert len(listed["items"]) == sum(o["kind"] == "Workload" for o in added)
             assert all(item["apiVersion"] == f"{KUEUE}/v1beta1" for item in listed["items"])
             with raises_api(404):
@@ -273,8 +285,9 @@ async def test_get_and_a_404_body_through_the_official_client(api: FakeKubeAPI, 
     with kube_client(api, tmp_path) as api_client:
         batch = k8s.BatchV1Api(api_client)
         found = await asyncio.to_thread(batch.read_namespaced_job, "train", "team-a")
-        assert (found.metadata.name, found.metadata.uid) == ("train", stored["metadata"]["uid"])
-        assert found.metadata.resource_version == stored["metadata"]["resourceVersion"]
+        metadata = present(found.metadata)
+        assert (metadata.name, metadata.uid) == ("train", stored["metadata"]["uid"])
+        assert metadata.resource_version == stored["metadata"]["resourceVersion"]
         with raises_api(404) as body:
             await asyncio.to_thread(batch.read_namespaced_job, "x", "team-a")
     assert body[0] == {
@@ -294,20 +307,23 @@ async def test_list_pages_with_limit_and_continue(api: FakeKubeAPI, tmp_path: Pa
         api.add(pod(ns, name))
     with kube_client(api, tmp_path) as api_client:
         core = k8s.CoreV1Api(api_client)
-        seen, token, pages, versions = [], None, 0, set()
+        seen: list[str] = []
+        token: str | None = None
+        pages, versions = 0, set()
         while True:
             page = await asyncio.to_thread(core.list_pod_for_all_namespaces, limit=3, _continue=token)
             pages += 1
-            seen += [f"{p.metadata.namespace}/{p.metadata.name}" for p in page.items]
-            versions.add(page.metadata.resource_version)
-            token = page.metadata._continue
+            seen += [f"{present(p.metadata).namespace}/{present(p.metadata).name}" for p in page.items]
+            list_meta = present(page.metadata)
+            versions.add(list_meta.resource_version)
+            token = list_meta._continue
             if not token:
                 break
-            assert page.metadata.remaining_item_count == 7 - len(seen)
+            assert list_meta.remaining_item_count == 7 - len(seen)
         in_a = await asyncio.to_thread(core.list_namespaced_pod, "a")
     assert seen == ["a/p1", "a/p2", "a/p3", "b/p0", "b/p1", "c/p0", "c/p9"]
     assert (pages, versions) == (3, {str(api.resource_version)})
-    assert [p.metadata.name for p in in_a.items] == ["p1", "p2", "p3"]
+    assert [present(p.metadata).name for p in in_a.items] == ["p1", "p2", "p3"]
 
 
 async def test_pages_are_consistent_with_the_first_one(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
@@ -394,15 +410,15 @@ async def test_watch_through_the_official_client(api: FakeKubeAPI, tmp_path: Pat
     start = str(api.resource_version)
 
     def watch_three(api_client: k8s.ApiClient) -> list[tuple[str, str, str]]:
-        watcher = k8s_watch.Watch()
+        watcher = k8s_watch.Watch()  # type: ignore[no-untyped-call]
         seen = []
-        stream = watcher.stream(
+        stream = watcher.stream(  # type: ignore[no-untyped-call]
             k8s.CoreV1Api(api_client).list_namespaced_config_map, "ns", resource_version=start, timeout_seconds=10
         )
         for item in stream:
             seen.append((item["type"], item["object"].metadata.name, item["object"].data["k"]))
             if len(seen) == 3:
-                watcher.stop()
+                watcher.stop()  # type: ignore[no-untyped-call]
         return seen
 
     with kube_client(api, tmp_path) as api_client:
@@ -502,7 +518,8 @@ async def test_watch_from_a_compacted_resource_version_is_410(api: FakeKubeAPI, 
     with kube_client(api, tmp_path) as api_client:
         core = k8s.CoreV1Api(api_client)
         with pytest.raises(ApiException) as caught:
-            stream = k8s_watch.Watch().stream(core.list_namespaced_pod, "ns", resource_version=old, timeout_seconds=5)
+            watcher = k8s_watch.Watch()  # type: ignore[no-untyped-call]
+            stream = watcher.stream(core.list_namespaced_pod, "ns", resource_version=old, timeout_seconds=5)  # type: ignore[no-untyped-call]
             await asyncio.to_thread(next, stream)
     assert caught.value.status == 410
     assert caught.value.reason == f"Expired: too old resource version: {old} ({api.resource_version})"
@@ -532,9 +549,9 @@ async def test_writes_with_optimistic_concurrency(api: FakeKubeAPI, tmp_path: Pa
         created = await asyncio.to_thread(leases.create_namespaced_lease, "bot", lease)
         with raises_api(409) as exists:
             await asyncio.to_thread(leases.create_namespaced_lease, "bot", lease)
-        created.spec.holder_identity = "b"
+        present(created.spec).holder_identity = "b"
         replaced = await asyncio.to_thread(leases.replace_namespaced_lease, "leader", "bot", created)
-        created.spec.holder_identity = "c"
+        present(created.spec).holder_identity = "c"
         with raises_api(409) as conflict:
             await asyncio.to_thread(leases.replace_namespaced_lease, "leader", "bot", created)
         patched = await asyncio.to_thread(
@@ -547,10 +564,12 @@ async def test_writes_with_optimistic_concurrency(api: FakeKubeAPI, tmp_path: Pa
             await asyncio.to_thread(leases.read_namespaced_lease, "leader", "bot")
     assert exists[0]["reason"] == "AlreadyExists"
     assert exists[0]["message"] == 'leases.coordination.k8s.io "leader" already exists'
-    assert int(replaced.metadata.resource_version) > int(created.metadata.resource_version)
+    assert int(present(present(replaced.metadata).resource_version)) > int(
+        present(present(created.metadata).resource_version)
+    )
     assert conflict[0]["reason"] == "Conflict"
     assert conflict[0]["message"].startswith('Operation cannot be fulfilled on leases.coordination.k8s.io "leader"')
-    assert (patched.spec.holder_identity, patched.spec.lease_duration_seconds) == ("b", 15)
+    assert (present(patched.spec).holder_identity, present(patched.spec).lease_duration_seconds) == ("b", 15)
     assert no_namespace[0]["message"] == 'namespaces "elsewhere" not found'
     assert api.get("Lease", "bot", "leader") is None
 
@@ -596,6 +615,7 @@ async def test_kueue_objects_that_do_not_validate_are_refused(api: FakeKubeAPI, 
         created = await asyncio.to_thread(
             custom.create_cluster_custom_object, KUEUE, "v1beta2", "clusterqueues", cluster_queue("cq")
         )
+    assert isinstance(created, dict)
     assert invalid[0]["reason"] == "Invalid"
     assert invalid[0]["details"]["kind"] == "ClusterQueue"
     assert [c["field"] for c in invalid[0]["details"]["causes"]] == ["spec.cohort", "spec.queueingStrategy"]
@@ -824,8 +844,9 @@ async def test_subject_access_reviews_use_the_identities(api: FakeKubeAPI, bot_i
         attributes = k8s.V1ResourceAttributes(verb="list", group="batch", resource="jobs", namespace="ns")
         own = k8s.V1SelfSubjectAccessReview(spec=k8s.V1SelfSubjectAccessReviewSpec(resource_attributes=attributes))
         mine = await asyncio.to_thread(k8s.AuthorizationV1Api(api_client).create_self_subject_access_review, own)
-    assert (allowed.status.allowed, denied.status.allowed, stranger.status.allowed) == (True, False, False)
-    assert mine.status.allowed is True
+    verdicts = [present(review.status).allowed for review in (allowed, denied, stranger)]
+    assert verdicts == [True, False, False]
+    assert present(mine.status).allowed is True
 
 
 # -------------------------------------------------------------------------------------------------
@@ -840,7 +861,7 @@ async def test_injected_failures_then_recovery(api: FakeKubeAPI, tmp_path: Path)
         for _ in range(2):
             with raises_api(503) as unavailable:
                 await asyncio.to_thread(batch.read_namespaced_job, "train", "ns")
-        assert (await asyncio.to_thread(batch.read_namespaced_job, "train", "ns")).metadata.name == "train"
+        assert present((await asyncio.to_thread(batch.read_namespaced_job, "train", "ns")).metadata).name == "train"
     assert unavailable[0]["reason"] == "ServiceUnavailable"
     api.fail_next(status=429, method="GET", retry_after=3)
     async with aiohttp.ClientSession(api.url, headers={"Authorization": f"Bearer {TOKEN}"}) as session:
@@ -894,16 +915,16 @@ def test_threaded_server_for_blocking_code(tmp_path: Path) -> None:
     with FakeKubeAPI(token=TOKEN).start_in_thread() as server:
         server.api.add(namespace("ns"))
         kubeconfig = server.api.write_kubeconfig(tmp_path / "kubeconfig", namespace="ns")
-        api_client = k8s_config.new_client_from_config(config_file=str(kubeconfig))
+        api_client = k8s_config.new_client_from_config(config_file=str(kubeconfig))  # type: ignore[no-untyped-call]
         try:
             core = k8s.CoreV1Api(api_client)
-            assert [n.metadata.name for n in core.list_namespace().items] == ["ns"]
+            assert [present(n.metadata).name for n in core.list_namespace().items] == ["ns"]
             assert server.api.wait_for_request_sync(path="/api/v1/namespaces").user == "kubernetes-admin"
             server.go_offline()
             with pytest.raises(urllib3.exceptions.MaxRetryError):
                 core.list_namespace(_request_timeout=2)
             server.go_online()
-            assert core.read_namespace("ns").metadata.name == "ns"
+            assert present(core.read_namespace("ns").metadata).name == "ns"
         finally:
             api_client.close()
     assert server.url.startswith("http://127.0.0.1:")

@@ -32,10 +32,7 @@ def _workload(name: str, **spec: Any) -> dict[str, Any]:
     }
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        yield server
+pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1)
 
 
 @pytest.fixture
@@ -66,7 +63,8 @@ def test_a_bulk_load_checks_against_the_crds_unless_told_not_to() -> None:
     given = _workload("c")
     api.add_all([given], validate=False)
     given["spec"]["queueName"] = "changed after"
-    assert api.get("Workload", "ns", "c")["spec"]["queueName"] == "lq", "the fake keeps its own copy"
+    kept = api.get("Workload", "ns", "c")
+    assert kept is not None and kept["spec"]["queueName"] == "lq", "the fake keeps its own copy"
 
 
 async def test_list_pages_see_objects_that_come_and_go(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
@@ -80,7 +78,8 @@ async def test_list_pages_see_objects_that_come_and_go(api: FakeKubeAPI, http: a
     assert rest == ["e"]
     items = api.objects("Workload")
     items[0]["spec"]["queueName"] = "mutated by a test"
-    assert api.get("Workload", "ns", "a")["spec"]["queueName"] == "lq", "objects() hands out copies"
+    kept = api.get("Workload", "ns", "a")
+    assert kept is not None and kept["spec"]["queueName"] == "lq", "objects() hands out copies"
 
 
 async def test_a_list_with_a_selector_pages_through_the_matches(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
@@ -100,7 +99,7 @@ async def test_a_burst_of_watch_events_arrives_whole(api: FakeKubeAPI, http: aio
         await api.wait_for_request(watch=True)
         for priority in range(1, 301):
             api.update(_workload("w", priority=priority))
-        seen = []
+        seen: list[bytes] = []
         async with asyncio.timeout(10):
             while len(seen) < 300:
                 line = await response.content.readline()

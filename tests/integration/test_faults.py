@@ -17,7 +17,7 @@ import copy
 import json
 import sqlite3
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ import yaml
 from bot.config import Secret, Settings
 from bot.errors import StoreUnavailable
 from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.dump import parse_text
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource, OnDemand
@@ -37,6 +37,7 @@ from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.service import StaticSource
 
+from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
 
@@ -49,14 +50,6 @@ ADMITTED_JOB = "yolo-prod-retrain"  # admitted, running: its job is read on dema
 ALICE, CHANNEL = "U0ALICE01", "C0MLVISION"
 T0 = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 FAST = InformerSettings(backoff_base=0.02, backoff_cap=0.1, watch_timeout_seconds=60, request_timeout=5.0)
-
-
-class Clock:
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 def _text_of(params: dict[str, Any]) -> str:
@@ -73,6 +66,14 @@ def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
         log_format="text",
     )
     return base.__class__(**{**base.__dict__, **overrides})
+
+
+pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1, dump=DUMP)
+
+
+@pytest.fixture
+def client(client_for: Callable[..., KubeClient]) -> KubeClient:
+    return client_for(timeout=(1.0, 5.0))  # the faults come sooner than in production
 
 
 @pytest.fixture(autouse=True)
@@ -93,20 +94,6 @@ async def slack() -> AsyncIterator[FakeSlack]:
         fake.add_user(ALICE, name="alice", email="alice@example.com")
         fake.add_channel(CHANNEL, "ml-vision", members=[ALICE])
         yield fake
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        server.load_dump(DUMP)
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client, timeout=(1.0, 5.0))
-    api_client.close()  # type: ignore[no-untyped-call]
 
 
 class Live:
@@ -131,7 +118,7 @@ async def live(slack: FakeSlack, client: KubeClient) -> AsyncIterator[Live]:
 
 
 async def _live(slack: FakeSlack, client: KubeClient) -> Live:
-    clock = Clock()
+    clock = Clock(T0)
     cache = ClusterCache(client, clock=clock, settings=FAST)
     server = build_server(_settings(slack), CacheSource(cache, OnDemand(client, cache)), clock=clock)
     server.source_retry_seconds = 0.05
@@ -274,7 +261,7 @@ async def test_a_slow_api_server_never_delays_the_ack(slack: FakeSlack, api: Fak
 
 @pytest.fixture
 async def bot(slack: FakeSlack) -> AsyncIterator[Live]:
-    clock = Clock()
+    clock = Clock(T0)
     server = build_server(_settings(slack), StaticSource(parse_text(DUMP.read_text()).snapshot), clock=clock)
     await server.start()
     try:
@@ -314,6 +301,10 @@ async def test_slack_down_longer_than_the_retries_then_invalid_auth_then_it_answ
     assert 'kueue_bot_internal_errors_total{where="mention"} 2.0' in metrics
 
 
+def _in_thread(ts: str) -> Callable[[Any], bool]:
+    return lambda call: bool(call.params.get("thread_ts") == ts)
+
+
 def _finds_a_reply(call: Any) -> bool:
     return bool(call.response and len(call.response.get("messages") or []) > 1)
 
@@ -322,7 +313,8 @@ async def test_a_slack_timeout_is_not_retried_into_a_duplicate(slack: FakeSlack,
     # The stand-in answers after 1.5 s, the client gives up after 0.5 s; the message is still posted (Slack got
     # it). Fails if a timeout were retried (the answer twice) or answered with an apology as well (issue 13,
     # item 7: "the answer *and* an apology were posted"): the post is looked for in the thread and found.
-    bot.server.bot.client.timeout = 0.5  # slack_sdk's own setting (10 s in production)
+    # slack_sdk's own setting (10 s in production); annotated int there, handed to aiohttp, which takes a float
+    bot.server.bot.client.timeout = 0.5  # type: ignore[assignment]
     slack.slow("chat.postMessage", 1.5)
     event = slack.app_mention_event(ALICE, CHANNEL, f"{NS}/{JOB}")
     await slack.deliver_event(bot.events, event)
@@ -338,7 +330,7 @@ async def test_a_slack_timeout_is_not_retried_into_a_duplicate(slack: FakeSlack,
 async def test_a_slow_post_that_never_arrives_gets_one_apology(slack: FakeSlack, bot: Live) -> None:
     # Slow and not applied (a timeout, then an error Slack never shows us): the answer is looked for, not
     # found, and the user gets one apology. Fails if the bot went silent (issue 13, item 7: "never neither").
-    bot.server.bot.client.timeout = 0.5
+    bot.server.bot.client.timeout = 0.5  # type: ignore[assignment]
     bot.server.bot.reconcile_seconds = 2.0
     slack.slow("chat.postMessage", 1.0)
     slack.fail("chat.postMessage", error="internal_error", times=1)  # the answer: late, and lost
@@ -367,7 +359,7 @@ async def test_users_info_slow_still_answers_each_new_user_once_in_the_default_l
         events.append(event)
         await slack.deliver_event(bot.events, event)
     for event in events:
-        await slack.wait_for_call("chat.postMessage", lambda c, ts=event["ts"]: c.params.get("thread_ts") == ts)
+        await slack.wait_for_call("chat.postMessage", _in_thread(event["ts"]))
     for event in events:
         thread = slack.thread(CHANNEL, event["ts"])
         assert len(thread) == 1 and "waiting-for-quota" in thread[0].text and "Sorry" not in thread[0].text
@@ -377,12 +369,13 @@ async def test_users_info_slow_still_answers_each_new_user_once_in_the_default_l
 async def test_a_slow_update_is_tried_twice_and_gets_no_apology(slack: FakeSlack, bot: Live) -> None:
     # chat.update (Re-check) slower than the client: tried a second time (it reads the same), then taken as
     # applied. Fails if the bot posted a public apology for it.
-    bot.server.bot.client.timeout = 0.5
+    bot.server.bot.client.timeout = 0.5  # type: ignore[assignment]
     answer = await slack.deliver_slash_command(bot.events, text=f"why {NS}/{JOB}", user_id=ALICE, channel_id=CHANNEL)
     assert answer.status == 200
     summary = await slack.wait_for_call("chat.postMessage")
     await slack.wait_for_call("chat.postMessage", nth=2)
     slack.slow("chat.update", 1.0)
+    assert summary.response is not None
     await slack.deliver_block_action(
         bot.events, action_id="kueue_recheck", user_id=ALICE, channel_id=CHANNEL, message_ts=summary.response["ts"]
     )
@@ -405,7 +398,7 @@ def _annotated(owner: str) -> StaticSource:
 
 
 async def _notifier_bot(slack: FakeSlack, store: SQLiteStore) -> Server:
-    server = build_server(_settings(slack), _annotated(ALICE), clock=Clock(), store=store, tick_seconds=3600)
+    server = build_server(_settings(slack), _annotated(ALICE), clock=Clock(T0), store=store, tick_seconds=3600)
     await server.start()
     return server
 
@@ -445,7 +438,7 @@ async def test_a_slack_timeout_on_a_dm_is_reconciled_not_resent(slack: FakeSlack
     server = await _notifier_bot(slack, store)
     try:
         assert server.notifier is not None
-        server.bot.client.timeout = 0.5
+        server.bot.client.timeout = 0.5  # type: ignore[assignment]  # an int in slack_sdk's annotation; a float works
         slack.slow("chat.postMessage", 1.0)
         await server.notifier.run_pass()
         await slack.wait_for_call("chat.postMessage")  # posted by Slack after the client gave up

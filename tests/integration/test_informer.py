@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,18 +29,9 @@ def _clock() -> datetime:
     return datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI(bookmark_interval=0.1) as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(
+    bookmark_interval=0.1, objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}]
+)
 
 
 @pytest.fixture(autouse=True)

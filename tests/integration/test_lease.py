@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 from bot.errors import Fenced
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.lease import LeaderElector
 from bot.notify.state import Fence, State
 
+from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 
 NS = "kueue-bot"
@@ -34,31 +35,7 @@ def real_clock() -> datetime:
     return datetime.now(UTC)
 
 
-class FakeClock:
-    """A clock that moves only when told."""
-
-    def __init__(self, now: datetime = T0) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI() as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}])
 
 
 @pytest.fixture(autouse=True)
@@ -141,7 +118,7 @@ async def test_a_stopped_leader_releases_the_lease_and_another_takes_over_at_onc
         on_change=lambda leading: seen.append((leading, releases())),
     )  # fmt: skip
     # The follower's clock never moves: it can only take the lease because it was released, never by expiry.
-    follower = _elector(client, "pod-b", clock=FakeClock())
+    follower = _elector(client, "pod-b", clock=Clock())
     async with leader:
         await asyncio.wait_for(leader.leading.wait(), 5)
         async with follower:
@@ -207,7 +184,7 @@ async def test_a_lease_held_by_another_is_respected_until_it_expires(api: FakeKu
             },
         }
     )
-    clock = FakeClock()
+    clock = Clock()
     elector = _elector(client, "pod-a", clock=clock, lease_seconds=15.0)
     async with elector:
         await api.wait_for_request(method="GET", path=LEASE, count=3)
@@ -348,7 +325,7 @@ async def test_the_fence_names_the_tenure_and_ends_the_moment_the_renewal_deadli
             "spec": {"holderIdentity": None, "leaseDurationSeconds": 15, "leaseTransitions": 4},
         }
     )
-    clock = FakeClock()
+    clock = Clock()
     changes: Changes = []
     elector = _elector(client, "pod-a", changes, clock=clock, lease_seconds=15.0, renew_every=5.0)
     assert elector.fence() is None

@@ -22,6 +22,7 @@ from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
+from tests.clocks import Clock
 from tests.fakes.slack_api import FakeSlack
 
 SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
@@ -88,14 +89,6 @@ class Timeline:
         self.current = snapshot
         for listener in self.listeners:
             listener()
-
-
-class Clock:
-    def __init__(self, now: datetime) -> None:
-        self.now = now
-
-    def __call__(self) -> datetime:
-        return self.now
 
 
 @pytest.fixture
@@ -567,7 +560,7 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
     slack.add_user(BOB, name="bob")
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     job = _find(docs, "Job", "segformer-finetune")
-    parent = {
+    parent: dict[str, Any] = {
         "apiVersion": "jobset.x-k8s.io/v1alpha2",
         "kind": "JobSet",
         "metadata": {

@@ -9,7 +9,7 @@ import copy
 import json
 import signal
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -17,12 +17,13 @@ from typing import Any
 import pytest
 import yaml
 from bot.config import Secret, Settings
-from bot.kube.client import KubeClient, load_api_client
+from bot.kube.client import KubeClient
 from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.dump import parse_text
 from bot.kube.lease import LeaderElector
 from bot.server import Server, build_server
 from bot.service import StaticSource
+from bot.standin.slack import Call
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
@@ -41,18 +42,7 @@ def _source() -> StaticSource:
     return StaticSource(parse_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper)).snapshot)
 
 
-@pytest.fixture
-async def api() -> AsyncIterator[FakeKubeAPI]:
-    async with FakeKubeAPI() as server:
-        server.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        yield server
-
-
-@pytest.fixture
-def client(api: FakeKubeAPI, tmp_path: Path) -> Iterator[KubeClient]:
-    api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
-    yield KubeClient(api_client)
-    api_client.close()  # type: ignore[no-untyped-call]
+pytestmark = pytest.mark.fake_kube(objects=[{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}}])
 
 
 @pytest.fixture
@@ -88,6 +78,10 @@ def _replica(slack: FakeSlack, client: KubeClient, name: str) -> tuple[Server, L
 
 def _dms(slack: FakeSlack) -> list[Any]:
     return [c for c in slack.calls("chat.postMessage") if str(c.params.get("channel", "")).startswith("D")]
+
+
+def _to_channel(channel: str) -> Callable[[Call], bool]:
+    return lambda call: call.params.get("channel") == channel
 
 
 async def test_two_replicas_send_one_dm_and_the_follower_takes_over_without_resending(
@@ -169,7 +163,7 @@ class _Replica:
                 line = await self.process.stdout.readline()
                 if not line:
                     raise AssertionError(f"{self.name} ended (exit {await self.process.wait()})")
-                event = json.loads(line)
+                event: dict[str, Any] = json.loads(line)
                 self.events.append(event)
                 if predicate(event):
                     return event
@@ -216,9 +210,7 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
         await second.expect(lambda e: e["event"] == "leading")
         for owner in OWNERS:  # the follower took over and told everyone left
             channel = slack.dm_channel(owner)
-            await slack.wait_for_call(
-                "chat.postMessage", lambda c, ch=channel: c.params.get("channel") == ch, timeout=30
-            )
+            await slack.wait_for_call("chat.postMessage", _to_channel(channel), timeout=30)
         first.process.send_signal(signal.SIGCONT)
         # The old leader's pass, resumed, ends: it must not send another DM on its way out.
         resumed = await first.expect(lambda e: e["event"] == "pass")

@@ -153,6 +153,7 @@ async def test_the_slash_command_is_acked_fast_then_answered_in_the_channel_with
     assert delivery.status == 200
     assert delivery.elapsed < 3.0
     summary = await slack.wait_for_call("chat.postMessage")
+    assert summary.response is not None
     assert summary.params.get("thread_ts") is None
     assert "waiting-for-quota" in _text_of(summary.params)
     details = await slack.wait_for_call("chat.postMessage", nth=2)
@@ -190,6 +191,7 @@ async def test_the_recheck_button_updates_the_answer_in_place(slack: FakeSlack, 
         events_url(server), text="why ml-vision/segformer-finetune", user_id=USER, channel_id=CHANNEL
     )
     summary = await slack.wait_for_call("chat.postMessage")
+    assert summary.response is not None
     ts = summary.response["ts"]
     delivery = await slack.deliver_block_action(
         events_url(server), action_id="kueue_recheck", user_id=USER, channel_id=CHANNEL, message_ts=ts
@@ -204,6 +206,7 @@ async def test_the_show_queue_button_posts_the_queue_in_the_thread(slack: FakeSl
         events_url(server), text="why ml-vision/segformer-finetune", user_id=USER, channel_id=CHANNEL
     )
     summary = await slack.wait_for_call("chat.postMessage")
+    assert summary.response is not None
     await slack.wait_for_call("chat.postMessage", nth=2)
     await slack.deliver_block_action(
         events_url(server),
@@ -340,7 +343,7 @@ async def test_recheck_of_a_mention_answer_keeps_its_steps(slack: FakeSlack, ser
     event = slack.app_mention_event(USER, CHANNEL, "ml-vision/segformer-finetune")
     await slack.deliver_event(events_url(server), event)
     answer = await slack.wait_for_call("chat.postMessage")
-    assert "admission path" in _text_of(answer.params)
+    assert "admission path" in _text_of(answer.params) and answer.response is not None
     await slack.deliver_block_action(
         events_url(server),
         action_id="kueue_recheck",

@@ -27,8 +27,10 @@ from bot.service import (
 )
 from bot.slack import render
 from bot.trace.queueview import QueueView
+from bot.trace.snapshot import Snapshot
 
 from tests.builders import ago, cluster, local_queue, namespace, pending, snapshot
+from tests.clocks import MonotonicClock
 
 NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
 ALICE, BOB, ROOT = "U0ALICE01", "U0BOB0001", "U0ROOT001"
@@ -78,20 +80,12 @@ class Emails:
         return EMAILS.get(user)
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def _channels(channel: str) -> Sequence[str] | None:
     return {TEAM_A_CHANNEL: ("team-a", "team-b")}.get(channel)
 
 
 def _policy(
-    reviews: Reviews | None = None, emails: Emails | None = None, clock: Clock | None = None
+    reviews: Reviews | None = None, emails: Emails | None = None, clock: MonotonicClock | None = None
 ) -> SubjectAccessPolicy:
     return SubjectAccessPolicy(
         ChannelPolicy(_channels),
@@ -99,7 +93,7 @@ def _policy(
         email_of=emails or Emails(),
         review=reviews or Reviews(),
         groups=("system:authenticated",),
-        monotonic=clock or Clock(),
+        monotonic=clock or MonotonicClock(1000.0),
     )
 
 
@@ -177,7 +171,7 @@ async def test_the_groups_go_with_every_review() -> None:
 
 
 async def test_verdicts_and_emails_are_kept_for_a_short_time() -> None:
-    reviews, emails, clock = Reviews(), Emails(), Clock()
+    reviews, emails, clock = Reviews(), Emails(), MonotonicClock(1000.0)
     policy = _policy(reviews, emails, clock)
     for _ in range(5):
         assert await policy.may_see(ALICE, SHARED, "team-a")
@@ -193,7 +187,7 @@ async def test_verdicts_and_emails_are_kept_for_a_short_time() -> None:
 
 
 async def test_when_reviews_fail_the_last_verdict_holds_for_a_while_then_the_cluster_is_unavailable() -> None:
-    reviews, clock = Reviews(), Clock()
+    reviews, clock = Reviews(), MonotonicClock(1000.0)
     policy = _policy(reviews, clock=clock)
     assert await policy.may_see(ALICE, SHARED, "team-a")
     reviews.down = True
@@ -299,7 +293,7 @@ async def test_one_audit_entry_per_question_with_who_where_what_and_the_verdict(
 
 async def test_a_question_that_fails_is_audited_too() -> None:
     class Broken(StaticSource):
-        async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> object:  # type: ignore[override]
+        async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
             raise ClusterUnavailable("gone")
 
     entries: list[AuditEntry] = []

@@ -37,7 +37,7 @@ def _workload(
         conditions = (Condition("Finished", "True", message=f"note {note}"),)
     elif state == "evicted":
         conditions = (Condition("Evicted", "True", "PodsReadyTimeout", since=T0 + timedelta(minutes=minute + 30)),)
-    owners = (OwnerRef("batch/v1", "Job", JOBS[owner % 3], f"uid-{owner}", controller=True),)
+    owners: tuple[OwnerRef, ...] = (OwnerRef("batch/v1", "Job", JOBS[owner % 3], f"uid-{owner}", controller=True),)
     if owner >= 3:  # a second owner, of another kind
         owners += (OwnerRef("v1", "Pod", JOBS[(owner + 1) % 3], f"pod-{owner}"),)
     return Workload(

@@ -434,7 +434,12 @@ def test_waiting_on_one_flavor_beats_never_on_another() -> None:
     assert tries(fit) == [("first", Fit.NEVER), ("second", Fit.WAITS)]
     assert verdict_of(fit) == Verdict.WAITING_FOR_QUOTA
     [shortfall] = fit.shortfalls()
-    assert (shortfall.flavor, shortfall.requested, shortfall.needed, shortfall.never) == ("second", 6, 2, False)
+    assert (shortfall.flavor, shortfall.requested, shortfall.needed, shortfall.never) == (
+        "second",
+        Decimal(6),
+        Decimal(2),
+        False,
+    )
 
 
 def test_a_flavor_without_quota_for_a_covered_resource_cannot_host() -> None:
@@ -489,7 +494,7 @@ def test_pod_sets_accumulate_on_a_flavor() -> None:
     )
     assert [p.fit for p in fit.pod_sets] == [Fit.FITS, Fit.NEVER]
     [shortfall] = fit.shortfalls()
-    assert (shortfall.requested, shortfall.capacity.maximum, shortfall.never) == (12, 10, True)
+    assert (shortfall.requested, shortfall.capacity.maximum, shortfall.never) == (Decimal(12), Decimal(10), True)
     assert verdict_of(fit) == Verdict.EXCEEDS_MAX_QUOTA
 
 
@@ -509,7 +514,7 @@ def test_pods_count_as_a_resource_when_covered() -> None:
         cluster_queue("cq", group(["cpu", "pods"], flavor_quotas("default", quota("cpu", 2), quota("pods", 2)))),
     ]
     fit = fit_of(objects, pod_set(count=3, spec=cpu_spec("1")))
-    assert sorted((s.resource, s.requested) for s in fit.shortfalls()) == [("cpu", 3), ("pods", 3)]
+    assert sorted((s.resource, s.requested) for s in fit.shortfalls()) == [("cpu", Decimal(3)), ("pods", Decimal(3))]
     assert verdict_of(fit) == Verdict.EXCEEDS_MAX_QUOTA
     assert requested_resources(fit) == {"cpu": Decimal(3)}
     assert max_pods_that_fit(fit, "main", now=False) == 2

@@ -113,7 +113,9 @@ def test_labels_are_read_as_a_plain_decode_reads_them() -> None:
 
 # Values that look alike and must never be taken for one another: a part found for one of them and
 # handed out for another would be a wrong answer.
-_ALIKE = st.sampled_from([1, 1.0, True, "1", "1.0", "1000m", 0, False, None, "", "0", 2, "2", [], {}, "main"])
+_ALIKE: st.SearchStrategy[object] = st.sampled_from(
+    [1, 1.0, True, "1", "1.0", "1000m", 0, False, None, "", "0", 2, "2", [], {}, "main"]
+)
 _QUANTITIES = st.dictionaries(st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]), _ALIKE, max_size=3)
 
 

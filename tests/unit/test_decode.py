@@ -109,7 +109,7 @@ def test_cohort_with_parent_and_quota() -> None:
     assert co.parent == "org"
     quota = co.resource_groups[0].flavors[0].quota("cpu")
     assert quota is not None
-    assert (quota.nominal, quota.borrowing_limit, quota.lending_limit) == (4, None, 1)
+    assert (quota.nominal, quota.borrowing_limit, quota.lending_limit) == (Decimal(4), None, Decimal(1))
 
 
 # --- defaults and details ---------------------------------------------------------------------------
@@ -148,7 +148,7 @@ def test_cluster_queue_details() -> None:
     assert (cq.stop_policy, cq.queueing_strategy) == ("HoldAndDrain", "StrictFIFO")
     assert cq.reservation == {"default": {"cpu": Decimal("0.25")}}
     quota = cq.resource_groups[0].flavors[0].resources[0]
-    assert (quota.nominal, quota.borrowing_limit, quota.lending_limit) == (Decimal("0.5"), 2, 0)
+    assert (quota.nominal, quota.borrowing_limit, quota.lending_limit) == (Decimal("0.5"), Decimal(2), Decimal(0))
     assert cq.flavor_names() == ("default",)
 
 
@@ -225,7 +225,7 @@ def test_pod_template_details() -> None:
         [("pool", "Exists", ())],
     ]
     assert template.overhead == {"cpu": Decimal("0.05")}
-    assert (template.pod_requests, template.pod_limits) == ({"cpu": 2}, {"cpu": 4})
+    assert (template.pod_requests, template.pod_limits) == ({"cpu": Decimal(2)}, {"cpu": Decimal(4)})
     assert template.scheduling_gates == ("example.com/gate",)
     assert pod_obj.node_name == "node-1"
     assert as_job.meta.kind == "Pod" and as_job.templates[0].count == 1

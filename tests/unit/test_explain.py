@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from bot.trace.codes import Outcome, Verdict
@@ -143,7 +144,7 @@ def delayed_topology() -> Raw:
     return status
 
 
-def backoff(reason: str, message: str, *, until: float) -> dict[str, object]:
+def backoff(reason: str, message: str, *, until: float) -> dict[str, Any]:
     """Workload keywords of an evicted Workload waiting for its requeue time (`until` minutes from NOW)."""
     return {
         "status": {"requeueState": {"count": 3, "requeueAt": ago(-until)}},
@@ -152,12 +153,6 @@ def backoff(reason: str, message: str, *, until: float) -> dict[str, object]:
             condition("Requeued", until < 0, "BackoffFinished" if until < 0 else reason, message, ago(2)),
         ],
     }
-
-
-def admitted_job(*pods: Raw) -> list[Raw]:
-    the_job = job("train", suspend=False, parallelism=2)
-    wl = workload(of=the_job, status=reserved("cq", assignment("main", 2, default={"cpu": "2"})))
-    return [the_job, wl, *[p(the_job) if callable(p) else p for p in pods]]  # type: ignore[operator]
 
 
 TRAIN_JOB = job("train", suspend=False, parallelism=2)
@@ -569,7 +564,7 @@ CASES = [
     ),
     Case(
         "not-yet-evaluated, its backoff is over",
-        [*cluster(), *pending(**backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train", until=-1))],  # type: ignore[arg-type]
+        [*cluster(), *pending(**backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train", until=-1))],
         V.NOT_YET_EVALUATED,
     ),
     # --- gates and checks ---
@@ -679,7 +674,7 @@ CASES = [
         [
             *cluster(),
             *pending(
-                **backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train", until=2),  # type: ignore[arg-type]
+                **backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train", until=2),
             ),
         ],
         V.REQUEUE_BACKOFF,
@@ -694,7 +689,7 @@ CASES = [
             *pending(
                 **backoff("AdmissionCheck", 'Evicted due to AdmissionCheck in Retry state: "prov" (retrying)', until=2)
             ),
-        ],  # type: ignore[arg-type]
+        ],
         V.REQUEUE_BACKOFF,
         mentions=("AdmissionCheck",),
     ),
@@ -919,7 +914,7 @@ def test_advice_names_another_queue_that_could_take_the_job() -> None:
 # --- positions --------------------------------------------------------------------------------------
 
 
-def queued(name: str, minutes_ago: float, *, queue: str = "user-queue", ns: str = NS, **wl: object) -> list[Raw]:
+def queued(name: str, minutes_ago: float, *, queue: str = "user-queue", ns: str = NS, **wl: Any) -> list[Raw]:
     return pending(name, created=ago(minutes_ago), queue=queue, namespace_name=ns, **wl)
 
 
@@ -960,7 +955,7 @@ QUEUE = [
     *queued("done", 300, conditions=[condition("Finished", True, "Succeeded", "Job finished successfully")]),
     *queued("inactive", 300, active=False),
     *queued("gated", 300, annotations=GATED),
-    *queued("backing-off", 300, **backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout", until=3)),  # type: ignore[arg-type]
+    *queued("backing-off", 300, **backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout", until=3)),
     *queued("elsewhere", 300, queue="queue-2"),
 ]
 
@@ -1102,7 +1097,7 @@ def test_a_requeue_time_with_an_offset_is_shown_in_utc() -> None:
     # 12:32:00+02:00 is 10:32:00 UTC, two minutes after NOW (10:30 UTC)
     evicted = backoff("PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train", until=2)
     evicted["status"] = {"requeueState": {"count": 1, "requeueAt": "2026-10-14T12:32:00+02:00"}}
-    explanation = explain_objects([*cluster(), *pending(**evicted)])  # type: ignore[arg-type]
+    explanation = explain_objects([*cluster(), *pending(**evicted)])
     assert explanation.verdict == V.REQUEUE_BACKOFF
     assert explanation.headline.params["until"] == "10:32:00 UTC"
     assert explanation.headline.params["in_seconds"] == 120

@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -53,6 +54,16 @@ BREAKS = [
     ("server.py", "import bot.standin", {STANDIN}),
     ("kube/cache.py", "import bot.cli", {LAYERS}),
 ]
+
+
+def test_every_module_of_the_package_has_its_layer() -> None:
+    """A new top-level module outside the layers would escape them: each one must be placed."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    [layers] = [c for c in config["tool"]["importlinter"]["contracts"] if c["type"] == "layers"]
+    placed = {name.strip() for layer in layers["layers"] for name in layer.split("|")}
+    bot = ROOT / "bot"
+    modules = {p.stem for p in bot.glob("*.py")} | {p.parent.name for p in bot.glob("*/__init__.py")}
+    assert modules - {"__init__", "__main__"} == placed
 
 
 def _lint(root: Path) -> subprocess.CompletedProcess[str]:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import random
 import re
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 
@@ -205,8 +207,25 @@ def _meta(kind: str, name: str) -> Meta:
     return Meta(kind, name)
 
 
+Quotas = dict[tuple[str, str], ResourceQuota]
+Usage = dict[str, dict[str, Decimal]]
+
+
+@dataclass(frozen=True)
+class QuotaWorld:
+    resources: tuple[str, ...]
+    flavors: tuple[str, ...]
+    cq: Quotas
+    cq_usage: Usage
+    other: Quotas | None
+    other_usage: Usage | None
+    cohort: Quotas | None
+    parent: Quotas | None
+    pod_sets: list[tuple[int, dict[str, Decimal]]]
+
+
 @st.composite
-def quota_worlds(draw: st.DrawFn) -> dict[str, object]:
+def quota_worlds(draw: st.DrawFn) -> QuotaWorld:
     """A ClusterQueue "cq" with one group of 1-2 flavors over cpu (and maybe memory), alone or in a cohort
     with another ClusterQueue and maybe a Cohort object with its own quota (and maybe a parent), some usage,
     and 1-2 pod sets (several flavors only with one pod set, see test_raising_a_quota_can_move_a_pod_set)."""
@@ -222,7 +241,7 @@ def quota_worlds(draw: st.DrawFn) -> dict[str, object]:
         lending = draw(st.one_of(st.none(), st.integers(min_value=0, max_value=int(nominal)).map(Decimal)))
         return borrowing, lending
 
-    def queue_quotas() -> dict[tuple[str, str], ResourceQuota]:
+    def queue_quotas() -> Quotas:
         out = {}
         for flavor in flavors:
             for resource in resources:
@@ -231,89 +250,96 @@ def quota_worlds(draw: st.DrawFn) -> dict[str, object]:
                 out[(flavor, resource)] = ResourceQuota(resource, nominal, borrowing, lending)
         return out
 
-    def usage() -> dict[str, dict[str, Decimal]]:
+    def usage() -> Usage:
         return {f: {r: draw(quantities) for r in resources} for f in flavors}
 
-    world: dict[str, object] = {
-        "resources": resources,
-        "flavors": flavors,
-        "cq": queue_quotas(),
-        "cq_usage": usage(),
-        "other": queue_quotas() if in_cohort else None,
-        "other_usage": usage() if in_cohort else None,
-        "cohort": (
+    return QuotaWorld(  # the fields are drawn in this order
+        resources=resources,
+        flavors=flavors,
+        cq=queue_quotas(),
+        cq_usage=usage(),
+        other=queue_quotas() if in_cohort else None,
+        other_usage=usage() if in_cohort else None,
+        cohort=(
             {(f, r): ResourceQuota(r, draw(quantities)) for f in flavors for r in resources}
             if in_cohort and draw(st.booleans())
             else None
         ),
-        "parent": (
+        parent=(
             {(f, r): ResourceQuota(r, draw(quantities)) for f in flavors for r in resources}
             if in_cohort and draw(st.booleans())
             else None
         ),
-        "pod_sets": [
+        pod_sets=[
             (
                 draw(st.integers(min_value=1, max_value=4)),
                 {r: draw(st.integers(min_value=1, max_value=12).map(Decimal)) for r in resources},
             )
             for _ in range(pod_set_count)
         ],
-    }
-    return world
+    )
 
 
-def _groups(world: dict[str, object], quotas: dict[tuple[str, str], ResourceQuota]) -> tuple[ResourceGroup, ...]:
-    flavors: tuple[str, ...] = world["flavors"]  # type: ignore[assignment]
-    resources: tuple[str, ...] = world["resources"]  # type: ignore[assignment]
+def _groups(world: QuotaWorld, quotas: Quotas) -> tuple[ResourceGroup, ...]:
+    flavors, resources = world.flavors, world.resources
     return (
         ResourceGroup(resources, tuple(FlavorQuotas(f, tuple(quotas[(f, r)] for r in resources)) for f in flavors)),
     )
 
 
-def _verdict(world: dict[str, object]) -> Verdict | None:
-    cohort_name = "pool" if world["other"] is not None else ""
-    objects: list[object] = [ResourceFlavor(_meta("ResourceFlavor", f)) for f in world["flavors"]]  # type: ignore[attr-defined]
+def _verdict(world: QuotaWorld) -> Verdict | None:
+    cohort_name = "pool" if world.other is not None else ""
+    objects: list[object] = [ResourceFlavor(_meta("ResourceFlavor", f)) for f in world.flavors]
     cq = ClusterQueue(
-        _meta("ClusterQueue", "cq"),
-        _groups(world, world["cq"]),  # type: ignore[arg-type]
-        cohort=cohort_name,
-        reservation=world["cq_usage"],  # type: ignore[arg-type]
+        _meta("ClusterQueue", "cq"), _groups(world, world.cq), cohort=cohort_name, reservation=world.cq_usage
     )
     objects.append(cq)
-    if world["other"] is not None:
+    if world.other is not None:
         objects.append(
             ClusterQueue(
                 _meta("ClusterQueue", "other"),
-                _groups(world, world["other"]),  # type: ignore[arg-type]
+                _groups(world, world.other),
                 cohort=cohort_name,
-                reservation=world["other_usage"],  # type: ignore[arg-type]
+                reservation=world.other_usage,
             )
         )
-    if world["cohort"] is not None:
-        parent = "root" if world["parent"] is not None else ""
-        objects.append(Cohort(_meta("Cohort", "pool"), parent, _groups(world, world["cohort"])))  # type: ignore[arg-type]
-        if parent:
-            objects.append(Cohort(_meta("Cohort", "root"), "", _groups(world, world["parent"])))  # type: ignore[arg-type]
+    if world.cohort is not None:
+        parent = "root" if world.parent is not None else ""
+        objects.append(Cohort(_meta("Cohort", "pool"), parent, _groups(world, world.cohort)))
+        if world.parent is not None:
+            objects.append(Cohort(_meta("Cohort", "root"), "", _groups(world, world.parent)))
     pod_sets = [
         PodSet(f"ps{i}", count, PodTemplate(containers=(Container("c", per_pod),)))
-        for i, (count, per_pod) in enumerate(world["pod_sets"])  # type: ignore[arg-type]
+        for i, (count, per_pod) in enumerate(world.pod_sets)
     ]
     snap = MemorySnapshot(objects)
     return verdict_of(fit_in_queue(snap, cq, pod_sets, None))
 
 
+def _with_quotas(world: QuotaWorld, target: str, quotas: Quotas) -> QuotaWorld:
+    """The world with the quotas of one of its queues ("cq", "other") or cohorts ("cohort", "parent") replaced."""
+    replaced = {
+        "cq": lambda: dataclasses.replace(world, cq=quotas),
+        "other": lambda: dataclasses.replace(world, other=quotas),
+        "cohort": lambda: dataclasses.replace(world, cohort=quotas),
+        "parent": lambda: dataclasses.replace(world, parent=quotas),
+    }
+    return replaced[target]()
+
+
 @settings(max_examples=300, deadline=None)
 @given(quota_worlds(), st.data())
-def test_raising_a_nominal_quota_never_makes_it_fit_less(world: dict[str, object], data: st.DataObject) -> None:
+def test_raising_a_nominal_quota_never_makes_it_fit_less(world: QuotaWorld, data: st.DataObject) -> None:
     before = _verdict(world)
-    targets = [key for key in ("cq", "other", "cohort", "parent") if world[key] is not None]
+    candidates = {"cq": world.cq, "other": world.other, "cohort": world.cohort, "parent": world.parent}
+    targets = [key for key, quotas_of_key in candidates.items() if quotas_of_key is not None]
     target = data.draw(st.sampled_from(targets))
-    quotas: dict[tuple[str, str], ResourceQuota] = dict(world[target])  # type: ignore[call-overload]
+    quotas: Quotas = dict(candidates[target] or {})
     key = data.draw(st.sampled_from(sorted(quotas)))
     raise_by = data.draw(st.integers(min_value=1, max_value=40).map(Decimal))
     old = quotas[key]
     quotas[key] = ResourceQuota(old.name, old.nominal + raise_by, old.borrowing_limit, old.lending_limit)
-    after = _verdict({**world, target: quotas})
+    after = _verdict(_with_quotas(world, target, quotas))
     if before in (None, Verdict.WAITING_FOR_QUOTA):
         assert after != Verdict.EXCEEDS_MAX_QUOTA
     assert SEVERITY[after] <= SEVERITY[before], (before, after)
@@ -328,26 +354,26 @@ def test_raising_a_quota_can_move_a_pod_set() -> None:
     After raising f1's memory to 100: ps0 takes f1; ps1 finds 6 + 8 = 14 > 10 cpu on f1 and 8 > 6 on f2:
     it can never fit, exactly as Kueue's greedy flavor assigner would say."""
     d = Decimal
-    world: dict[str, object] = {
-        "resources": ("cpu", "memory"),
-        "flavors": ("f1", "f2"),
-        "cq": {
+    world = QuotaWorld(
+        resources=("cpu", "memory"),
+        flavors=("f1", "f2"),
+        cq={
             ("f1", "cpu"): ResourceQuota("cpu", d(10)),
             ("f1", "memory"): ResourceQuota("memory", d(4)),
             ("f2", "cpu"): ResourceQuota("cpu", d(6)),
             ("f2", "memory"): ResourceQuota("memory", d(8)),
         },
-        "cq_usage": {},
-        "other": None,
-        "other_usage": None,
-        "cohort": None,
-        "parent": None,
-        "pod_sets": [(1, {"cpu": d(6), "memory": d(6)}), (1, {"cpu": d(8), "memory": d(2)})],
-    }
+        cq_usage={},
+        other=None,
+        other_usage=None,
+        cohort=None,
+        parent=None,
+        pod_sets=[(1, {"cpu": d(6), "memory": d(6)}), (1, {"cpu": d(8), "memory": d(2)})],
+    )
     assert _verdict(world) is None
-    raised = dict(world["cq"])  # type: ignore[call-overload]
+    raised = dict(world.cq)
     raised[("f1", "memory")] = ResourceQuota("memory", d(100))
-    assert _verdict({**world, "cq": raised}) == Verdict.EXCEEDS_MAX_QUOTA
+    assert _verdict(dataclasses.replace(world, cq=raised)) == Verdict.EXCEEDS_MAX_QUOTA
 
 
 # --- rendering never raises -------------------------------------------------------------------------

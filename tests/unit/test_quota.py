@@ -259,7 +259,7 @@ def test_a_flavor_or_resource_without_quota_has_none() -> None:
     queue = snap.cluster_queue("cq-a")
     assert queue is not None
     result = capacity(snap, queue, "default", "memory")
-    assert (result.nominal, result.maximum, result.available) == (0, 0, 0)
+    assert (result.nominal, result.maximum, result.available) == (Decimal(0), Decimal(0), Decimal(0))
 
 
 def test_a_cohort_cycle_does_not_hang() -> None:

@@ -610,7 +610,8 @@ def test_answers_stay_within_limits(explanation: Explanation, language: str, sho
 @given(st.lists(explanations, max_size=25), st.lists(st.tuples(hostile, hostile), max_size=5))
 def test_digest_and_home_stay_within_limits(items: list[Explanation], unknown: list[tuple[str, str]]) -> None:
     _assert_safe(render.digest(items, language="en"))
-    watched = [(e.job.namespace, e.job.name, e) for e in items] + [(ns, name, None) for ns, name in unknown]
+    watched: list[tuple[str, str, Explanation | None]] = [(e.job.namespace, e.job.name, e) for e in items]
+    watched += [(ns, name, None) for ns, name in unknown]
     view = render.home_view(watched, language="fr")
     assert limit_errors(view["blocks"], max_blocks=100, max_total=40_000) == []
 
