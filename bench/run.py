@@ -111,10 +111,19 @@ def owner_of(i: int, owners: int) -> str | None:
 
 
 def cluster(
-    workloads: int, queues: int, seed: int, *, namespaces: int | None = None, owners: int = 0
+    workloads: int,
+    queues: int,
+    seed: int,
+    *,
+    namespaces: int | None = None,
+    owners: int = 0,
+    queues_per_namespace: int = 0,
 ) -> list[dict[str, Any]]:
     """Every object of the benchmark cluster, deterministic for a seed. With `owners`, each Workload names
-    one of them in its `kueue-bot.io/notify` annotation (round robin), so the watcher has someone to tell."""
+    one of them in its `kueue-bot.io/notify` annotation (round robin), so the watcher has someone to tell.
+    LocalQueues: one per ClusterQueue, in the namespaces in turn; with `queues_per_namespace` L, L in each
+    namespace instead (the k-th of namespace n feeds ClusterQueue (n * L + k) mod Q), and each Workload goes
+    to a random namespace, then to one of its LocalQueues."""
     rng = random.Random(seed)
     names = [f"team-{i:03d}" for i in range(namespace_count(queues, namespaces))]
     objects: list[dict[str, Any]] = [
@@ -183,21 +192,35 @@ def cluster(
                 },
             }
         )
-        objects.append(
-            {
-                "apiVersion": "kueue.x-k8s.io/v1beta2",
-                "kind": "LocalQueue",
-                "metadata": {"name": f"lq-{q:04d}", "namespace": names[q % len(names)]},
-                "spec": {"clusterQueue": f"cq-{q:04d}"},
-            }
-        )
+        if not queues_per_namespace:
+            objects.append(_local_queue(f"lq-{q:04d}", names[q % len(names)], q))
+    if queues_per_namespace:
+        for n, ns in enumerate(names):
+            for k in range(queues_per_namespace):
+                objects.append(_local_queue(f"lq-{n:03d}-{k}", ns, (n * queues_per_namespace + k) % queues))
     for i in range(workloads):
-        q = rng.randrange(queues)
-        objects.append(workload(i, q, names[q % len(names)], rng, owner=owner_of(i, owners)))
+        if queues_per_namespace:
+            n, k = rng.randrange(len(names)), rng.randrange(queues_per_namespace)
+            q = (n * queues_per_namespace + k) % queues
+            objects.append(workload(i, q, names[n], rng, owner=owner_of(i, owners), local_queue=f"lq-{n:03d}-{k}"))
+        else:
+            q = rng.randrange(queues)
+            objects.append(workload(i, q, names[q % len(names)], rng, owner=owner_of(i, owners)))
     return objects
 
 
-def workload(i: int, queue: int, namespace: str, rng: random.Random, *, owner: str | None = None) -> dict[str, Any]:
+def _local_queue(name: str, namespace: str, queue: int) -> dict[str, Any]:
+    return {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "LocalQueue",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"clusterQueue": f"cq-{queue:04d}"},
+    }
+
+
+def workload(
+    i: int, queue: int, namespace: str, rng: random.Random, *, owner: str | None = None, local_queue: str = ""
+) -> dict[str, Any]:
     job = f"train-{i:06d}"
     job_uid = f"00000000-0000-4000-8000-{i:012d}"
     cpu, memory, count = SHAPES[rng.randrange(len(SHAPES))]
@@ -228,7 +251,7 @@ def workload(i: int, queue: int, namespace: str, rng: random.Random, *, owner: s
         },
         "spec": {
             "active": True,
-            "queueName": f"lq-{queue:04d}",
+            "queueName": local_queue or f"lq-{queue:04d}",
             "priority": priority,
             "priorityClassRef": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": priority_class},
             "podSets": [

@@ -30,11 +30,14 @@ from bot.trace.model import Workload
 from bot.trace.snapshot import waits_in_queue
 from kubernetes import client as k8s_client
 
-# (Workloads, ClusterQueues, namespaces). The size sweep keeps the queues as they are (500 ClusterQueues,
-# one LocalQueue each, 10 in each of 50 namespaces) and grows the Workloads (20 to 4,000 per namespace); the
-# density sweep keeps 50,000 Workloads over those queues and spreads them over 500 to 10 namespaces.
+# (Workloads, ClusterQueues, namespaces), 10 LocalQueues in each namespace, each feeding its own ClusterQueue
+# (`cluster(..., queues_per_namespace=10)`). The size sweep keeps the queues (500 ClusterQueues, 50 namespaces)
+# and grows the Workloads (20 to 4,000 per namespace); the density sweep keeps 50,000 Workloads over 500
+# ClusterQueues and spreads them over 500 to 10 namespaces (100 to 5,000 per namespace; a LocalQueue feeds
+# a ClusterQueue that other namespaces' LocalQueues feed too when there are more than 50 namespaces).
 SIZES = ((1_000, 500, 50), (10_000, 500, 50), (50_000, 500, 50), (100_000, 500, 50), (200_000, 500, 50))
 DENSITIES = ((50_000, 500, 500), (50_000, 500, 100), (50_000, 500, 50), (50_000, 500, 10))
+QUEUES_PER_NAMESPACE = 10
 
 
 @dataclass(frozen=True)
@@ -122,7 +125,9 @@ async def row(
     now: datetime,
 ) -> Row:
     workloads, queues, namespaces = shape
-    cache = filled_cache(cluster(workloads, queues, seed, namespaces=namespaces), now)
+    objects = cluster(workloads, queues, seed, namespaces=namespaces, queues_per_namespace=QUEUES_PER_NAMESPACE)
+    cache = filled_cache(objects, now)
+    del objects
     gc.collect()
     gc.freeze()  # as the production cache does once synced
     try:
@@ -133,12 +138,11 @@ async def row(
         trace = await trace_ms(cache, ondemand, sample, now)
     finally:
         gc.unfreeze()
-    used = min(namespaces, queues)
     return Row(
         workloads=workloads,
         queues=queues,
-        namespaces=used,
-        per_namespace=workloads // used,
+        namespaces=namespaces,
+        per_namespace=workloads // namespaces,
         trace_p50_ms=round(statistics.median(trace), 3),
         trace_p99_ms=round(percentile(trace, 0.99), 3),
         floor_p50_us=round(statistics.median(floor), 2),

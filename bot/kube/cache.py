@@ -386,11 +386,12 @@ class ClusterCache(CacheIndex):
             small = self._views[SMALL_KEY] = Small(self)
         return small
 
-    def view(self, namespace: str, extras: Iterable[object] = ()) -> CacheView:
+    def view(self, namespace: str, extras: Iterable[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).
-        `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries)."""
+        `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
+        `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
         small = self._small_view()
-        workloads, _, admitted_in, lq_orders = self._namespace_view(namespace)
+        workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
         in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.unreported_around(focus)}
@@ -410,4 +411,10 @@ class ClusterCache(CacheIndex):
             lq_orders=lq_orders,
             in_cluster_queue=in_cq,
             extras=MemorySnapshot(extras),
+            owned={name: tuple(self.workloads_of_owner(namespace, name)) for name in owners},
+            derived=small.derived,
+            lists=(workload_list, small.cluster_queue_list, small.cohort_list),
         )
+
+    def derived(self) -> dict[object, object]:
+        return self._small_view().derived

@@ -394,6 +394,9 @@ class CacheIndex:
         # Not indexed: the live cache holds no jobs, so the trace never asks it (a view answers for its own).
         return tuple(w for w in self.workloads_in(namespace) if w.meta.labels.get(JOB_UID_LABEL) == uid)
 
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        return _few_in(self._wl_owner.get(name), namespace)
+
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         view: tuple[Workload, ...] | None = self._views.get(("cq", cluster_queue))
         if view is None:

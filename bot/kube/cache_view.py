@@ -45,6 +45,9 @@ class Small:
         self.cohorts = dict(cache._cohorts)
         self.checks = dict(cache._checks)
         self.priorities = dict(cache._priorities)
+        self.cluster_queue_list = tuple(self.cluster_queues.values())
+        self.cohort_list = tuple(self.cohorts.values())
+        self.derived: dict[object, object] = {}  # the trace's, for every view of these (Snapshot.derived)
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
         self._unreported_in: dict[str, list[str]] = {}
         for name, root in self._root_of.items():
@@ -108,25 +111,33 @@ class CacheView:
         lq_orders: dict[Key, tuple[Workload, ...]],
         in_cluster_queue: dict[str, tuple[Workload, ...]],
         extras: MemorySnapshot,
+        owned: dict[str, tuple[Workload, ...]] | None = None,
+        derived: dict[object, object] | None = None,
+        lists: tuple[tuple[Workload, ...], tuple[ClusterQueue, ...], tuple[Cohort, ...]] | None = None,
     ) -> None:
         self._taken_at = taken_at
         self.focus = namespace
         self._workloads = workloads
-        self._workload_list = tuple(workloads.values())  # the trace asks for these sequences many times
+        # The trace asks for these sequences many times (built once, with the parts they come from, if given).
+        self._workload_list, self._cluster_queue_list, self._cohort_list = lists or (
+            tuple(workloads.values()),
+            tuple(cluster_queues.values()),
+            tuple(cohorts.values()),
+        )
         self._local_queues = local_queues
         self._lqs_by_ns = lqs_by_ns
         self._lqs_by_cq = lqs_by_cq
         self._cluster_queues = cluster_queues
-        self._cluster_queue_list = tuple(cluster_queues.values())
         self._flavors = flavors
         self._cohorts = cohorts
-        self._cohort_list = tuple(cohorts.values())
         self._checks = checks
         self._priorities = priorities
         self._cq_orders = cq_orders
         self._lq_orders = lq_orders
         self._in_cq = in_cluster_queue
         self.extras = extras
+        self._owned = owned or {}
+        self._derived = derived if derived is not None else {}
 
     @property
     def taken_at(self) -> datetime | None:
@@ -152,6 +163,14 @@ class CacheView:
         if namespace != self.focus:
             return ()
         return tuple(w for w in self._workloads.values() if w.meta.labels.get(JOB_UID_LABEL) == uid)
+
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        if namespace != self.focus:
+            return ()
+        owned = self._owned.get(name)
+        if owned is not None:
+            return owned
+        return tuple(w for w in self._workload_list if any(o.name == name for o in w.meta.owners))
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         return self._in_cq.get(cluster_queue, ())
@@ -206,6 +225,9 @@ class CacheView:
 
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
         return self._cq_orders.get(cluster_queue, ())
+
+    def derived(self) -> dict[object, object]:
+        return self._derived
 
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         order = self._cq_orders.get(cluster_queue)

@@ -204,7 +204,7 @@ class OnDemand:
                 extras.extend(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
-        return self.cache.view(namespace, extras)
+        return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())
 
     async def _admitted(self, job: Job, workload: Workload) -> list[object]:
         pods = [p for p in await asyncio.to_thread(self.read_pods, job, workload) if isinstance(p, Pod)]

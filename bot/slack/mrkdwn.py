@@ -29,6 +29,8 @@ _BROADCAST = re.compile(r"@(?=(?:here|channel|everyone)\b)", re.IGNORECASE)
 _ZWSP = "\u200b"
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")
 _MARKERS = re.compile("[`*]")
+# Every character one of literal()'s rewrites starts from (a text without any is shown as it is).
+_SPECIAL = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029*~`_/@>&<]")
 _WORD_JOINER = "\u2060"
 
 
@@ -44,6 +46,8 @@ def unescape(text: str) -> str:
 
 def literal(text: str) -> str:
     """Text shown as it is, inside a sentence: escaped, on one line, with nothing Slack would format or link."""
+    if _SPECIAL.search(text) is None:  # most words: nothing below would change them
+        return text
     flat = _LINE_BREAKS.sub(" ", text)
     flat = _EDGE_UNDERSCORE.sub(_LOW_LINE, flat.translate(_LOOK_ALIKES))
     flat = _SCHEME.sub(":" + _ZWSP + "//", flat)

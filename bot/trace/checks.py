@@ -13,7 +13,7 @@ from decimal import Decimal
 from enum import IntEnum
 
 from bot.trace.codes import Verdict
-from bot.trace.demand import PODS, pod_requests, pod_set_count
+from bot.trace.demand import PODS, pod_requests_in, pod_set_count
 from bot.trace.model import (
     ClusterQueue,
     Condition,
@@ -260,9 +260,11 @@ def matches_node_labels(pod_set: PodSet, flavor: ResourceFlavor) -> bool:
     return False
 
 
-def _pod_set_resources(pod_set: PodSet, cq: ClusterQueue, workload: Workload | None) -> dict[str, Decimal]:
+def _pod_set_resources(
+    per_pod: Mapping[str, Decimal], pod_set: PodSet, cq: ClusterQueue, workload: Workload | None
+) -> dict[str, Decimal]:
     count = pod_set_count(pod_set, workload)
-    demand = {name: amount * count for name, amount in pod_requests(pod_set.template).items()}
+    demand = {name: amount * count for name, amount in per_pod.items()}
     if any(PODS in group.covered for group in cq.resource_groups):
         demand[PODS] = Decimal(count)
     return demand
@@ -312,8 +314,10 @@ def fit_in_queue(
     """Try every pod set on the ClusterQueue's flavors, in order, as Kueue's flavor assigner does."""
     earlier: dict[tuple[str, str], Decimal] = {}
     results: list[PodSetFit] = []
+    memo = snapshot.derived()
     for pod_set in pod_sets:
-        requested = _pod_set_resources(pod_set, cq, workload)
+        per_pod = pod_requests_in(memo, pod_set.template)
+        requested = _pod_set_resources(per_pod, pod_set, cq, workload)
         covered = {r for group in cq.resource_groups for r in group.covered}
         uncovered = tuple(sorted(r for r, amount in requested.items() if r not in covered and amount > 0))
         groups: list[GroupFit] = []
@@ -334,7 +338,6 @@ def fit_in_queue(
                 for resource in resources:
                     key = (chosen.flavor, resource)
                     earlier[key] = earlier.get(key, ZERO) + requested[resource]
-        per_pod = pod_requests(pod_set.template)
         results.append(PodSetFit(pod_set.name, pod_set_count(pod_set, workload), per_pod, uncovered, tuple(groups)))
     return QueueFit(cq.name, tuple(results))
 

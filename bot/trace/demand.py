@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from decimal import Decimal
 
 from bot.trace.model import Container, PodSet, PodTemplate, Workload
@@ -40,6 +40,17 @@ def pod_requests(template: PodTemplate) -> dict[str, Decimal]:
     requests.update(pod_level)
     requests = add(requests, template.overhead)
     return {name: amount for name, amount in requests.items() if amount != 0}
+
+
+def pod_requests_in(memo: dict[object, object], template: PodTemplate) -> dict[str, Decimal]:
+    """`pod_requests`, once per distinct template (shared between Workloads alike) in a view's memo."""
+    key = ("requests-of", id(template))
+    known = memo.get(key)
+    if isinstance(known, tuple) and known[0] is template:
+        return dict(known[1])
+    requests = pod_requests(template)
+    memo[key] = (template, requests)  # holding the template keeps its id from being reused
+    return dict(requests)
 
 
 def pod_set_count(pod_set: PodSet, workload: Workload | None = None) -> int:
@@ -82,3 +93,52 @@ def assigned(workload: Workload) -> dict[str, Quantities]:
             per_flavor = result.setdefault(flavor, {})
             per_flavor[resource] = per_flavor.get(resource, Decimal(0)) + amount
     return dict(result)
+
+
+# --- running totals along a queue order ------------------------------------------------------------------
+
+_CHECKPOINT = 16  # a running total is kept every this many Workloads of an order
+
+
+def _demand_memo(memo: dict[object, object], workload: Workload) -> Quantities:
+    """`workload_demand`, once per distinct pod sets (shared between Workloads alike) in a view's memo."""
+    if workload.reclaimable:
+        return workload_demand(workload)
+    key = ("demand-of", id(workload.pod_sets))
+    known = memo.get(key)
+    if isinstance(known, tuple) and known[0] is workload.pod_sets:
+        demand: Quantities = known[1]
+        return demand
+    demand = workload_demand(workload)
+    memo[key] = (workload.pod_sets, demand)  # holding the pod sets keeps their id from being reused
+    return demand
+
+
+def _summed(into: dict[str, Decimal], values: Quantities) -> None:
+    for name, amount in values.items():
+        into[name] = into.get(name, Decimal(0)) + amount
+
+
+def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload], count: int) -> dict[str, Decimal]:
+    """The total demand of the first `count` Workloads of `order` (a queue order the view hands out, named
+    `key`): running totals are kept in `memo` (a view's `derived()`) every _CHECKPOINT Workloads, grown as
+    far as asked, and start again when the view hands out another order."""
+    slot = ("demand-before", key)
+    known = memo.get(slot)
+    checkpoints: list[dict[str, Decimal]]
+    if isinstance(known, tuple) and known[0] is order:
+        checkpoints = known[1]
+    else:
+        checkpoints = [{}]
+        memo[slot] = (order, checkpoints)  # holding the order keeps its id from being reused
+    count = max(0, min(count, len(order)))
+    while len(checkpoints) <= count // _CHECKPOINT:
+        start = (len(checkpoints) - 1) * _CHECKPOINT
+        running = dict(checkpoints[-1])
+        for workload in order[start : start + _CHECKPOINT]:
+            _summed(running, _demand_memo(memo, workload))
+        checkpoints.append(running)
+    result = dict(checkpoints[count // _CHECKPOINT])
+    for workload in order[count - count % _CHECKPOINT : count]:
+        _summed(result, _demand_memo(memo, workload))
+    return result

@@ -9,25 +9,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from decimal import Decimal
 
 from bot.trace.checks import QueueChain
 from bot.trace.codes import Outcome
-from bot.trace.demand import workload_demand
+from bot.trace.demand import demand_before
 from bot.trace.explanation import LOWER_BOUND, Ahead, Position
 from bot.trace.model import Workload, job_name
 from bot.trace.walk import Walk, amounts
 
 MAX_AHEAD_LISTED = 10
 MAX_AHEAD_DETAILED = 200
-
-
-def total_demand(workloads: Sequence[Workload]) -> dict[str, Decimal]:
-    total: dict[str, Decimal] = {}
-    for workload in workloads:
-        for name, amount in workload_demand(workload).items():
-            total[name] = total.get(name, Decimal(0)) + amount
-    return total
 
 
 def _place(walk: Walk, workload: Workload, cq_name: str) -> tuple[int, int, str, tuple[int, int] | None] | None:
@@ -81,7 +72,8 @@ def place(walk: Walk, workload: Workload) -> None:
     walk.step("position", Outcome.INFO, "position.in-queue", params, source=source)
     if ahead_list and ahead.by_priority:
         summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
-        demand = total_demand(ahead_list)
+        # Running totals along the queue's order, kept with the view (not re-summed per question).
+        demand = demand_before(walk.snapshot.derived(), cq_name, pending, len(ahead_list))
         walk.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
     _strict_fifo_head(walk, chain, workload, pending, cq_pos)
 

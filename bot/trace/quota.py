@@ -4,15 +4,23 @@ For one (flavor, resource): a ClusterQueue's *maximum capacity* (nominal quota p
 usage ignored: Kueue's PotentialAvailable, the "maximum capacity" of its can-never-fit message) and what
 is *available now* (Kueue's Available, net of what every queue of the tree uses). Cohorts may be objects
 (hierarchical, with their own quota) or bare names.
+
+Cost. The cohort forest (which ClusterQueues and cohorts sit under each cohort, each one's quota) is built
+once per view (`QuotaState`), kept in the view's `derived()` memo, which the source renews whenever a
+ClusterQueue, a Cohort (or any small kind) changes, and with it what a ClusterQueue reports as used
+(`flavorsReservation`). Every `capacity()` of a question, and of the questions after it, reads the same
+state; a result is reused while the usage it was computed from is the same: the ClusterQueues of its tree
+that report no reservation are summed from their Workloads, and the view hands out the same sequence of them
+until one changes (a changed sequence, by identity, recomputes).
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from bot.trace.model import ClusterQueue, ResourceGroup, ResourceQuota, Workload
+from bot.trace.model import ClusterQueue, Cohort, ResourceGroup, ResourceQuota, Workload
 from bot.trace.snapshot import Snapshot
 
 ZERO = Decimal(0)
@@ -71,31 +79,115 @@ def _workload_usage(workload: Workload, cq: str, flavor: str, resource: str) -> 
     return used
 
 
+_Inputs = tuple[Sequence[Workload], ...]  # what a tree's usage is summed from (compared by identity)
+
+
+def _same_inputs(old: _Inputs, new: _Inputs) -> bool:
+    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
+
+
+class QuotaState:
+    """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc)."""
+
+    def __init__(self, snapshot: Snapshot) -> None:
+        self.cluster_queues = {cq.name: cq for cq in snapshot.cluster_queues()}
+        self.cohorts: dict[str, Cohort] = {cohort.name: cohort for cohort in snapshot.cohorts()}
+        self.children_cqs: dict[str, list[ClusterQueue]] = {}
+        self.children_cohorts: dict[str, list[str]] = {}
+        for cq in self.cluster_queues.values():
+            if cq.cohort:
+                self.children_cqs.setdefault(cq.cohort, []).append(cq)
+        for cohort in self.cohorts.values():
+            if cohort.parent:
+                self.children_cohorts.setdefault(cohort.parent, []).append(cohort.name)
+        self._roots: dict[str, str] = {}
+        # Per tree (by its root cohort): the ClusterQueues whose usage is summed from their Workloads.
+        self._unreported: dict[str, tuple[str, ...]] = {}
+        for cq in self.cluster_queues.values():
+            if cq.cohort and cq.reservation is None:
+                root = self.root_of(cq.cohort)
+                self._unreported[root] = (*self._unreported.get(root, ()), cq.name)
+        self._capacities: dict[tuple[str, str, str], tuple[ClusterQueue, _Inputs, Capacity]] = {}
+        self._trees: dict[tuple[str, str, str], tuple[_Inputs, _Tree]] = {}
+
+    def root_of(self, cohort: str) -> str:
+        """The root of a cohort's tree: the same name for every cohort of it (in a cycle, its least name)."""
+        root = self._roots.get(cohort)
+        if root is None:
+            root = self._roots[cohort] = self._walk_up(cohort)
+        return root
+
+    def _walk_up(self, cohort: str) -> str:
+        path = [cohort]
+        seen = {cohort}
+        while True:
+            known = self.cohorts.get(cohort)
+            parent = known.parent if known is not None else ""
+            if not parent:
+                return cohort
+            if parent in seen:
+                return min(path[path.index(parent) :])
+            path.append(parent)
+            seen.add(parent)
+            cohort = parent
+
+    def _usage_inputs(self, snapshot: Snapshot, cq: ClusterQueue) -> _Inputs:
+        """The Workload sequences the usage of `cq`'s tree is summed from (empty when all report it)."""
+        if not cq.cohort:
+            return (snapshot.workloads_in_cluster_queue(cq.name),) if cq.reservation is None else ()
+        names = self._unreported.get(self.root_of(cq.cohort), ())
+        return tuple(snapshot.workloads_in_cluster_queue(name) for name in names)
+
+    def capacity(self, snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
+        key = (cq.name, flavor, resource)
+        inputs = self._usage_inputs(snapshot, cq)
+        known = self._capacities.get(key)
+        if known is not None and known[0] is cq and _same_inputs(known[1], inputs):
+            return known[2]
+        result = _capacity(self._tree(snapshot, cq, flavor, resource, inputs), cq, flavor, resource)
+        self._capacities[key] = (cq, inputs, result)
+        return result
+
+    def _tree(self, snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str, inputs: _Inputs) -> _Tree:
+        """The (flavor, resource) tree `cq` is in, shared by every ClusterQueue of it while its usage holds."""
+        key = (self.root_of(cq.cohort) if cq.cohort else "", flavor, resource)
+        known = self._trees.get(key)
+        if known is not None and _same_inputs(known[0], inputs):
+            return known[1]
+        tree = _Tree(self, snapshot, flavor, resource)
+        if cq.cohort:
+            self._trees[key] = (inputs, tree)
+        return tree
+
+
+def quota_state(snapshot: Snapshot) -> QuotaState:
+    """The view's quota state: built on first use, then kept with the view's other derived data."""
+    memo = snapshot.derived()
+    state = memo.get(QuotaState)
+    if not isinstance(state, QuotaState):
+        state = memo[QuotaState] = QuotaState(snapshot)
+    return state
+
+
 class _Tree:
     """The cohort tree around one ClusterQueue, for one (flavor, resource), memoised."""
 
-    def __init__(self, snapshot: Snapshot, flavor: str, resource: str) -> None:
+    def __init__(self, state: QuotaState, snapshot: Snapshot, flavor: str, resource: str) -> None:
+        self.state = state
         self.snapshot = snapshot
         self.flavor = flavor
         self.resource = resource
-        self.children_cqs: dict[str, list[ClusterQueue]] = defaultdict(list)
-        self.children_cohorts: dict[str, list[str]] = defaultdict(list)
-        for cq in snapshot.cluster_queues():
-            if cq.cohort:
-                self.children_cqs[cq.cohort].append(cq)
-        for cohort in snapshot.cohorts():
-            if cohort.parent:
-                self.children_cohorts[cohort.parent].append(cohort.name)
+        self.children_cqs = state.children_cqs
+        self.children_cohorts = state.children_cohorts
         self._subtree: dict[str, Decimal] = {}
         self._usage: dict[str, Decimal] = {}
 
-    # Nodes are ("cq", name) or ("cohort", name); keys below are "cq:x" / "co:x".
     def cohort_quota(self, name: str) -> ResourceQuota | None:
-        cohort = self.snapshot.cohort(name)
+        cohort = self.state.cohorts.get(name)
         return _quota(cohort.resource_groups, self.flavor, self.resource) if cohort else None
 
     def parent_of_cohort(self, name: str) -> str:
-        cohort = self.snapshot.cohort(name)
+        cohort = self.state.cohorts.get(name)
         return cohort.parent if cohort else ""
 
     def cohort_subtree(self, name: str, depth: int = 0) -> Decimal:
@@ -175,7 +267,10 @@ class _Tree:
 
 def capacity(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
     """Maximum and available capacity of `cq` for (flavor, resource)."""
-    tree = _Tree(snapshot, flavor, resource)
+    return quota_state(snapshot).capacity(snapshot, cq, flavor, resource)
+
+
+def _capacity(tree: _Tree, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
     quota = tree.cq_quota(cq)
     nominal = quota.nominal if quota else ZERO
     borrowing = quota.borrowing_limit if quota else None

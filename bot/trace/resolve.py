@@ -121,7 +121,12 @@ def _by_uid(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     chosen, others = _pick(snapshot.workloads_for_job_uid(namespace, job.meta.uid))
     if chosen is not None:
         return chosen, "job-uid-label", others
-    owned = [w for w in snapshot.workloads_in(namespace) if any(o.uid == job.meta.uid for o in w.meta.owners)]
+    # An owner reference carries the owner's name and uid: the index by name, then the uid.
+    owned = [
+        w
+        for w in snapshot.workloads_of_owner(namespace, job.meta.name)
+        if any(o.uid == job.meta.uid for o in w.meta.owners)
+    ]
     chosen, others = _pick(owned)
     return (chosen, "owner-reference", others) if chosen is not None else None
 
@@ -202,7 +207,7 @@ def resolve(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> 
     # The job itself is not in the snapshot; a Workload may still name it as its owner.
     owned = [
         w
-        for w in snapshot.workloads_in(namespace)
+        for w in snapshot.workloads_of_owner(namespace, name)
         if any(o.name == name and (kind is None or o.kind == kind) for o in w.meta.owners)
     ]
     chosen, others = _pick(owned)

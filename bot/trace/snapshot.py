@@ -75,6 +75,9 @@ class Snapshot(Protocol):
     def workload(self, namespace: str, name: str) -> Workload | None: ...
     def workloads_in(self, namespace: str) -> Sequence[Workload]: ...
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]: ...
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        """The namespace's Workloads with an owner reference of that name (any kind), from an index."""
+
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]: ...
     def local_queue(self, namespace: str, name: str) -> LocalQueue | None: ...
     def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]: ...
@@ -100,6 +103,13 @@ class Snapshot(Protocol):
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         """0-based (position in the ClusterQueue, position in its LocalQueue), computed; None if absent."""
 
+    def derived(self) -> dict[object, object]:
+        """Where the trace keeps what it derives from this view (the cohort quota trees, running totals of
+        demand): kept by the source while its ClusterQueues, Cohorts, LocalQueues, flavors, checks and
+        priority classes stay as they are, a new one after any change to them. What also depends on other
+        objects (Workloads, queue orders) is checked against them by identity: a sequence this view hands
+        out is the same object for as long as it is unchanged."""
+
 
 @dataclass(frozen=True)
 class _Order:
@@ -124,6 +134,9 @@ class MemorySnapshot:
         self._workloads: dict[tuple[str, str], Workload] = {}
         self._workloads_by_ns: dict[str, list[Workload]] = defaultdict(list)
         self._by_job_uid: dict[tuple[str, str], list[Workload]] = defaultdict(list)
+        self._by_owner: dict[tuple[str, str], list[Workload]] = defaultdict(list)
+        self._in_cluster_queue: dict[str, tuple[Workload, ...]] = {}
+        self._derived: dict[object, object] = {}
         self._local_queues: dict[tuple[str, str], LocalQueue] = {}
         self._lqs_by_ns: dict[str, list[LocalQueue]] = defaultdict(list)
         self._lqs_by_cq: dict[str, list[LocalQueue]] = defaultdict(list)
@@ -151,6 +164,8 @@ class MemorySnapshot:
             uid = item.meta.labels.get(JOB_UID_LABEL)
             if uid:
                 self._by_job_uid[(item.namespace, uid)].append(item)
+            for owner in dict.fromkeys(o.name for o in item.meta.owners):
+                self._by_owner[(item.namespace, owner)].append(item)
         elif isinstance(item, Job):
             namespace = item.meta.namespace or ""
             self._jobs[(namespace, item.meta.name)].append(item)
@@ -204,7 +219,16 @@ class MemorySnapshot:
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
         return self._by_job_uid.get((namespace, uid), [])
 
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        return self._by_owner.get((namespace, name), [])
+
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
+        known = self._in_cluster_queue.get(cluster_queue)
+        if known is None:
+            known = self._in_cluster_queue[cluster_queue] = tuple(self._in_cluster_queue_now(cluster_queue))
+        return known
+
+    def _in_cluster_queue_now(self, cluster_queue: str) -> list[Workload]:
         found: list[Workload] = []
         for local_queue in self._lqs_by_cq.get(cluster_queue, []):
             namespace = local_queue.meta.namespace or ""
@@ -292,3 +316,6 @@ class MemorySnapshot:
 
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         return self._order(cluster_queue).positions.get((workload.namespace, workload.name))
+
+    def derived(self) -> dict[object, object]:
+        return self._derived  # the snapshot never changes

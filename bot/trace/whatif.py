@@ -105,6 +105,7 @@ class Changed:
         self._workload = workload
         self._key = (workload.namespace, workload.name) if workload is not None else None
         self._cqs = dict(cluster_queues or {})
+        self._derived: dict[object, object] = {}  # its own: its ClusterQueues are not the base's
 
     def _swap(self, workloads: Sequence[Workload]) -> list[Workload]:
         return [w for w in workloads if (w.namespace, w.name) != self._key]
@@ -137,6 +138,16 @@ class Changed:
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
         found = self._base.workloads_for_job_uid(namespace, uid)
         return [self._workload if (w.namespace, w.name) == self._key and self._workload else w for w in found]
+
+    def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
+        found = self._swap(self._base.workloads_of_owner(namespace, name))
+        changed = self._workload
+        if changed is not None and changed.namespace == namespace and any(o.name == name for o in changed.meta.owners):
+            found.append(changed)
+        return found
+
+    def derived(self) -> dict[object, object]:
+        return self._derived
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         # The changed Workload holds no quota: leaving it out changes no usage.

@@ -20,6 +20,17 @@ def reference_escape(text: str) -> str:
     return "".join(_ESCAPES.get(char, char) for char in text)
 
 
+def reference_literal(text: str) -> str:
+    """literal() before its shortcut for text with nothing to rewrite."""
+    flat = re.sub(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+", " ", text)
+    flat = re.sub(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])", "ˍ", flat.translate(str.maketrans("*~`", "∗∼ˋ")))
+    flat = flat.replace("://", ":\u200b//")
+    flat = re.sub(r"@(?=(?:here|channel|everyone)\b)", "@\u2060", flat, flags=re.IGNORECASE)
+    if flat.lstrip().startswith(">"):
+        flat = "›" + flat.lstrip()[1:]
+    return reference_escape(flat)
+
+
 def reference_slack_len(text: str) -> int:
     return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
@@ -70,6 +81,7 @@ PIECES = st.sampled_from(
     [
         *("&", "&amp;", "&lt;", "&gt;", "&am", "&lt", "<", ">", "`", "*", "_", "~", " ", "\n", "a", "é", "日"),
         *("😀", "\U0001f9ea", "\U0010ffff", "\ud83d", "\ude00", "\u200b", "…", "`code`", "*bold*", "x" * 7),
+        *(" > q", "://", "@here", "@Channel", "a_b", "_x_", "\u2028", "\x7f", "/"),
     ]
 )
 HOSTILE = st.lists(PIECES, max_size=60).map("".join)
@@ -81,6 +93,7 @@ LIMITS = st.integers(min_value=-2, max_value=90)
 @given(text=ANY_TEXT)
 def test_escape_and_length_match_the_reference(text: str) -> None:
     assert mrkdwn.escape(text) == reference_escape(text)
+    assert mrkdwn.literal(text) == reference_literal(text)
     assert mrkdwn.slack_len(text) == reference_slack_len(text)
 
 
