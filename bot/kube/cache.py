@@ -125,6 +125,8 @@ class ClusterCache(CacheIndex):
         self._was_ready = False
         self._gc_threshold: tuple[int, int, int] | None = None  # the collector's thresholds before the sync
         self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
+        self._told = 0  # the generation the listeners last heard of
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -297,9 +299,21 @@ class ClusterCache(CacheIndex):
 
     # --- waiting on the cache (tests, bench, readiness probes) ---------------------------------------
 
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` on the loop thread after each batch of changes that changed an object (once per
+        batch, however many objects: the notifier's wake-up)."""
+        self._listeners.append(listener)
+
     def _wake(self) -> None:
         if not self._was_ready and self.ready:
             self._first_ready()
+        if self._listeners and self._told != self.generation:
+            self._told = self.generation
+            for listener in list(self._listeners):
+                try:
+                    listener()
+                except Exception:
+                    log.exception("cache: a change listener failed")
         if not self._waiters:
             return
         still = []

@@ -292,6 +292,10 @@ class CacheSource:
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
 
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """The cache's change listener (the notifier wakes on cluster changes)."""
+        self.cache.add_listener(listener)
+
     async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
         """For the notifier (bot.notify.watcher.OwnerSource): who the job's annotations name."""
         return await self.ondemand.job_owners(namespace, kind, name)

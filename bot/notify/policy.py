@@ -17,7 +17,7 @@ from datetime import datetime, timedelta
 
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
-from bot.trace.explanation import Explanation
+from bot.trace.explanation import Explanation, JobRef, Text
 
 # Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
 IMMEDIATE = frozenset(verdict for verdict in Verdict if verdict.tells_at_once)
@@ -32,12 +32,35 @@ class PolicyConfig:
     digest_threshold: int = 3  # this many new DMs for one target in one pass become one digest
 
 
+@dataclass(frozen=True, slots=True)
+class Brief:
+    """What the policy needs of an Explanation, kept by the watcher between passes instead of the whole
+    Explanation (a Workload unchanged since its last trace is decided on its Brief)."""
+
+    job: JobRef
+    verdict: Verdict
+    position: int | None  # in the ClusterQueue, 1-based
+    headline: Text
+    queued_since: datetime | None
+    admitted_at: datetime | None
+    waiting_since: datetime | None
+
+    @classmethod
+    def of(cls, explanation: Explanation) -> Brief:
+        position = explanation.position
+        return cls(
+            explanation.job, explanation.verdict, position.cluster_queue if position is not None else None,
+            explanation.headline, explanation.queued_since, explanation.admitted_at, explanation.waiting_since,
+        )  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Candidate:
-    """A Workload the watcher looked at, with who should hear about it."""
+    """A Workload the watcher looked at, with who should hear about it: its Explanation when it was traced in
+    this pass, else the Brief of its last trace."""
 
     key: str  # namespace/workload/uid
-    explanation: Explanation
+    explanation: Explanation | Brief
     targets: tuple[str, ...]  # Slack user IDs (U.../W...) or channel IDs (C.../G...)
     waiting_since: datetime | None
 
@@ -47,6 +70,8 @@ class Candidate:
 
     @property
     def position(self) -> int | None:
+        if isinstance(self.explanation, Brief):
+            return self.explanation.position
         position = self.explanation.position
         return position.cluster_queue if position is not None else None
 

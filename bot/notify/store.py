@@ -327,6 +327,9 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._closed = False
+        # The last State loaded and the database's data_version then: load() returns it again while no other
+        # connection committed and this one wrote nothing (a watcher pass at 30,000 deliveries decodes nothing).
+        self._loaded: tuple[int, State] | None = None
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
@@ -361,6 +364,7 @@ class SQLiteStore:
                 if self._db is None:
                     self._db = self._connect()
                 db = self._db
+                changes = db.total_changes
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
                 try:
                     if fence is not None:
@@ -372,6 +376,8 @@ class SQLiteStore:
                         )
                     result = work(db)
                     db.execute("COMMIT")
+                    if db.total_changes != changes:  # our own writes do not change data_version
+                        self._loaded = None
                 except BaseException:
                     if db.in_transaction:
                         db.rollback()
@@ -392,12 +398,17 @@ class SQLiteStore:
 
     async def load(self) -> State:
         def work(db: sqlite3.Connection) -> State:
-            return State.of(
+            version = int(db.execute("PRAGMA data_version").fetchone()[0])
+            if self._loaded is not None and self._loaded[0] == version:
+                return self._loaded[1]
+            state = State.of(
                 map(_subscription, db.execute("SELECT * FROM subscriptions")),
                 map(_delivery, db.execute("SELECT * FROM deliveries")),
                 (Snooze(r["user"], r["key"], parse_time(r["until"])) for r in db.execute("SELECT * FROM snoozes")),
                 (Mute(r["user"], parse_time(r["since"])) for r in db.execute("SELECT * FROM mutes")),
             )
+            self._loaded = (version, state)
+            return state
 
         return await self._read(work)
 

@@ -23,22 +23,25 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
 from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
-from bot.notify.policy import Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
+from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
 from bot.trace import messages
+from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
-from bot.trace.model import Workload
+from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, ClusterQueue, Job, LocalQueue, Workload
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -138,6 +141,7 @@ class Notifier:
         fence: Callable[[], Fence | None] | None = None,
         metrics: Metrics | None = None,
         tick_seconds: float = 30.0,
+        settle_seconds: float = 0.5,
         max_owners_per_job: int = MAX_OWNERS_PER_JOB,
         max_dms_per_pass: int = MAX_DMS_PER_PASS,
     ) -> None:
@@ -153,13 +157,17 @@ class Notifier:
         self.fence = fence
         self.metrics = metrics
         self.tick_seconds = tick_seconds
+        self.settle_seconds = settle_seconds
         self.max_owners_per_job = max_owners_per_job
         self.max_dms_per_pass = max_dms_per_pass
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._emails: dict[str, str | None] = {}
-        self._over_cap: dict[str, int] = {}  # jobs whose annotations name more people than told (logged once)
+        self._over_cap: set[tuple[str, ...]] = set()  # annotations naming more people than told (logged once)
+        self._seen: dict[str, _Seen] = {}  # per Workload: the inputs of its last trace, and what it said
+        self._quota: dict[str, tuple[tuple[object, ...], object]] = {}  # per cohort tree: its objects, its token
+        self.traced = 0  # Workloads traced so far (the rest were unchanged)
         self.passes = 0
         self.stopped_passes = 0  # passes stopped because the lease was lost
         self.last_decisions: list[Decision] = []
@@ -168,7 +176,8 @@ class Notifier:
     # --- lifecycle ----------------------------------------------------------------------------------
 
     def wake(self) -> None:
-        """Something changed in the cluster: run a pass soon."""
+        """Something changed in the cluster (the cache's change listener): run a pass soon. Wakes coalesce:
+        those during the settling delay or during a pass make one more pass."""
         self._wake.set()
 
     async def start(self) -> None:
@@ -186,6 +195,8 @@ class Notifier:
         while True:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.tick_seconds)
+            if self._wake.is_set() and self.settle_seconds > 0:
+                await asyncio.sleep(self.settle_seconds)  # a burst of changes: one pass after it
             self._wake.clear()
             if not self.source.ready:
                 continue
@@ -241,7 +252,9 @@ class Notifier:
                 offset = await self.messenger.utc_offset(target)
                 if offset is not None:
                     offsets[target] = offset
-        decisions = self._capped(decide(state, candidates, now, self.config, utc_offsets=offsets))
+        # Pure, and long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
+        decisions = await asyncio.to_thread(decide, state, candidates, now, self.config, utc_offsets=offsets)
+        decisions = self._capped(decisions)
         closes = [d for d in decisions if isinstance(d, Close)]
         for decision in [d for d in decisions if not isinstance(d, Close)]:
             try:
@@ -281,48 +294,121 @@ class Notifier:
         return [d for d in decisions if id(d) not in held]
 
     async def _candidates(self, snapshot: Snapshot, state: State, now: datetime) -> list[Candidate]:
+        """Every Workload somebody may be told about (or with an open DM). Only those whose inputs changed
+        since their last trace are traced again; the others are decided on their Brief."""
         open_keys = {d.key for d in state.deliveries if d.closed_at is None}
-        watched = {(s.namespace, s.name) for s in state.subscriptions}
+        watchers: dict[tuple[str, str], list[str]] = defaultdict(list)
+        for subscription in state.subscriptions:
+            watchers[(subscription.namespace, subscription.name)].append(subscription.user)
+        quota = self._quota_tokens(snapshot)
+        positions = _positions(snapshot)
+        seen: dict[str, _Seen] = {}
         found: list[Candidate] = []
+        pause = _Pause()
         for namespace in known_namespaces(snapshot):
+            mapped = self.namespace_notify.get(namespace)
             for workload in snapshot.workloads_in(namespace):
+                await pause.maybe()
                 key = workload_key(workload)
+                is_open = key in open_keys
+                if workload.finished and not is_open:
+                    continue
                 name, kind = job_of(workload)
-                interesting = (
-                    key in open_keys
-                    or (namespace, name) in watched
-                    or namespace in self.namespace_notify
-                    or _might_be_due(workload, now, self.config.notify_after)
-                )
-                if not interesting or (workload.finished and key not in open_keys):
+                subscribers = tuple(sorted(watchers.get((namespace, name), ())))
+                if not (is_open or subscribers or mapped or _might_be_due(workload, now, self.config.notify_after)):
+                    continue
+                jobs = tuple(snapshot.jobs_named(namespace, name)) if kind != "Workload" else ()
+                values = await self._owner_values(namespace, name, kind, workload, jobs)
+                if not (is_open or subscribers or mapped or values):
+                    continue  # nobody to tell: not traced at all
+                local_queue = snapshot.local_queue(namespace, workload.queue_name) if workload.queue_name else None
+                cluster_queue = _cluster_queue_of(workload, local_queue)
+                queue = _lq_value(local_queue) if local_queue is not None else None
+                inputs = (workload, *jobs, queue, quota.get(cluster_queue), subscribers, values, mapped)
+                place = positions.get(key)
+                last = self._seen.get(key)
+                if last is not None:
+                    if not last.holds(inputs, now):
+                        last = None
+                    elif last.place != place:
+                        last = last.moved(place)  # None: traced again
+                if last is not None:
+                    seen[key] = last
+                    if last.targets or is_open:
+                        found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
                     continue
                 job_snapshot = await self.source.snapshot_for(namespace, name, kind)
-                explanation = await asyncio.to_thread(explain, job_snapshot, Query(namespace, name, kind), now=now)
-                targets = await self._targets(state, namespace, name, kind, explanation)
-                if not targets and key not in open_keys:
-                    continue
-                found.append(Candidate(key, explanation, targets, explanation.waiting_since))
+                explanation = explain(job_snapshot, Query(namespace, name, kind), now=now)
+                pause.traced()
+                targets = await self._targets(namespace, subscribers, values)
+                seen[key] = _Seen(inputs, Brief.of(explanation), targets, now, place)
+                self.traced += 1
+                if targets or is_open:
+                    found.append(Candidate(key, explanation, targets, explanation.waiting_since))
+        self._seen = seen  # what left the cluster is forgotten with it
         return found
 
-    async def _targets(
-        self, state: State, namespace: str, name: str, kind: str | None, explanation: Explanation
+    def _quota_tokens(self, snapshot: Snapshot) -> dict[str, object]:
+        """A token per ClusterQueue that changes when the quota state of its cohort tree does: a version
+        stamp. The state: what the trace reads of each ClusterQueue and Cohort of the tree (quotas, usage,
+        policies, conditions; not their resourceVersion nor counters such as pendingWorkloads, which change
+        all the time), their flavors and admission checks, and the quota each Workload holds in it (its
+        admission, whatever else of it changes)."""
+        cohorts = {cohort.meta.name: cohort for cohort in snapshot.cohorts()}
+        trees: dict[str, list[object]] = defaultdict(list)
+        root_of: dict[str, str] = {}
+        for cq in snapshot.cluster_queues():
+            chain: list[str] = []
+            parent = cq.cohort
+            while parent and parent not in chain:
+                chain.append(parent)
+                parent = cohorts[parent].parent if parent in cohorts else ""
+            root = f"cohort/{chain[-1]}" if chain else f"cq/{cq.meta.name}"
+            root_of[cq.meta.name] = root
+            tree = trees[root]
+            tree.append(_cq_value(cq))
+            tree.extend((c, cohorts[c].parent, cohorts[c].resource_groups) for c in chain if c in cohorts)
+            tree.extend(snapshot.flavor(name) for name in cq.flavor_names())
+            tree.extend(snapshot.admission_check(name) for name, _ in cq.admission_checks)
+            tree.extend(
+                (w.namespace, w.name, w.admission)
+                for w in snapshot.workloads_in_cluster_queue(cq.meta.name)
+                if w.admission is not None
+            )
+        stamps: dict[str, tuple[tuple[object, ...], object]] = {}
+        for root, objects in trees.items():
+            last = self._quota.get(root)
+            stamps[root] = (tuple(objects), last[1] if last is not None and _same(last[0], objects) else object())
+        self._quota = stamps
+        return {cq: stamps[root][1] for cq, root in root_of.items()}
+
+    async def _owner_values(
+        self, namespace: str, name: str, kind: str | None, workload: Workload, jobs: Sequence[Job]
     ) -> tuple[str, ...]:
+        """The notify annotations of the Workload, of the job (in the snapshot) and, when the source reads them
+        on demand (a live cluster), of the job and its owners."""
+        values: list[str] = []
+        for meta in (workload.meta, *(j.meta for j in jobs)):
+            for annotation in (NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION):
+                value = meta.annotations.get(annotation, "").strip()
+                if value and value not in values:
+                    values.append(value)
+        read = getattr(self.source, "job_owners", None)
+        if read is not None and kind != "Workload":
+            values += [v for v in await read(namespace, kind, name) if v not in values]
+        return tuple(values)
+
+    async def _targets(self, namespace: str, subscribers: Sequence[str], values: Sequence[str]) -> tuple[str, ...]:
         """Who is told: the job's watchers and its annotated owners (both: watching never hides a job from
         its owner), else the namespace's channel."""
-        subscribers = sorted({s.user for s in state.subscriptions if s.namespace == namespace and s.name == name})
-        owners = await self._owners(namespace, name, kind, explanation)
+        owners = await self._owners(namespace, values)
         if subscribers or owners:
             return tuple(dict.fromkeys([*subscribers, *owners]))
         mapped = self.namespace_notify.get(namespace)
         return (mapped,) if mapped else ()
 
-    async def _owners(self, namespace: str, name: str, kind: str | None, explanation: Explanation) -> list[str]:
-        """The people the notify annotations name (the Workload's, the job's and its owners'), at most
-        max_owners_per_job."""
-        values = list(explanation.owners)
-        read = getattr(self.source, "job_owners", None)
-        if read is not None and kind != "Workload":
-            values += [v for v in await read(namespace, kind, name) if v not in values]
+    async def _owners(self, namespace: str, values: Sequence[str]) -> list[str]:
+        """The people the notify annotations name, at most max_owners_per_job."""
         owners: list[str] = []
         for value in values:
             for part in (p.strip() for p in value.replace(";", ",").split(",")):
@@ -335,11 +421,11 @@ class Notifier:
                     # have the bot post in that channel. Channels are an admin's choice (NAMESPACE_NOTIFY).
                     owners.append(part)
         owners = list(dict.fromkeys(owners))
-        if len(owners) > self.max_owners_per_job and self._over_cap.get(f"{namespace}/{name}") != len(owners):
-            self._over_cap[f"{namespace}/{name}"] = len(owners)  # said once per job (and again if it changes)
+        if len(owners) > self.max_owners_per_job and values not in self._over_cap:
+            self._over_cap.add(tuple(values))  # said once per annotation
             log.warning(
                 "notifier: a job's annotations name too many people; only the first are told",
-                extra={"job": f"{namespace}/{name}", "named": len(owners), "cap": self.max_owners_per_job},
+                extra={"namespace": namespace, "named": len(owners), "cap": self.max_owners_per_job},
             )
             if self.metrics is not None:
                 self.metrics.notify_capped.labels("owners-per-job").inc(len(owners) - self.max_owners_per_job)
@@ -360,12 +446,21 @@ class Notifier:
         elif isinstance(decision, Update):
             await self._update(decision, state, now)
 
+    async def _fresh(self, candidate: Candidate, now: datetime) -> Candidate | None:
+        """The candidate with a full Explanation of now (decided on its Brief; None: the Workload is gone)."""
+        if not isinstance(candidate.explanation, Brief):
+            return candidate
+        explanation = await self._explain_key(candidate.key, now)
+        if explanation is None:
+            return None
+        return Candidate(candidate.key, explanation, candidate.targets, explanation.waiting_since)
+
     async def _send(self, decision: Send, now: datetime, *, replace: bool = False) -> None:
-        keys = [item.key for item in decision.items]
-        digest = len(keys) > 1
+        items = [c for c in [await self._fresh(i, now) for i in decision.items] if c is not None]
+        digest = len(items) > 1
         fence = self._held()
         intended = []
-        for item in decision.items:
+        for item in items:
             if await self.store.record_intent(
                 item.key, decision.target, item.verdict.value, item.position, _headline(item), now,
                 digest=digest, job=_job_label(item.explanation), since=item.waiting_since, replace=replace,
@@ -377,7 +472,7 @@ class Notifier:
             return
         fence = self._held()  # the very moment before the DM leaves
         channel, ts = await self.messenger.send(
-            decision.target, [i.explanation for i in intended], [i.key for i in intended]
+            decision.target, [_explanation(i) for i in intended], [i.key for i in intended]
         )
         fence = self._held()
         for item in intended:
@@ -405,12 +500,15 @@ class Notifier:
     async def _update(self, decision: Update, state: State, now: datetime) -> None:
         delivery = decision.delivery
         assert delivery.ts is not None
+        fresh = await self._fresh(decision.candidate, now)
+        if fresh is None:
+            return
         siblings = _same_message(state, delivery)
         explanations: list[Explanation] = []
         keys: list[str] = []
         for other in siblings:
             if other.key == delivery.key:
-                explanations.append(decision.candidate.explanation)
+                explanations.append(_explanation(fresh))
                 keys.append(other.key)
             elif other.closed_at is None:
                 explanation = await self._explain_key(other.key, now)
@@ -419,7 +517,7 @@ class Notifier:
                     keys.append(other.key)
         self._held()
         await self.messenger.update(delivery.channel, delivery.ts, explanations, keys)
-        item = decision.candidate
+        item = fresh
         await self.store.record_update(
             item.key, decision.target, item.verdict.value, item.position, _headline(item), now, fence=self._held()
         )
@@ -466,7 +564,7 @@ class Notifier:
             return None
         job_name, kind = job_of(workload)
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
-        return await asyncio.to_thread(explain, job_snapshot, Query(namespace, job_name, kind), now=now)
+        return explain(job_snapshot, Query(namespace, job_name, kind), now=now)
 
 
 def _same_message(state: State, delivery: Delivery) -> list[Delivery]:
@@ -483,7 +581,12 @@ def _headline(candidate: Candidate) -> str:
     return candidate.explanation.headline.key
 
 
-def _job_label(explanation: Explanation) -> str:
+def _explanation(candidate: Candidate) -> Explanation:
+    assert isinstance(candidate.explanation, Explanation), "a candidate made fresh first"
+    return candidate.explanation
+
+
+def _job_label(explanation: Explanation | Brief) -> str:
     return f"{explanation.job.namespace}/{explanation.job.name}"
 
 
@@ -508,3 +611,103 @@ def _by_message(closes: Sequence[Close]) -> list[list[Close]]:
         else:
             groups[(close.target, delivery.channel, delivery.ts)].append(close)
     return list(groups.values())
+
+
+# Verdicts that change with time alone (a requeue backoff ends; the engine's only verdict that reads the clock,
+# the others use it for ages in their words): traced again every pass.
+_TIME_BOUND = frozenset({Verdict.REQUEUE_BACKOFF})
+RETRACE_AFTER = timedelta(minutes=30)  # and every Workload at least this often, whatever its inputs
+_YIELD_EVERY = 0.005  # seconds of work between two yields to the event loop
+
+
+def _same(one: Sequence[object], other: Sequence[object]) -> bool:
+    """The same objects, one by one (identity: the cache replaces an object that changes)."""
+    return len(one) == len(other) and all(
+        a is b or (a == b and type(a) in _VALUES) for a, b in zip(one, other, strict=True)
+    )
+
+
+_VALUES = (str, int, tuple, type(None))
+
+
+@dataclass(slots=True)
+class _Seen:
+    """A Workload's last trace: the inputs it was traced from, its Brief, who was to be told, when, and its
+    place in its ClusterQueue's order then."""
+
+    inputs: tuple[object, ...]
+    brief: Brief
+    targets: tuple[str, ...]
+    at: datetime
+    place: int | None
+
+    def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
+        return self.brief.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and _same(self.inputs, inputs)
+
+    def moved(self, place: int | None) -> _Seen | None:
+        """Only its place in the order changed (others were added, removed or moved ahead of it): the same
+        answer at the new position, when the trace's position was the order's (else None: trace again)."""
+        if place is None or self.place is None or self.brief.position != self.place + 1:
+            return None
+        return _Seen(self.inputs, dataclass_replace(self.brief, position=place + 1), self.targets, self.at, place)
+
+
+class _Pause:
+    """Yield to the event loop when the pass has held it for _YIELD_EVERY seconds."""
+
+    def __init__(self) -> None:
+        self._since = time.perf_counter()
+        self._count = 0
+
+    def traced(self) -> None:
+        self._count = 63  # a trace is long: look at the time at the next visit
+
+    async def maybe(self) -> None:
+        self._count += 1
+        if self._count < 64:
+            return
+        self._count = 0
+        if time.perf_counter() - self._since >= _YIELD_EVERY:
+            await asyncio.sleep(0)
+            self._since = time.perf_counter()
+
+
+def _positions(snapshot: Snapshot) -> dict[str, int]:
+    """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it)."""
+    places: dict[str, int] = {}
+    for cq in snapshot.cluster_queues():
+        for index, workload in enumerate(snapshot.pending_in(cq.meta.name)):
+            places[workload_key(workload)] = index
+    return places
+
+
+def _cluster_queue_of(workload: Workload, local_queue: LocalQueue | None) -> str:
+    if workload.admission is not None and workload.admission.cluster_queue:
+        return workload.admission.cluster_queue
+    return local_queue.cluster_queue if local_queue is not None else ""
+
+
+def _lq_value(local_queue: LocalQueue) -> tuple[object, ...]:
+    """What the trace reads of a LocalQueue (compared by value: its counters change all the time)."""
+    return (local_queue.cluster_queue, local_queue.stop_policy, local_queue.conditions)
+
+
+def _cq_value(cq: ClusterQueue) -> tuple[object, ...]:
+    """What the trace reads of a ClusterQueue (compared by value)."""
+    return (
+        cq.meta.name, cq.resource_groups, cq.cohort, cq.namespace_selector, cq.stop_policy, cq.queueing_strategy,
+        dict(cq.preemption), cq.admission_checks, cq.conditions, cq.reservation, cq.usage, cq.fair_sharing_admission,
+    )  # fmt: skip
+
+
+def watcher(
+    source: SnapshotSource,
+    store: StateStore,
+    messenger: Messenger,
+    clock: Callable[[], datetime],
+    *,
+    config: PolicyConfig | None = None,
+) -> Notifier:
+    """A watcher for tools and the bench: `await notifier.run_pass()` runs one pass. Keep it to run the next
+    passes: what it remembers of the last traces is what makes them cheap."""
+    return Notifier(source=source, store=store, messenger=messenger, clock=clock, config=config or PolicyConfig())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -254,7 +254,8 @@ async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(sl
         await server.stop()
 
 
-def _many_pending(count: int) -> list[dict[str, Any]]:
+def many_pending(count: int, owners: Sequence[str] = (ALICE,)) -> list[dict[str, Any]]:
+    """The SEGFORMER cluster with `count` more waiting jobs sweep-NNNN, job i annotated with owners[i % len]."""
     docs = _docs(SEGFORMER)
     template = _find(docs, "Workload", "job-vit-ablation-lr3e4-2ee1d")
     job = _find(docs, "Job", "vit-ablation-lr3e4")
@@ -263,7 +264,7 @@ def _many_pending(count: int) -> list[dict[str, Any]]:
         name = f"sweep-{index:04d}"
         new_job = copy.deepcopy(job)
         new_job["metadata"].update(name=name, uid=f"00000000-0000-4000-8000-{index:012d}")
-        new_job["metadata"].setdefault("annotations", {})["kueue-bot.io/notify"] = ALICE
+        new_job["metadata"].setdefault("annotations", {})["kueue-bot.io/notify"] = owners[index % len(owners)]
         new_wl = copy.deepcopy(template)
         new_wl["metadata"].update(name=f"job-{name}-abcde", uid=f"10000000-0000-4000-8000-{index:012d}")
         new_wl["metadata"]["labels"]["kueue.x-k8s.io/job-uid"] = new_job["metadata"]["uid"]
@@ -282,7 +283,7 @@ def _many_pending(count: int) -> list[dict[str, Any]]:
 
 async def test_a_thousand_workloads_of_one_owner_give_one_digest(slack: FakeSlack, db: Path) -> None:
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
-    server = await _server(slack, Timeline(_snapshot(_many_pending(1000))), clock, db)
+    server = await _server(slack, Timeline(_snapshot(many_pending(1000))), clock, db)
     try:
         assert server.notifier is not None and server.store is not None
         await server.notifier.run_pass()
@@ -445,7 +446,7 @@ async def test_a_failed_closing_edit_leaves_the_dm_open_and_is_retried_next_pass
 
 
 async def test_a_digest_whose_jobs_were_all_deleted_in_one_pass_is_edited(slack: FakeSlack, db: Path) -> None:
-    docs = _many_pending(3)
+    docs = many_pending(3)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
     server = await _server(slack, source, clock, db)

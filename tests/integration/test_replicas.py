@@ -27,6 +27,7 @@ from bot.standin.slack import Call
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
+from tests.integration.test_notifier import many_pending
 
 SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 NS = "kueue-bot"
@@ -121,29 +122,7 @@ OWNERS = [f"U0OWNER{index:03d}" for index in range(30)]
 
 def _thirty_owners_dump(path: Path) -> Path:
     """The scenario's cluster with 30 more waiting jobs, each annotated with its own owner."""
-    loaded = yaml.safe_load((SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").read_text())
-    docs: list[dict[str, Any]] = copy.deepcopy(loaded["items"])
-    template = next(d for d in docs if d["kind"] == "Workload" and d["metadata"]["name"].startswith("job-vit-"))
-    job = next(d for d in docs if d["kind"] == "Job" and d["metadata"]["name"] == "vit-ablation-lr3e4")
-    for index, owner in enumerate(OWNERS):
-        name = f"split-{index:03d}"
-        new_job = copy.deepcopy(job)
-        new_job["metadata"].update(name=name, uid=f"00000000-0000-4000-8000-{index:012d}")
-        new_job["metadata"]["annotations"] = {"kueue-bot.io/notify": owner}
-        workload = copy.deepcopy(template)
-        workload["metadata"].update(name=f"job-{name}-abcde", uid=f"10000000-0000-4000-8000-{index:012d}")
-        workload["metadata"]["labels"]["kueue.x-k8s.io/job-uid"] = new_job["metadata"]["uid"]
-        workload["metadata"]["ownerReferences"] = [
-            {
-                "apiVersion": "batch/v1",
-                "kind": "Job",
-                "name": name,
-                "uid": new_job["metadata"]["uid"],
-                "controller": True,
-            }
-        ]
-        docs += [new_job, workload]
-    path.write_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper))
+    path.write_text(yaml.dump_all(many_pending(len(OWNERS), OWNERS), Dumper=yaml.CSafeDumper))
     return path
 
 
@@ -186,7 +165,7 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
 ) -> None:
     for owner in OWNERS:
         slack.add_user(owner, name=owner.lower())
-    slack.slow("chat.postMessage", 0.1)  # a pass of 30 DMs takes about 3 s: the freeze lands in its middle
+    slack.slow("chat.postMessage", 0.5)  # a pass of 30 DMs takes 15 s: the freeze lands well inside it
     common = {
         "kubeconfig": str(api.write_kubeconfig(tmp_path / "kubeconfig")),
         "slack_url": slack.api_url,

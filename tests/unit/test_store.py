@@ -496,3 +496,24 @@ def test_state_is_sorted_by_identity() -> None:
         ("U2", "team-a"),
     ]
     assert [m.user for m in state.mutes] == ["U1", "U2"]
+
+
+async def test_a_load_after_another_connections_write_sees_it_and_an_unchanged_one_is_not_decoded_again(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.sqlite3"
+    one, two = SQLiteStore(path), SQLiteStore(path)
+    try:
+        await one.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        first = await one.load()
+        assert await one.load() is first  # nothing changed: the same State, not decoded again
+        await one.forget_closed(T0)  # a write that changes nothing keeps it
+        assert await one.load() is first
+        await two.close(KEY, "U1", _at(1))  # another connection (another process) writes
+        again = await one.load()
+        assert again is not first and again.open_deliveries() == ()
+        await one.snooze("U1", KEY, _at(60))  # and this one
+        assert (await one.load()).snoozes == (Snooze("U1", KEY, _at(60)),)
+    finally:
+        await one.aclose()
+        await two.aclose()

@@ -1,0 +1,226 @@
+"""The watcher's work is proportional to what changed: a Workload is traced again only when its inputs changed
+(its own object, its place in its ClusterQueue's order, the quota state of its cohort tree, who may be told),
+never when nobody can be told; between passes it keeps Briefs, not Explanations; it yields to the event loop.
+The cluster is a MemorySnapshot rebuilt from the same decoded objects, one replaced where the test changes it
+(as the informer cache replaces the object that changed). Counts, not times: no timed assertion here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient
+from bot.kube.decode import decode
+from bot.kube.informer import Change
+from bot.notify.policy import Brief
+from bot.notify.state import Subscription
+from bot.notify.store import SQLiteStore
+from bot.notify.watcher import Closing, Notifier, watcher, workload_key
+from bot.trace.explanation import Explanation
+from bot.trace.model import Workload
+from bot.trace.snapshot import MemorySnapshot, Snapshot
+from kubernetes import client as k8s_client
+
+from tests import builders as b
+
+NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
+OWNER = "U0OWNER01"
+
+
+def _objects(raws: Iterable[dict[str, Any]]) -> list[object]:
+    return [obj for raw in raws for obj in decode(raw)]
+
+
+def _jobs(count: int, *, prefix: str = "train", queue: str = "user-queue", owner: str | None = OWNER) -> list[Any]:
+    raws: list[dict[str, Any]] = []
+    for index in range(count):
+        job = b.job(
+            f"{prefix}-{index:03d}",
+            queue=queue,
+            spec=b.cpu_spec("1"),
+            annotations={"kueue-bot.io/notify": owner} if owner else None,
+            created=b.stamp(NOW - timedelta(hours=2, minutes=-index)),
+        )
+        raws += [job, b.workload(of=job, queue=queue, created=b.stamp(NOW - timedelta(hours=2, minutes=-index)))]
+    return raws
+
+
+class Cluster:
+    """A SnapshotSource whose objects the test replaces one at a time."""
+
+    ready = True
+
+    def __init__(self, objects: Sequence[object]) -> None:
+        self.objects = list(objects)
+        self.current = MemorySnapshot(self.objects)
+
+    def taken_at(self) -> datetime | None:
+        return None
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
+        return self.current
+
+    async def snapshot(self) -> Snapshot:
+        return self.current
+
+    def workload(self, name: str) -> Workload:
+        return next(o for o in self.objects if isinstance(o, Workload) and o.name.startswith(f"job-{name}-"))
+
+    def swap(self, old: object, new: object) -> None:
+        self.objects[self.objects.index(old)] = new
+        self.current = MemorySnapshot(self.objects)
+
+    def add(self, *objects: object) -> None:
+        self.objects.extend(objects)
+        self.current = MemorySnapshot(self.objects)
+
+
+class Recorder:
+    """The Messenger port, recording."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []
+        self.updates = 0
+
+    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+        self.sent.append((target, len(keys)))
+        return f"D{target[1:]}", f"{len(self.sent)}.000100"
+
+    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+        self.updates += 1
+
+    async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
+        pass
+
+    async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
+        return None
+
+    async def user_for_email(self, email: str) -> str | None:
+        return None
+
+    async def utc_offset(self, user: str) -> timedelta | None:
+        return None
+
+
+@pytest.fixture
+async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
+    store = SQLiteStore(tmp_path / "state.sqlite3")
+    yield store
+    await store.aclose()
+
+
+def _notifier(cluster: Cluster, store: SQLiteStore, messenger: Recorder | None = None) -> Notifier:
+    return watcher(cluster, store, messenger or Recorder(), lambda: NOW)
+
+
+async def _traced(notifier: Notifier) -> int:
+    before = notifier.traced
+    await notifier.run_pass()
+    return notifier.traced - before
+
+
+async def test_a_steady_pass_traces_nothing_and_keeps_briefs_not_explanations(store: SQLiteStore) -> None:
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(20)]))
+    messenger = Recorder()
+    notifier = _notifier(cluster, store, messenger)
+    assert await _traced(notifier) == 20
+    assert messenger.sent == [(OWNER, 20)]  # one digest
+    assert await _traced(notifier) == 0
+    assert notifier.last_decisions == []
+    assert all(isinstance(seen.brief, Brief) for seen in notifier._seen.values())
+    assert not any(isinstance(value, Explanation) for seen in notifier._seen.values() for value in seen.inputs)
+
+
+async def test_a_changed_workload_is_traced_again_alone(store: SQLiteStore) -> None:
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(20)]))
+    notifier = _notifier(cluster, store)
+    await notifier.run_pass()
+    old = cluster.workload("train-007")
+    cluster.swap(old, replace(old, meta=replace(old.meta, annotations={"note": "touched"})))
+    assert await _traced(notifier) == 1
+    assert await _traced(notifier) == 0
+
+
+async def test_a_change_of_order_moves_the_others_without_tracing_them(store: SQLiteStore) -> None:
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(20)]))
+    notifier = _notifier(cluster, store)
+    await notifier.run_pass()
+    # train-010 now created just before train-009: the two swap places, nobody else moves.
+    old = cluster.workload("train-010")
+    earlier = cluster.workload("train-009").meta.created
+    assert earlier is not None
+    cluster.swap(old, replace(old, meta=replace(old.meta, created=earlier - timedelta(seconds=1))))
+    moved = workload_key(cluster.workload("train-009"))
+    before = notifier._seen[moved].brief.position
+    assert before is not None
+    assert await _traced(notifier) == 1  # train-010 changed; train-009 only moved back one place: not traced
+    assert notifier._seen[moved].brief.position == before + 1
+    assert await _traced(notifier) == 0
+
+
+async def test_a_quota_change_traces_its_cohort_tree_only(store: SQLiteStore) -> None:
+    raws = [
+        *b.cluster(cpu=4),
+        b.cluster_queue("other-cq", b.cpu_group(cpu=4)),
+        b.local_queue("other-queue", cluster_queue="other-cq"),
+        *_jobs(5),
+        *_jobs(7, prefix="eval", queue="other-queue"),
+    ]
+    cluster = Cluster(_objects(raws))
+    notifier = _notifier(cluster, store)
+    assert await _traced(notifier) == 12
+    running = b.job("running", spec=b.cpu_spec("1"), suspend=False)
+    admitted = b.workload(of=running, status=b.reserved("cq", b.assignment(default={"cpu": "1"})))
+    cluster.add(*_objects([running, admitted]))
+    assert await _traced(notifier) == 5  # the five waiting in "cq"; "other-cq" holds no quota with it
+
+
+async def test_nobody_to_tell_means_nothing_traced_until_somebody_watches(store: SQLiteStore) -> None:
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(30, owner=None)]))
+    notifier = _notifier(cluster, store)
+    assert await _traced(notifier) == 0
+    await store.subscribe(Subscription("U0WATCHER", b.NS, "train-004", "Job", NOW))
+    messenger = notifier.messenger
+    assert await _traced(notifier) == 1
+    assert isinstance(messenger, Recorder) and messenger.sent == [("U0WATCHER", 1)]
+
+
+async def test_a_long_pass_lets_the_event_loop_run(store: SQLiteStore) -> None:
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(300)]))
+    notifier = _notifier(cluster, store)
+    ticks = 0
+    done = False
+
+    async def probe() -> None:
+        nonlocal ticks
+        while not done:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(probe())
+    await asyncio.sleep(0)
+    before = ticks
+    await notifier.run_pass()
+    done = True
+    await task
+    assert ticks - before > 2  # it ran during the pass, not only at its awaits of the store
+
+
+def test_the_cache_tells_its_listeners_once_per_batch_that_changed_something() -> None:
+    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: NOW)
+    heard: list[int] = []
+    cache.add_listener(lambda: heard.append(cache.generation))
+    objects = _objects(_jobs(3))
+    workloads = [o for o in objects if isinstance(o, Workload)]
+    cache.apply([Change("Workload", "upsert", w.meta.key, w) for w in workloads])
+    assert heard == [3]
+    cache.apply([Change("Workload", "bookmark", ("", ""), None)])
+    assert heard == [3]  # nothing changed: nobody woken
+    cache.apply([Change("Workload", "delete", workloads[0].meta.key)])
+    assert heard == [3, 4]
