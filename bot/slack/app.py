@@ -47,7 +47,7 @@ from bot.trace.queueview import QueueView
 
 log = logging.getLogger(__name__)
 
-MAX_BLOCKS = 50
+MAX_BLOCKS = render.MAX_BLOCKS  # one message's blocks (Slack's limit), written once in render
 _LOCALE_TTL = 3600.0
 _LOCALE_RETRY = 60.0  # a user whose locale could not be read is asked again after this
 LOOKUP_TIMEOUT = 3.0  # users.info for a locale or an email: past this, the default (an answer, never silence)
@@ -204,11 +204,11 @@ class SlackBot:
         app.event("message")(self._on_message)
         app.event("app_home_opened")(self._on_home_opened)
         app.command("/kueue")(self._on_command)
-        app.action("kueue_recheck")(self._button("recheck", self._on_recheck))
-        app.action("kueue_watch")(self._button("watch", self._on_watch_button))
-        app.action("kueue_show_queue")(self._button("queue", self._on_show_queue))
-        app.action("kueue_pick")(self._button("pick", self._on_pick))
-        for action_id in ("kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"):
+        app.action(render.ACTION_RECHECK)(self._button("recheck", self._on_recheck))
+        app.action(render.ACTION_WATCH)(self._button("watch", self._on_watch_button))
+        app.action(render.ACTION_SHOW_QUEUE)(self._button("queue", self._on_show_queue))
+        app.action(render.ACTION_PICK)(self._button("pick", self._on_pick))
+        for action_id in (render.ACTION_SNOOZE_2H, render.ACTION_SNOOZE_1D, render.ACTION_STOP):
             app.action(action_id)(self._button("notification", self._on_notification_button))
         app.error(self._on_error)
 
