@@ -71,6 +71,8 @@ class _Remembered(Generic[V]):
 class SubjectAccessPolicy:
     """The channel's namespaces, narrowed to what the asker's Kubernetes identity may read (see the module)."""
 
+    per_person = True  # what one may see is not what another may: an answer's audience matters
+
     def __init__(
         self,
         channel_policy: AccessPolicy,

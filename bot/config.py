@@ -81,7 +81,8 @@ class Settings:
         """The namespaces a channel may ask about (None: any)."""
         if channel in self.channel_namespaces:
             return self.channel_namespaces[channel]
-        return self.channel_namespaces.get("*")
+        # Deny by default: once any channel is listed, one not listed (a DM too) sees nothing unless `*` says.
+        return self.channel_namespaces.get("*", () if self.channel_namespaces else None)
 
     def masked(self) -> dict[str, str]:
         """The effective settings for people: secrets masked."""

@@ -27,6 +27,7 @@ from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 Clock = Callable[[], datetime]
 MAX_CHOICES = 10
+MAX_AUDIENCE = 200  # readers checked one by one; a bigger (or unknown) audience gets private answers
 
 
 class SnapshotSource(Protocol):
@@ -90,7 +91,8 @@ class OpenPolicy:
 @dataclass(frozen=True)
 class Answered:
     explanation: Explanation
-    show_names: bool = False  # the asker may see every namespace the answer names (who waits ahead)
+    show_names: bool = False  # its readers may see every namespace the answer names (who waits ahead)
+    public: bool = True  # every reader of the conversation may see the job's namespace (else: to the asker only)
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,7 @@ Outcome = Answered | Choose | NotFound | Refused | Unavailable
 class Asker:
     user: str
     channel: str
+    audience: tuple[str, ...] | None = ()  # who else reads a public answer here; None: unknown (too many)
 
 
 @dataclass(frozen=True)
@@ -214,7 +217,7 @@ class BotService:
                     return Refused(namespace)
                 explanation = await self.explain_job(namespace, name, kind)
                 if explanation.verdict != Verdict.JOB_NOT_FOUND:
-                    return Answered(explanation, await self._shows_names(asker, explanation))
+                    return await self._answered(asker, explanation)
                 suggestions = await self._suggestions(asker, name, kind, visible)
                 return NotFound(namespace, name, kind, suggestions)
             matches = [m for m in await self._find(name, kind, visible) if await self._may_see(asker, m[0])]
@@ -223,7 +226,7 @@ class BotService:
             if len(matches) == 1:
                 ns, job_name, job_kind = matches[0]
                 explanation = await self.explain_job(ns, job_name, job_kind)
-                return Answered(explanation, await self._shows_names(asker, explanation))
+                return await self._answered(asker, explanation)
             if len(matches) > 1:
                 return Choose(tuple(matches[:MAX_CHOICES]))
             return NotFound(None, name, kind, await self._suggestions(asker, name, kind, visible))
@@ -260,8 +263,31 @@ class BotService:
             return False
         return True
 
+    async def _answered(self, asker: Asker, explanation: Explanation) -> Answered:
+        """The answer, for its audience: public when every reader may see the job's namespace (else to the
+        asker only), other teams' job names only when every one of its readers may see them."""
+        public = await self.audience_sees(asker, [explanation.job.namespace])
+        readers = asker if public else Asker(asker.user, asker.channel)
+        return Answered(explanation, await self._shows_names(readers, explanation), public)
+
+    async def audience_sees(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+        """Whether everyone who reads a public answer here (the asker and `asker.audience`) may see every one
+        of these namespaces. An unknown audience (None) or one over MAX_AUDIENCE never may."""
+        if asker.audience is None or len(asker.audience) > MAX_AUDIENCE:
+            return False
+        wanted = sorted(set(namespaces))
+        for user in dict.fromkeys((asker.user, *asker.audience)):
+            if not await self.may_see_all(Asker(user, asker.channel), wanted):
+                return False
+        return True
+
+    @property
+    def per_person(self) -> bool:
+        """Whether the access policy depends on who asks (then an answer's audience matters)."""
+        return bool(getattr(self.policy, "per_person", False))
+
     async def _shows_names(self, asker: Asker, explanation: Explanation) -> bool:
-        """Whether the answer may name the other namespaces' jobs it mentions (who waits ahead)."""
+        """Whether the answer may name the other namespaces' jobs it mentions (who waits ahead) to its readers."""
         named: set[str] = set()
         if explanation.position is not None and explanation.position.ahead is not None:
             named.update(ns for ns, _, _ in explanation.position.ahead.workloads)
@@ -272,7 +298,7 @@ class BotService:
                 named.update(n.strip() for n in str(action.text.params.get("namespaces", "")).split(","))
         named.discard(explanation.job.namespace)
         named.discard("")
-        return await self.may_see_all(asker, named)
+        return await self.audience_sees(asker, named)
 
     def _audit(
         self,
@@ -395,8 +421,8 @@ def known_namespaces(snapshot: Snapshot) -> list[str]:
 
 
 class ChannelPolicy:
-    """CHANNEL_NAMESPACES: a channel may ask about its namespaces only; unlisted channels use the `*` entry,
-    and without one, everything is visible."""
+    """CHANNEL_NAMESPACES: a channel may ask about its namespaces only; unlisted channels (and DMs) use the `*`
+    entry, and without one see nothing (deny by default, bot.config); an empty mapping lets everyone see all."""
 
     def __init__(self, mapping: Callable[[str], Sequence[str] | None]) -> None:
         self._mapping = mapping

@@ -9,6 +9,7 @@ nothing.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -33,10 +34,12 @@ from bot.errors import BadQuery
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
 from bot.notify.actions import Silenced
-from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
+from bot.service import MAX_AUDIENCE, Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
+from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
+from bot.slack.mrkdwn import code as mrkdwn_code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -44,8 +47,10 @@ from bot.trace.queueview import QueueView
 
 log = logging.getLogger(__name__)
 
-MAX_BLOCKS = 50
+MAX_BLOCKS = render.MAX_BLOCKS  # one message's blocks (Slack's limit), written once in render
 _LOCALE_TTL = 3600.0
+_LOCALE_RETRY = 60.0  # a user whose locale could not be read is asked again after this
+LOOKUP_TIMEOUT = 3.0  # users.info for a locale or an email: past this, the default (an answer, never silence)
 
 
 @dataclass(frozen=True)
@@ -73,7 +78,7 @@ class _RecordingRateLimitHandler(AsyncRateLimitErrorRetryHandler):
 
 
 def web_client(settings: SlackSettings, metrics: Metrics) -> AsyncWebClient:
-    return AsyncWebClient(
+    return BoundedClient(
         token=settings.bot_token,
         base_url=settings.api_url,
         timeout=10,
@@ -131,9 +136,12 @@ class _Click:
     action: str
     value: dict[str, str | None]
 
+    audience: tuple[str, ...] | None = ()
+    had_details: bool = False  # the clicked message holds the answer's steps too (a mention's answer)
+
     @property
     def asker(self) -> Asker:
-        return Asker(self.user, self.channel)
+        return Asker(self.user, self.channel, self.audience)
 
     @property
     def thread(self) -> str:
@@ -164,6 +172,10 @@ class SlackBot:
         self._seen = ledger or Ledger()  # event ids (and, over HTTP, signatures) already handled
         self.door = Door(settings.signing_secret, self._seen)
         self.body_timeout = BODY_TIMEOUT
+        self.lookup_timeout = LOOKUP_TIMEOUT
+        self.reconcile_seconds = RECONCILE_SECONDS
+        self._audiences: dict[str, tuple[float, tuple[str, ...] | None]] = {}  # channel -> (until, people)
+        self._people: dict[str, bool] = {}  # user -> a person (not a bot)?
         self._bot_user: str | None = None
         self._locales: dict[str, tuple[float, str]] = {}
         self._on_watch = on_watch
@@ -192,11 +204,11 @@ class SlackBot:
         app.event("message")(self._on_message)
         app.event("app_home_opened")(self._on_home_opened)
         app.command("/kueue")(self._on_command)
-        app.action("kueue_recheck")(self._button("recheck", self._on_recheck))
-        app.action("kueue_watch")(self._button("watch", self._on_watch_button))
-        app.action("kueue_show_queue")(self._button("queue", self._on_show_queue))
-        app.action("kueue_pick")(self._button("pick", self._on_pick))
-        for action_id in ("kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"):
+        app.action(render.ACTION_RECHECK)(self._button("recheck", self._on_recheck))
+        app.action(render.ACTION_WATCH)(self._button("watch", self._on_watch_button))
+        app.action(render.ACTION_SHOW_QUEUE)(self._button("queue", self._on_show_queue))
+        app.action(render.ACTION_PICK)(self._button("pick", self._on_pick))
+        for action_id in (render.ACTION_SNOOZE_2H, render.ACTION_SNOOZE_1D, render.ACTION_STOP):
             app.action(action_id)(self._button("notification", self._on_notification_button))
         app.error(self._on_error)
 
@@ -214,32 +226,48 @@ class SlackBot:
     # --- language -----------------------------------------------------------------------------------
 
     async def language(self, user: str) -> str:
+        """The user's language from their Slack locale; the default when Slack does not say in time (kept
+        for a minute, so that the apology of a slow Slack does not wait for it again)."""
         cached = self._locales.get(user)
         now = time.monotonic()
-        if cached is not None and now - cached[0] < _LOCALE_TTL:
+        if cached is not None and now < cached[0]:
             return cached[1]
-        language = self.settings.default_language
+        language, ttl = self.settings.default_language, _LOCALE_TTL
         if user:
             try:
-                info = await self.client.users_info(user=user, include_locale=True)
+                async with asyncio.timeout(self.lookup_timeout):
+                    info = await self.client.users_info(user=user, include_locale=True)
                 locale = (info.get("user") or {}).get("locale")
                 language = language_of(locale, self.settings.default_language)
             except SlackApiError as error:
                 self._slack_error("users.info", error)
-        self._locales[user] = (now, language)
+                ttl = _LOCALE_RETRY
+            except TimeoutError:
+                self._slack_timeout("users.info")
+                ttl = _LOCALE_RETRY
+        self._locales[user] = (now + ttl, language)
         return language
 
     async def email_of(self, user: str) -> str | None:
-        """The user's email in Slack (users:read.email), for USER_IDENTITY_TEMPLATE; None when unknown."""
+        """The user's email in Slack (users:read.email), for USER_IDENTITY_TEMPLATE; None when unknown (or
+        when Slack does not say in time)."""
         if not user:
             return None
         try:
-            info = await self.client.users_info(user=user)
+            async with asyncio.timeout(self.lookup_timeout):
+                info = await self.client.users_info(user=user)
         except SlackApiError as error:
             self._slack_error("users.info", error)
             return None
+        except TimeoutError:
+            self._slack_timeout("users.info")
+            return None
         email = ((info.get("user") or {}).get("profile") or {}).get("email")
         return str(email) if email else None
+
+    def _slack_timeout(self, method: str) -> None:
+        self.metrics.slack_errors.labels(method, "timeout").inc()
+        log.warning("slack: API call timed out", extra={"method": method})
 
     def _slack_error(self, method: str, error: SlackApiError) -> None:
         code = str(error.response.get("error", "unknown")) if error.response is not None else "unknown"
@@ -249,14 +277,29 @@ class SlackBot:
     # --- posting ------------------------------------------------------------------------------------
 
     async def post(self, channel: str, message: SlackMessage, *, thread_ts: str | None = None) -> str | None:
+        """Post once (bot.slack.calls.post_once: a post that timed out is looked for, never sent twice)."""
         try:
-            response = await self.client.chat_postMessage(
-                channel=channel, text=message.text, blocks=message.blocks, thread_ts=thread_ts, unfurl_links=False
+            return await post_once(
+                self.client,
+                channel=channel,
+                text=message.text,
+                blocks=message.blocks,
+                thread_ts=thread_ts,
+                reconcile_seconds=self.reconcile_seconds,
             )
         except SlackApiError as error:
             self._slack_error("chat.postMessage", error)
             raise
-        return str(response.get("ts")) if response.get("ts") else None
+
+    async def _ephemeral(self, channel: str, user: str, message: SlackMessage, thread_ts: str | None) -> None:
+        """A private message; one that timed out is taken as shown (it cannot be looked for, and an apology in
+        the thread would be public)."""
+        try:
+            await self.client.chat_postEphemeral(
+                channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
+            )
+        except TimeoutError:
+            self._slack_timeout("chat.postEphemeral")
 
     async def _answer_in_thread(
         self, channel: str, thread_ts: str, messages: list[SlackMessage], *, user: str = ""
@@ -264,9 +307,7 @@ class SlackBot:
         """As few messages as Slack's limits allow (usually one); a private one only to `user`."""
         for message in messages:
             if isinstance(message, _Private) and user:
-                await self.client.chat_postEphemeral(
-                    channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
-                )
+                await self._ephemeral(channel, user, message, thread_ts)
         public = [m for m in messages if not (isinstance(m, _Private) and user)]
         for message in _pack(public):
             await self.post(channel, message, thread_ts=thread_ts)
@@ -282,7 +323,7 @@ class SlackBot:
         language = await self.language(user) if user else self.settings.default_language
         try:
             await self.post(channel, render.apology(incident, language=language), thread_ts=thread_ts)
-        except SlackApiError:
+        except (SlackApiError, PostLost, TimeoutError):
             log.error("slack: could not even apologise", extra={"incident": incident})
 
     # --- the question -------------------------------------------------------------------------------
@@ -299,7 +340,9 @@ class SlackBot:
                 else render.unmuted(language=language)
             ]
         if question.focus and not question.name and question.command == Command.WHY:  # issue 16
-            return [render.which_job(question.focus, language=language)]
+            return [render.focused_which_job(question.focus, language=language)]
+        if question.command == Command.WHY and not question.name:
+            return [render.which_job(language=language)]
         if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
             return [render.unknown_command(question.raw, language=language)]
         if question.command == Command.QUEUE:
@@ -318,10 +361,13 @@ class SlackBot:
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
             age = self.service.age_seconds()
-            return [
+            answer = [
                 render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
                 render.answer_details(explanation, language=language, show_names=outcome.show_names),
             ]
+            if outcome.public:
+                return answer
+            return [_private(m) for m in (_privately(explanation.job.namespace, language), *answer)]
         if isinstance(outcome, Choose):
             return [render.choose_job(list(outcome.candidates), language=language)]
         if isinstance(outcome, NotFound):
@@ -336,17 +382,81 @@ class SlackBot:
             return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
         raise TypeError(f"unexpected outcome {outcome!r}")
 
+    async def _asker(self, user: str, channel: str) -> Asker:
+        """Who asks, where, and (when access depends on the person) who else reads a public answer there."""
+        if not self.service.per_person:
+            return Asker(user, channel)
+        return Asker(user, channel, await self.audience(user, channel))
+
+    async def audience(self, user: str, channel: str) -> tuple[str, ...] | None:
+        """The people (bots aside) in a conversation besides `user`: () in a DM with the bot, None when it
+        cannot be told in time or is over MAX_AUDIENCE (then answers are private)."""
+        if channel.startswith("D"):
+            return ()
+        cached = self._audiences.get(channel)
+        if cached is not None and time.monotonic() < cached[0]:
+            return tuple(m for m in cached[1] if m != user) if cached[1] is not None else None
+        members: list[str] | None = []
+        try:
+            async with asyncio.timeout(self.lookup_timeout * 3):
+                members = await self._members(channel)
+                me = await self._me()
+                members = [m for m in members if m != me and await self._is_person(m)] if members is not None else None
+        except SlackApiError as error:
+            self._slack_error("conversations.members", error)
+            members = None
+        except TimeoutError:
+            self._slack_timeout("conversations.members")
+            members = None
+        self._audiences[channel] = (time.monotonic() + _LOCALE_RETRY, tuple(members) if members is not None else None)
+        return tuple(m for m in members if m != user) if members is not None else None
+
+    async def _members(self, channel: str) -> list[str] | None:
+        members: list[str] = []
+        cursor: str | None = None
+        while True:
+            response = await self.client.conversations_members(channel=channel, limit=200, cursor=cursor)
+            members.extend(str(m) for m in response.get("members") or [])
+            if len(members) > MAX_AUDIENCE + 1:
+                return None
+            cursor = (response.get("response_metadata") or {}).get("next_cursor") or None
+            if not cursor:
+                return members
+
+    async def _me(self) -> str:
+        if self._bot_user is None:
+            self._bot_user = str((await self.client.auth_test()).get("user_id") or "")
+        return self._bot_user
+
+    async def _is_person(self, user: str) -> bool:
+        known = self._people.get(user)
+        if known is None:
+            try:
+                info = (await self.client.users_info(user=user)).get("user") or {}
+                known = not (info.get("is_bot") or info.get("is_app_user") or info.get("deleted"))
+            except SlackApiError:
+                known = True  # unknown: counted, so the answer stays safe
+            self._people[user] = known
+        return known
+
     async def _queue_message(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
         if namespace is None:
             namespaces = await self.service.local_queue_namespaces(asker, name)
-            if len(namespaces) != 1:
-                return render.not_found(
-                    None, name, "LocalQueue", [f"{ns}/{name}" for ns in namespaces], language=language
-                )
+            if len(namespaces) > 1:
+                return render.choose_queue(name, namespaces, language=language)
+            if not namespaces:
+                return render.not_found(None, name, "LocalQueue", [], language=language)
             namespace = namespaces[0]
         view = await self.service.queue(asker, namespace, name)
         if isinstance(view, QueueView):
-            names = await self.service.may_see_all(asker, (waiting.namespace for waiting in view.waiting))
+            if not await self.service.audience_sees(asker, [namespace]):  # to the asker only, then
+                names = await self.service.may_see_all(asker, (waiting.namespace for waiting in view.waiting))
+                return _private(
+                    _joined(
+                        _privately(namespace, language), render.queue_view(view, language=language, show_names=names)
+                    )
+                )
+            names = await self.service.audience_sees(asker, (waiting.namespace for waiting in view.waiting))
             return render.queue_view(view, language=language, show_names=names)
         return self._outcome_messages(view, language)[0]
 
@@ -375,7 +485,7 @@ class SlackBot:
         try:
             language = await self.language(user)
             question = parse(text, bot_user_id=self._bot_user)
-            messages = await self._messages_for(question, Asker(user, channel), language)
+            messages = await self._messages_for(question, await self._asker(user, channel), language)
             await self._answer_in_thread(channel, thread_ts, messages, user=user)
             log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
         except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
@@ -411,14 +521,11 @@ class SlackBot:
         try:
             language = await self.language(user)
             question = parse(str(command.get("text") or ""))
-            messages = await self._messages_for(question, Asker(user, channel), language)
+            messages = await self._messages_for(question, await self._asker(user, channel), language)
             is_answer = question.command == Command.WHY and len(messages) == 2
-            if (
-                question.command
-                in (Command.HELP, Command.WATCH, Command.UNWATCH, Command.MUTE, Command.UNMUTE, Command.UNKNOWN)
-                or not is_answer
-            ):
-                await respond(text=messages[0].text, blocks=messages[0].blocks, response_type="ephemeral")
+            if not is_answer or any(isinstance(m, _Private) for m in messages):
+                for message in _pack([SlackMessage(m.text, m.blocks) for m in messages]):
+                    await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
                 return
             try:
                 ts = await self.post(channel, messages[0])
@@ -463,7 +570,14 @@ class SlackBot:
             action = (body.get("actions") or [{}])[0]
             try:
                 click = _Click(
-                    user, channel, ts, _thread_of(body), str(action.get("action_id") or ""), _button_value(body)
+                    user,
+                    channel,
+                    ts,
+                    _thread_of(body),
+                    str(action.get("action_id") or ""),
+                    _button_value(body),
+                    (await self._asker(user, channel)).audience,
+                    _has_details(body),
                 )
             except _BadButton:
                 await self._bad_button(user, channel, ts)
@@ -481,9 +595,9 @@ class SlackBot:
         """A short private note: ephemeral where the click was, or the user's DM when it has no channel
         (a button of the App Home)."""
         if channel:
-            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+            await self._ephemeral(channel, user, SlackMessage(text, []), None)
         else:
-            await self.client.chat_postMessage(channel=user, text=text)
+            await self.post(user, SlackMessage(text, []))
 
     async def _bad_button(self, user: str, channel: str, ts: str) -> None:
         self.metrics.errors.labels("bad-button").inc()
@@ -497,15 +611,30 @@ class SlackBot:
         language = await self.language(click.user)
         value = click.value
         outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
-        if isinstance(outcome, Answered):
-            message = render.answer_summary(
-                outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
-            )
-            await self.client.chat_update(channel=click.channel, ts=click.ts, text=message.text, blocks=message.blocks)
+        if isinstance(outcome, Answered) and outcome.public:
+            # The message as it was made: the summary, and the steps when it held them (a mention's answer).
+            age = self.service.age_seconds()
+            message = render.answer_summary(outcome.explanation, language=language, snapshot_age_seconds=age)
+            if click.had_details:
+                details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
+                message = _pack([message, details])[0]
+            await self._update(click.channel, click.ts, message)
             self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
         else:
             messages = self._outcome_messages(outcome, language)
             await self._answer_in_thread(click.channel, click.ts, messages, user=click.user)
+
+    async def _update(self, channel: str, ts: str, message: SlackMessage) -> None:
+        """chat.update, tried a second time when it timed out (an update is idempotent: applied twice, it
+        reads the same); a second timeout is taken as applied late."""
+        for attempt in (1, 2):
+            try:
+                await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+                return
+            except TimeoutError:
+                self._slack_timeout("chat.update")
+                if attempt == 2:
+                    return
 
     async def _on_show_queue(self, click: _Click) -> None:
         language = await self.language(click.user)
@@ -517,9 +646,7 @@ class SlackBot:
         value = click.value
         question = Question(Command.WATCH, value["ns"], value["name"], value["kind"], raw="watch")
         message = await self._watch_message(question, click.asker, language)
-        await self.client.chat_postEphemeral(
-            channel=click.channel, user=click.user, text=message.text, blocks=message.blocks, thread_ts=click.thread
-        )
+        await self._ephemeral(click.channel, click.user, message, click.thread)
 
     async def _on_pick(self, click: _Click) -> None:
         language = await self.language(click.user)
@@ -557,6 +684,8 @@ class SlackBot:
             await self.client.views_publish(user_id=user, view=render.home_view(watched, language=language))
         except SlackApiError as error:
             self._slack_error("views.publish", error)
+        except TimeoutError:
+            self._slack_timeout("views.publish")
         except Exception:
             log.exception("slack: could not publish the Home tab", extra={"user": user})
 
@@ -585,3 +714,19 @@ def _pack(messages: list[SlackMessage]) -> list[SlackMessage]:
         else:
             packed.append(message)
     return packed
+
+
+def _privately(namespace: str, language: str) -> SlackMessage:
+    """The note above an answer given to the asker only: why it is not in the channel."""
+    text = render_words("slack.private_answer", {"namespace": mrkdwn_code(namespace)}, language)
+    return SlackMessage(text, [{"type": "context", "elements": [{"type": "mrkdwn", "text": text}]}])
+
+
+def _joined(first: SlackMessage, second: SlackMessage) -> SlackMessage:
+    return SlackMessage(second.text, [*first.blocks, *second.blocks])
+
+
+def _has_details(body: Mapping[str, Any]) -> bool:
+    """Whether the clicked message holds an answer's steps below its summary (packed after a divider)."""
+    blocks = (body.get("message") or {}).get("blocks") or []
+    return isinstance(blocks, list) and any(isinstance(b, dict) and b.get("type") == "divider" for b in blocks)

@@ -635,8 +635,13 @@ def _pick_sections(
             kind=_free(kind or render("slack.kind.any", language=language)),
             job=_job(namespace, name),
         )
-        value = button_value(ns=namespace, name=name, kind=kind) if buttons else None
-        sections.append(_section(text, _button(label, ACTION_PICK, value) if value is not None else None))
+        if kind == "LocalQueue":  # a queue is shown, not explained
+            value = button_value(ns=namespace, lq=name) if buttons else None
+            button = _button(_words("slack.button.show-queue", language), ACTION_SHOW_QUEUE, value)
+        else:
+            value = button_value(ns=namespace, name=name, kind=kind) if buttons else None
+            button = _button(label, ACTION_PICK, value)
+        sections.append(_section(text, button if value is not None else None))
     return sections
 
 
@@ -652,6 +657,18 @@ def choose_job(candidates: list[tuple[str, str, str]], *, language: str) -> Slac
     if more > 0:
         blocks.append(_context(_say("slack.choose.more", language, count=more)))
     listed = ", ".join(_job(ns, name) for ns, name, _ in candidates[:MAX_LISTED_CHOICES])
+    return _message(f"{title} {listed}", blocks)
+
+
+def choose_queue(name: str, namespaces: Sequence[str], *, language: str) -> SlackMessage:
+    """A LocalQueue asked for without a namespace, found in several: one "Show the queue" button each."""
+    title = _say("slack.choose.queue", language, name=_name(name))
+    choices = [(namespace, name, "LocalQueue") for namespace in namespaces]
+    blocks = [_section(title), *_pick_sections(choices, language)]
+    more = len(choices) - MAX_LISTED_CHOICES
+    if more > 0:
+        blocks.append(_context(_say("slack.choose.more", language, count=more)))
+    listed = ", ".join(_job(ns, n) for ns, n, _ in choices[:MAX_LISTED_CHOICES])
     return _message(f"{title} {listed}", blocks)
 
 
@@ -681,7 +698,7 @@ def did_you_mean(
 def not_found(
     namespace: str | None, name: str, kind: str | None, suggestions: Sequence[str], *, language: str
 ) -> SlackMessage:
-    """Nothing of that name (in that namespace); close names as buttons (queues are listed, not picked)."""
+    """Nothing of that name (in that namespace); close names as buttons (a queue's button shows the queue)."""
     kind_word = _free(kind or render("slack.kind.any", language=language))
     if namespace:
         title = _say("slack.not-found.title", language, kind=kind_word, job=_job(namespace, name))
@@ -691,7 +708,7 @@ def not_found(
     if suggestions:
         blocks.append(_section(_say("slack.not-found.suggest", language)))
         choices = [(*_split(suggestion, namespace), kind) for suggestion in suggestions]
-        blocks.extend(_pick_sections(choices, language, buttons=kind != "LocalQueue"))
+        blocks.extend(_pick_sections(choices, language))
     placeholder = render("slack.help.placeholder.namespace", language=language)
     example = code(f"<{placeholder}>/{_cap(name, MAX_CODE)}")
     blocks.append(_context(_say("slack.not-found.hint", language, example=example)))
@@ -738,6 +755,12 @@ def unwatch_confirmed(namespace: str | None, name: str, *, language: str) -> Sla
     return _short(_say("slack.unwatch.confirmed", language, job=_job(namespace, name)))
 
 
+def which_job(*, language: str, command: str = "/kueue") -> SlackMessage:
+    """`why` without a job: how to ask."""
+    examples = {"full": code(f"{command} why team-a/train-bert"), "short": code(f"{command} why train-bert")}
+    return _short(_say("slack.why.which-job", language, **examples))
+
+
 def unknown_command(text: str, *, language: str, command: str = "/kueue") -> SlackMessage:
     help_command = code(f"{_cap(command, 40)} help")
     if text.strip():
@@ -745,7 +768,7 @@ def unknown_command(text: str, *, language: str, command: str = "/kueue") -> Sla
     return _short(_say("slack.unknown", language, help=help_command))
 
 
-def which_job(focus: str, *, language: str) -> SlackMessage:
+def focused_which_job(focus: str, *, language: str) -> SlackMessage:
     """Issue 16: "who is using the GPUs?" or "when will it run?" without a job: which one."""
     return _short(_say(f"slack.focus.{'who' if focus == 'who' else 'when'}", language))
 

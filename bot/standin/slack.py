@@ -237,9 +237,9 @@ class FakeSlack:
         timeout: float = 5,  # noqa: ASYNC109 - the waiting is the point; an expired wait fails the test
         nth: int = 1,
     ) -> Call:
-        """The `nth` call of `method` matching `predicate`, already made or still to come."""
+        """The `nth` call of `method` ("*": any) matching `predicate`, already made or still to come."""
         return await self._calls.wait(
-            lambda c: c.method == method and (predicate is None or predicate(c)), timeout=timeout, nth=nth
+            lambda c: method in ("*", c.method) and (predicate is None or predicate(c)), timeout=timeout, nth=nth
         )
 
     # -- activity: anything the app did ----------------------------------------------------------------------

@@ -89,6 +89,7 @@ class WebApi:
             "chat.postMessage": self._chat_post_message,
             "chat.update": self._chat_update,
             "conversations.history": self._conversations_history,
+            "conversations.members": self._conversations_members,
             "conversations.open": self._conversations_open,
             "conversations.replies": self._conversations_replies,
             "reactions.add": self._reactions_add,
@@ -224,6 +225,18 @@ class WebApi:
         channel = self._joined(params.get("channel"))
         visible = [m for m in self._ws.messages[channel.id] if not m.is_reply or m.reply_broadcast]
         return self._page(list(reversed(visible)), params)
+
+    def _conversations_members(self, params: Params) -> JsonDict:
+        """The channel's members (the bot user too, as Slack lists it), a page at a time."""
+        channel = self._joined(params.get("channel"))
+        members = sorted(channel.members | {self._me.bot_user_id})
+        start = _decode_cursor(params.get("cursor"))
+        limit = min(max(params.number("limit", _DEFAULT_PAGE), 1), _MAX_PAGE)
+        more = start + limit < len(members)
+        return {
+            "members": members[start : start + limit],
+            "response_metadata": {"next_cursor": _encode_cursor(start + limit) if more else ""},
+        }
 
     def _conversations_replies(self, params: Params) -> JsonDict:
         channel = self._joined(params.get("channel"))

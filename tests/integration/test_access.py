@@ -13,7 +13,7 @@ import io
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,7 @@ SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune: ml-nlp's llm-eval-suite-xl waits ahead
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 ALICE, BOB, CAROL = "U0ALICE01", "U0BOB0001", "U0CAROL01"
-VISION, SHARED, NLP_CHANNEL = "C0MLVISION", "C0SHARED1", "C0NLPTEAM"
+VISION, SHARED, NLP_CHANNEL, ALICE_ONLY = "C0MLVISION", "C0SHARED1", "C0NLPTEAM", "C0ALICE01"
 OTHER_TEAMS_JOB = "llm-eval-suite-xl"  # ml-nlp: in the answer's "ahead" list and in the queue view
 KUBE_TOKEN = "kube-bot-t0ken-do-not-log"
 GET_WORKLOADS = [{"verbs": ["get"], "apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads"]}]
@@ -84,6 +84,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
         fake.add_channel(VISION, "ml-vision", members=[ALICE, BOB, CAROL])
         fake.add_channel(SHARED, "shared", members=[ALICE, BOB, CAROL])
         fake.add_channel(NLP_CHANNEL, "ml-nlp", members=[BOB])
+        fake.add_channel(ALICE_ONLY, "alice-only", members=[ALICE])
         yield fake
 
 
@@ -113,8 +114,9 @@ def _events(server: Server) -> str:
     return f"{server.url}/slack/events"
 
 
-async def _sentinel(slack: FakeSlack, server: Server, channel: str = SHARED) -> None:
-    """A question anyone may ask, answered: everything delivered before it was handled (nothing to wait on)."""
+async def _sentinel(slack: FakeSlack, server: Server, channel: str = ALICE_ONLY) -> None:
+    """A question anyone may ask, answered in its thread (where only Alice reads, so the answer is public):
+    everything delivered before it was handled (nothing to wait on)."""
     event = slack.app_mention_event(ALICE, channel, "ml-vision/vit-ablation-lr3e4")
     await slack.deliver_event(_events(server), event)
     await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == event["ts"])
@@ -159,7 +161,7 @@ async def test_a_user_rbac_denies_is_refused_privately_and_the_thread_gets_nothi
         lines = _audit(caplog)
         assert [(r.user, r.channel, r.job, r.allowed) for r in lines] == [  # type: ignore[attr-defined]
             (BOB, SHARED, "ml-vision/segformer-finetune", False),
-            (ALICE, SHARED, "ml-vision/vit-ablation-lr3e4", True),
+            (ALICE, ALICE_ONLY, "ml-vision/vit-ablation-lr3e4", True),
         ]
         assert all(r.levelno == logging.INFO for r in lines)
         assert not any("pending?" in json.dumps(r.__dict__, default=str) for r in lines)
@@ -249,6 +251,64 @@ async def test_deny_by_default_refuses_unlisted_channels(slack: FakeSlack) -> No
         await slack.deliver_event(_events(server), unlisted)
         refusal = await slack.wait_for_call("chat.postEphemeral")
         assert refusal.params["channel"] == SHARED and "waiting-for-quota" not in _text_of(refusal.params)
+    finally:
+        await server.stop()
+
+
+def _to_channel(channel: str) -> Callable[[Any], bool]:
+    return lambda call: bool(call.params["channel"] == channel)
+
+
+async def test_deny_by_default_without_a_star_entry(slack: FakeSlack) -> None:
+    # CHANNEL_NAMESPACES with listed channels and no `*`: unlisted channels and DMs may ask about nothing.
+    # Fails if an unlisted channel or a DM still answered about every namespace (issue 13, item 5).
+    server = await _serve(slack, channel_namespaces={VISION: ("ml-vision",)})
+    try:
+        for channel in (SHARED, slack.dm_channel(ALICE)):
+            event = (
+                slack.im_event(ALICE, "ml-vision/segformer-finetune")
+                if channel.startswith("D")
+                else slack.app_mention_event(ALICE, channel, "ml-vision/segformer-finetune")
+            )
+            await slack.deliver_event(_events(server), event)
+            refusal = await slack.wait_for_call("chat.postEphemeral", _to_channel(channel))
+            assert "waiting-for-quota" not in _text_of(refusal.params)
+        assert slack.calls("chat.postMessage") == []
+    finally:
+        await server.stop()
+
+
+async def test_a_public_answer_holds_only_what_every_member_of_the_channel_may_see(
+    slack: FakeSlack, reviewer: AccessReviewer
+) -> None:
+    # Alice may see every namespace; Bob and Carol may not. Fails if her answer in a channel they are in were
+    # posted in the thread (it names ml-vision's job and ml-nlp's job ahead: issue 13, item 5), or if the
+    # answer to her alone (her DM, a channel of hers) lost the names she may see.
+    server = await _serve(slack, reviewer=reviewer, user_identity_template="oidc:{email}")
+    try:
+        shared = slack.app_mention_event(ALICE, VISION, "why is ml-vision/segformer-finetune pending?")
+        await slack.deliver_event(_events(server), shared)
+        private = await slack.wait_for_call("chat.postEphemeral", nth=1)
+        await slack.wait_for_call("chat.postEphemeral", nth=3)  # the note, the summary, the steps
+        texts = [_text_of(c.params) for c in slack.calls("chat.postEphemeral")]
+        assert private.params["user"] == ALICE and private.params["thread_ts"] == shared["ts"]
+        assert "Only you can see this answer" in texts[0] and "ml-vision" in texts[0]
+        assert any("waiting-for-quota" in t for t in texts) and any(OTHER_TEAMS_JOB in t for t in texts)
+        assert slack.thread(VISION, shared["ts"]) == []
+        # Where only Alice reads (a channel of hers, her DM): in the thread, with the other team's job named.
+        mine = slack.app_mention_event(ALICE, ALICE_ONLY, "why is ml-vision/segformer-finetune pending?")
+        await slack.deliver_event(_events(server), mine)
+        answer = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == mine["ts"])
+        assert OTHER_TEAMS_JOB in _text_of(answer.params)
+        dm = slack.im_event(ALICE, "ml-vision/segformer-finetune")
+        await slack.deliver_event(_events(server), dm)
+        answer = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == dm["ts"])
+        assert OTHER_TEAMS_JOB in _text_of(answer.params)
+        # The queue view asked in the shared channel goes to Alice only as well.
+        queue = slack.app_mention_event(ALICE, VISION, "queue ml-vision/vision-queue")
+        await slack.deliver_event(_events(server), queue)
+        shown = await slack.wait_for_call("chat.postEphemeral", lambda c: c.params.get("thread_ts") == queue["ts"])
+        assert "vision-queue" in _text_of(shown.params) and slack.thread(VISION, queue["ts"]) == []
     finally:
         await server.stop()
 
@@ -391,11 +451,11 @@ async def test_tokens_and_secrets_never_reach_logs_errors_or_metrics(
         await slack.deliver_event(_events(server), refused)
         await slack.wait_for_call("chat.postEphemeral")
         await slack.deliver_slash_command(
-            _events(server), text="why ml-vision/segformer-finetune", user_id=ALICE, channel_id=VISION
+            _events(server), text="why ml-vision/segformer-finetune", user_id=ALICE, channel_id=ALICE_ONLY
         )
         await slack.wait_for_call("chat.postMessage", nth=3)
         slack.fail("chat.postMessage", error="invalid_auth", times=2)  # the answer and the apology both fail
-        broken = slack.app_mention_event(ALICE, VISION, "ml-vision/vit-ablation-lr3e4")
+        broken = slack.app_mention_event(ALICE, ALICE_ONLY, "ml-vision/vit-ablation-lr3e4")
         await slack.deliver_event(_events(server), broken)
         await slack.wait_for_call(
             "chat.postMessage", lambda c: c.status == 200 and c.response is not None and not c.response["ok"], nth=2

@@ -4,6 +4,7 @@ from a dump, with the Slack stand-in as SLACK_API_URL. No mocks of our own code.
 from __future__ import annotations
 
 import asyncio
+import copy
 import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -13,9 +14,10 @@ from typing import Any
 
 import aiohttp
 import pytest
+import yaml
 from bot.config import Secret, Settings
 from bot.errors import ClusterUnavailable
-from bot.kube.dump import read_dump
+from bot.kube.dump import parse_text, read_dump
 from bot.server import Server, build_server
 from bot.service import StaticSource
 from bot.trace.snapshot import Snapshot
@@ -330,3 +332,66 @@ def test_settings_never_show_secrets() -> None:
     settings = replace(Settings(), slack_bot_token=Secret("xoxb-very-secret"))
     assert "very-secret" not in repr(settings)
     assert "very-secret" not in str(settings.masked())
+
+
+# --- issue 15: Re-check keeps the steps; a queue without a namespace; `why` without a job ------------------
+
+
+async def test_recheck_of_a_mention_answer_keeps_its_steps(slack: FakeSlack, server: Server) -> None:
+    # A mention's answer is one message: the summary and the steps. Fails if Re-check edited it down to the
+    # summary (issue 15, item 3).
+    event = slack.app_mention_event(USER, CHANNEL, "ml-vision/segformer-finetune")
+    await slack.deliver_event(events_url(server), event)
+    answer = await slack.wait_for_call("chat.postMessage")
+    assert "admission path" in _text_of(answer.params) and answer.response is not None
+    await slack.deliver_block_action(
+        events_url(server),
+        action_id="kueue_recheck",
+        user_id=USER,
+        channel_id=CHANNEL,
+        message_ts=answer.response["ts"],
+    )
+    update = await slack.wait_for_call("chat.update")
+    assert "waiting-for-quota" in _text_of(update.params) and "admission path" in _text_of(update.params)
+    assert len(update.params["blocks"]) == len(answer.params["blocks"])
+
+
+def _with_default_queues() -> StaticSource:
+    """The question's cluster, with a LocalQueue named `default` in two namespaces."""
+    documents = [d for d in yaml.safe_load_all((SCENARIOS / QUESTION_SCENARIO / "cluster.yaml").read_text()) if d]
+    items = documents[0]["items"] if documents[0].get("kind") == "List" else documents
+    queue = next(d for d in items if d["kind"] == "LocalQueue" and d["metadata"]["name"] == "vision-queue")
+    for namespace in ("ml-vision", "ml-nlp"):
+        extra = copy.deepcopy(queue)
+        extra["metadata"].update(name="default", namespace=namespace)
+        extra["metadata"].pop("uid", None)
+        items.append(extra)
+    return StaticSource(parse_text(yaml.safe_dump_all(items)).snapshot)
+
+
+async def test_a_queue_named_without_its_namespace_offers_a_button_for_each_match(slack: FakeSlack) -> None:
+    # Fails if `/kueue queue default` said "no LocalQueue named default" while two namespaces have one, or
+    # listed them without buttons (issue 15, item 6); a button shows that queue.
+    server = await _serve(slack, _with_default_queues())
+    try:
+        await slack.deliver_slash_command(events_url(server), text="queue default", user_id=USER, channel_id=CHANNEL)
+        reply = await slack.wait_for_response_url()
+        blocks = reply.body["blocks"]
+        buttons = [b["accessory"] for b in blocks if b.get("accessory")]
+        assert [json.loads(b["value"]) for b in buttons] == [
+            {"ns": "ml-nlp", "lq": "default"},
+            {"ns": "ml-vision", "lq": "default"},
+        ]
+        assert {b["action_id"] for b in buttons} == {"kueue_show_queue"}
+        assert "Several namespaces have a LocalQueue named" in json.dumps(blocks)
+    finally:
+        await server.stop()
+
+
+async def test_why_without_a_job_says_how_to_ask(slack: FakeSlack, server: Server) -> None:
+    # Fails if `/kueue why` got "I don't understand" instead of how to name the job (issue 15, item 6).
+    await slack.deliver_slash_command(events_url(server), text="why", user_id=USER, channel_id=CHANNEL)
+    reply = await slack.wait_for_response_url()
+    text = json.dumps(reply.body)
+    assert reply.body.get("response_type") == "ephemeral"
+    assert "Which job?" in text and "/kueue why team-a/train-bert" in text

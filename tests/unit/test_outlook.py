@@ -143,4 +143,4 @@ def test_when_and_who_questions_are_understood(text: str, namespace: str | None,
 
 @pytest.mark.parametrize(("language", "word"), [("en", "Whose job?"), ("fr", "Quel job ?")])
 def test_who_without_a_job_asks_which_one(language: str, word: str) -> None:
-    assert word in _everything(render.which_job("who", language=language))
+    assert word in _everything(render.focused_which_job("who", language=language))

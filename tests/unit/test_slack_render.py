@@ -349,7 +349,18 @@ def test_did_you_mean_and_not_found() -> None:
     assert message_errors(found) == []
     assert "Je n'ai trouvé aucun Job `equipe-data/train-octobr`." in found.text
     queues = render.not_found(None, "gpu", "LocalQueue", ["a/gpu", "b/gpu"], language="en")
-    assert not any("accessory" in block for block in queues.blocks)  # queues are listed, not picked
+    # Queues: a "Show the queue" button each (issue 15, item 6), not a pick.
+    buttons = [b["accessory"] for b in queues.blocks if "accessory" in b]
+    assert [(b["action_id"], json.loads(b["value"])) for b in buttons] == [
+        ("kueue_show_queue", {"ns": "a", "lq": "gpu"}),
+        ("kueue_show_queue", {"ns": "b", "lq": "gpu"}),
+    ]
+    chosen = render.choose_queue("default", ["a", "b"], language="fr")
+    assert message_errors(chosen) == [] and "LocalQueue" in chosen.text
+    assert [json.loads(b["accessory"]["value"]) for b in chosen.blocks if "accessory" in b] == [
+        {"ns": "a", "lq": "default"},
+        {"ns": "b", "lq": "default"},
+    ]
 
 
 def test_short_replies() -> None:
