@@ -22,9 +22,9 @@ from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 
 from tests.fakes.kube_api import FakeKubeAPI
+from tests.paths import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ROOT.parent / "shared" / "scenarios"
 NAMES = sorted(p.parent.name for p in SCENARIOS.glob("*/expect.yaml"))
 FAST = InformerSettings(
     backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0

@@ -12,7 +12,7 @@ Nothing here needs a network, a Docker engine or a cluster:
 * Every rendered object is validated against the Kubernetes OpenAPI schemas of ``K8S_VERSION`` in strict
   mode (PyPI ``kubernetes-validate``), then checked for the contracts: read-only ClusterRole, restricted
   pod, probes, volumes, env, Service/Ingress wiring.
-* Slack app manifests: Slack's JSON schema (../shared/slack) plus the scopes, events and command.
+* Slack app manifests: Slack's JSON schema (tests/data/slack) plus the scopes, events and command.
 """
 
 from __future__ import annotations
@@ -36,11 +36,12 @@ import pytest
 import yaml
 from kubernetes_validate import utils as kubernetes_validate
 
+from tests.paths import SLACK_SCHEMAS
+
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 KUSTOMIZE = DEPLOY / "kustomize"
 CHART = DEPLOY / "helm" / "kueue-bot"
-SLACK_SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "slack"
 
 K8S_VERSION = "1.31"
 NAMESPACE = "kueue-bot"
