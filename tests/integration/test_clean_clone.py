@@ -41,6 +41,7 @@ def _run(argv: list[str], cwd: Path, timeout: float) -> subprocess.CompletedProc
     )
 
 
+@pytest.mark.timeout(1500)
 def test_a_clean_clone_passes_the_readme_test_command(tmp_path: Path) -> None:
     clone = tmp_path / "kueue-bot"
     cloned = _run(["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(clone)], tmp_path, 120)
