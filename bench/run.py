@@ -1,6 +1,7 @@
 """Benchmark of the informer cache against the fake API server, at cluster sizes up to 50,000 Workloads.
 
-    python bench/run.py --workloads 50000 --queues 500 --format json
+    python bench/run.py --workloads 50000 --queues 500 --owners 2000 --format json
+    python bench/run.py --sweep --format text     # trace p50/p99 from 1,000 to 200,000 Workloads (bench/sweep.py)
 
 The fake Kubernetes API server runs in a subprocess (this same file with --serve), so the resident memory
 measured here is the cache's own. The subprocess fills the fake with N Workloads (60 % pending, 40 %
@@ -16,6 +17,19 @@ production (--no-freeze-gc: not). Then this process measures:
   trace_p50_ms/p99_ms     a question about a random pending Workload: OnDemand.snapshot_for() (the
                           detached view) + explain(), position included; requests_per_question counts
                           the API requests those questions made
+  render_p50_ms/p99_ms    rendering that answer for Slack (bot.slack.render: the summary and the details)
+  floor_p50_us            the least an answer with a position costs, on the same Workloads in the same run:
+                          the owner index lookup, two bisects (ClusterQueue and LocalQueue order), one
+                          formatted line (bench/sweep.py: floor_once); trace_p50_over_floor and
+                          question_p50_over_floor (trace + render) are multiples of it
+  slack_p50_ms/p99_ms     a mention signed and POSTed to the real server app until its answer is recorded as
+                          a threaded chat.postMessage at the Slack stand-in (bench/slack_phase.py);
+                          slack_p50_over_floor; thread_hop_p50_ms/p99_ms: one hop to a worker thread
+  watcher_*_cpu_seconds   the proactive-DM watcher over the synced cache, a real SQLite store, a recording
+                          messenger (bench/watcher_phase.py): CPU per pass with nothing changed (steady) and
+                          after 1 % of the Workloads changed (changed); loop_lag_max_ms: the event loop's
+                          worst lag during any pass, seen by a probe coroutine. --owners M gives each
+                          Workload one of M Slack users in its notify annotation (else nobody is told)
   live_p50_ms             the same question answered by reading the API each time (bot.kube.live.read_live)
   live_floor_ms           what any read-everything answer costs this process at least: parsing and
                           decoding the N Workloads once (no server time)
@@ -59,8 +73,13 @@ from bot.kube.decode import decode  # noqa: E402
 from bot.kube.informer import InformerSettings, parse_json  # noqa: E402
 from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
+from bot.slack import render  # noqa: E402
 from bot.trace.explain import Query, explain  # noqa: E402
-from bot.trace.snapshot import waits_in_queue  # noqa: E402
+from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
+
+import slack_phase  # noqa: E402
+import sweep  # noqa: E402
+import watcher_phase  # noqa: E402
 
 T0 = datetime(2026, 11, 3, 0, 0, tzinfo=UTC)
 VALIDATED = 200  # objects of each kind the fake checks against the CRDs (--validate sample)
@@ -81,12 +100,25 @@ def _ts(moment: datetime) -> str:
 # --- the cluster ------------------------------------------------------------------------------------
 
 
-def cluster(workloads: int, queues: int, seed: int) -> list[dict[str, Any]]:
-    """Every object of the benchmark cluster, deterministic for a seed."""
+def namespace_count(queues: int, namespaces: int | None = None) -> int:
+    """Namespaces of the benchmark cluster: `namespaces`, or max(10, Q/10)."""
+    return namespaces if namespaces else max(10, queues // 10)
+
+
+def owner_of(i: int, owners: int) -> str | None:
+    """The Slack user the i-th Workload's notify annotation names (one of `owners`; none when 0)."""
+    return f"U{i % owners:08d}" if owners else None
+
+
+def cluster(
+    workloads: int, queues: int, seed: int, *, namespaces: int | None = None, owners: int = 0
+) -> list[dict[str, Any]]:
+    """Every object of the benchmark cluster, deterministic for a seed. With `owners`, each Workload names
+    one of them in its `kueue-bot.io/notify` annotation (round robin), so the watcher has someone to tell."""
     rng = random.Random(seed)
-    namespaces = [f"team-{i:03d}" for i in range(max(10, queues // 10))]
+    names = [f"team-{i:03d}" for i in range(namespace_count(queues, namespaces))]
     objects: list[dict[str, Any]] = [
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in namespaces
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in names
     ]
     for flavor in FLAVORS:
         objects.append(
@@ -155,17 +187,17 @@ def cluster(workloads: int, queues: int, seed: int) -> list[dict[str, Any]]:
             {
                 "apiVersion": "kueue.x-k8s.io/v1beta2",
                 "kind": "LocalQueue",
-                "metadata": {"name": f"lq-{q:04d}", "namespace": namespaces[q % len(namespaces)]},
+                "metadata": {"name": f"lq-{q:04d}", "namespace": names[q % len(names)]},
                 "spec": {"clusterQueue": f"cq-{q:04d}"},
             }
         )
     for i in range(workloads):
         q = rng.randrange(queues)
-        objects.append(workload(i, q, namespaces[q % len(namespaces)], rng))
+        objects.append(workload(i, q, names[q % len(names)], rng, owner=owner_of(i, owners)))
     return objects
 
 
-def workload(i: int, queue: int, namespace: str, rng: random.Random) -> dict[str, Any]:
+def workload(i: int, queue: int, namespace: str, rng: random.Random, *, owner: str | None = None) -> dict[str, Any]:
     job = f"train-{i:06d}"
     job_uid = f"00000000-0000-4000-8000-{i:012d}"
     cpu, memory, count = SHAPES[rng.randrange(len(SHAPES))]
@@ -220,6 +252,8 @@ def workload(i: int, queue: int, namespace: str, rng: random.Random) -> dict[str
             ],
         },
     }
+    if owner is not None:
+        raw["metadata"]["annotations"] = {NOTIFY_ANNOTATION: owner}
     since = _ts(created + timedelta(seconds=1))
     if admitted:
         raw["status"] = {
@@ -277,7 +311,7 @@ def serve(args: argparse.Namespace) -> None:
     api = FakeKubeAPI(history_window=max(1000, args.events + 1000), bookmark_interval=1.0)
     server = api.start_in_thread()
     started = time.perf_counter()
-    objects = cluster(args.workloads, args.queues, args.seed)
+    objects = cluster(args.workloads, args.queues, args.seed, namespaces=args.namespaces, owners=args.owners)
     # Every object the generator makes of a kind has the same shape: the first VALIDATED of each kind are
     # checked against the CRDs, the rest added without (--validate all: every one, as add() does).
     checked: dict[str, int] = {}
@@ -326,6 +360,7 @@ class Server:
             str(args.queues),
         ]
         command += ["--seed", str(args.seed), "--events", str(args.events), "--validate", args.validate]
+        command += ["--owners", str(args.owners), "--namespaces", str(args.namespaces or 0)]
         self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
         self.hello = self._answer()
 
@@ -470,7 +505,32 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
                     "misses": cache.interner.misses,
                 }
             timer.phase = "questions"
-            result.update(await questions(args, cache, client, timer))
+            sample = pending_sample(args, cache)
+            result.update(await questions(args, cache, client, timer, sample))
+            if args.slack_samples:
+                timer.phase = "slack"
+                result.update(
+                    await slack_phase.slack_phase(cache, sample[: args.slack_samples], now=NOW, percentile=percentile)
+                )
+                result["slack_p50_over_floor"] = round(result["slack_p50_ms"] * 1000 / result["floor_p50_us"])
+            if args.watcher:
+                timer.phase = "watcher"
+
+                async def change(count: int) -> int:
+                    base = cache.applied["Workload"]
+                    done = (await asyncio.to_thread(server.tell, f"update {count}"))["count"]
+                    await cache.wait_for(lambda: cache.applied["Workload"] >= base + done, timeout=600)
+                    return int(done)
+
+                result.update(
+                    await watcher_phase.watcher_phase(
+                        cache,
+                        now=NOW,
+                        change=change,
+                        changed=max(1, args.workloads // 100),
+                        steady_passes=args.steady_passes,
+                    )
+                )
             timer.phase = "events"
             result.update(await events(args, cache, server))
             timer.phase = "teardown"
@@ -486,29 +546,45 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
     return result
 
 
+def pending_sample(args: argparse.Namespace, cache: ClusterCache) -> list[Any]:
+    """The Workloads asked about: `--questions` random pending ones."""
+    return sweep.pending_sample(cache, args.questions, args.seed + 2)
+
+
 async def questions(
-    args: argparse.Namespace, cache: ClusterCache, client: KubeClient, timer: GcTimer
+    args: argparse.Namespace, cache: ClusterCache, client: KubeClient, timer: GcTimer, sample: list[Any]
 ) -> dict[str, Any]:
-    rng = random.Random(args.seed + 2)
-    namespaces = {lq.meta.namespace or "" for cq in cache.cluster_queues() for lq in cache.local_queues_of(cq.name)}
-    pending = [w for ns in sorted(namespaces) for w in cache.workloads_in(ns) if waits_in_queue(w)]
-    sample = rng.sample(pending, min(args.questions, len(pending)))
     ondemand = OnDemand(client, cache, visibility=False)
     requests_before = client.requests
     timings = []
+    rendering = []
     for workload in sample:
         job = workload.meta.owners[0].name
         started = time.perf_counter()
         view = await ondemand.snapshot_for(workload.namespace, job, "Job")
         answer = explain(view, Query(workload.namespace, job, "Job"), now=NOW)
-        timings.append((time.perf_counter() - started) * 1000)
+        traced = time.perf_counter()
+        timings.append((traced - started) * 1000)
         assert answer.position is not None, (workload.name, answer.verdict)
+        render.answer_summary(answer, language="en", snapshot_age_seconds=0)
+        render.answer_details(answer, language="en", show_names=True)
+        rendering.append((time.perf_counter() - traced) * 1000)
+    # The floor, on the same Workloads, right after: the owner index, two bisects, one formatted line.
+    floor = sweep.floor_us(cache, sample)
     result: dict[str, Any] = {
         "trace_p50_ms": round(statistics.median(timings), 3),
         "trace_p99_ms": round(percentile(timings, 0.99), 3),
         "trace_samples": len(timings),
         "requests_per_question": (client.requests - requests_before) / len(timings),
+        "render_p50_ms": round(statistics.median(rendering), 3),
+        "render_p99_ms": round(percentile(rendering, 0.99), 3),
+        "floor_p50_us": round(statistics.median(floor), 2),
+        "floor_p99_us": round(percentile(floor, 0.99), 2),
     }
+    result["trace_p50_over_floor"] = round(result["trace_p50_ms"] * 1000 / result["floor_p50_us"])
+    result["question_p50_over_floor"] = round(
+        (result["trace_p50_ms"] + result["render_p50_ms"]) * 1000 / result["floor_p50_us"]
+    )
     live = []
     timer.phase = "live"
     for workload in sample[: args.live_samples]:
@@ -554,6 +630,27 @@ async def events(args: argparse.Namespace, cache: ClusterCache, server: Server) 
     }
 
 
+def run_sweep(args: argparse.Namespace) -> None:
+    load_before = round(os.getloadavg()[0], 2)
+    rows = list(
+        asyncio.run(
+            sweep.sweep(
+                cluster, percentile, questions=min(args.questions, 1000), seed=args.seed, now=NOW,
+                largest=args.sweep_largest,
+            )
+        )
+    )  # fmt: skip
+    if args.format == "text":
+        print(sweep.table(rows))
+        print(f"\nload average (1 min): {load_before} at the start, {os.getloadavg()[0]:.2f} at the end")
+        return
+    report = {
+        "sweep": [{"sweep": label, **row.__dict__, "p50_over_floor": round(row.over_floor)} for label, row in rows],
+        "machine": machine() | {"loadavg_1m_at_start": load_before},
+    }
+    print(json.dumps(report, indent=2))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workloads", type=int, default=1000)
@@ -570,11 +667,23 @@ def main() -> None:
     parser.add_argument(
         "--no-freeze-gc", dest="freeze_gc", action="store_false", help="leave the garbage collector as it is"
     )
+    parser.add_argument("--owners", type=int, default=0, help="Slack users named by the Workloads' notify annotation")
+    parser.add_argument("--namespaces", type=int, default=None, help="namespaces (default max(10, Q/10))")
+    parser.add_argument("--slack-samples", type=int, default=220, help="mentions in the Slack phase (0: none)")
+    parser.add_argument("--no-watcher", dest="watcher", action="store_false", help="skip the watcher phase")
+    parser.add_argument("--steady-passes", type=int, default=2, help="watcher passes with nothing changed")
+    parser.add_argument(
+        "--sweep", action="store_true", help="only the table of trace p50/p99 against size and Workloads per namespace"
+    )
+    parser.add_argument("--sweep-largest", type=int, default=200_000, help="the largest size the sweep fills")
     parser.add_argument("--format", choices=("json", "text"), default="json")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         serve(args)
+        return
+    if args.sweep:
+        run_sweep(args)
         return
     with GcTimer() as timer:
         result = asyncio.run(measure(args, timer))

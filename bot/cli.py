@@ -272,9 +272,16 @@ async def _serve(settings: Settings, dump: str | None) -> None:
         if settings.leader_election:
             elector = leader_elector(settings, client, utc_now)
     server = build_server(
-        settings, source, store=store, is_leader=(lambda: elector.is_leader) if elector is not None else None
+        settings,
+        source,
+        store=store,
+        is_leader=(lambda: elector.is_leader) if elector is not None else None,
+        fence=elector.fence if elector is not None else None,
     )
     if elector is not None:
+        notifier = server.notifier
+        if notifier is not None:  # a new leader looks at once, not at its next tick
+            elector.listen(lambda leading: notifier.wake() if leading else None)
         elector.start()
         server.background.append(elector.stop)
     await server.run_forever()

@@ -34,3 +34,17 @@ class ConfigError(BotError):
 class StoreUnavailable(BotError):
     """The bot's own state (subscriptions, notifications sent) cannot be read or written right now:
     the database is locked or full, or its ConfigMaps cannot be reached. Nothing was changed."""
+
+
+class Fenced(StoreUnavailable):
+    """A write by a replica that no longer holds the leader Lease (its fencing token is older than one the
+    store has seen, or the Lease names another holder): refused, nothing changed. The replica stops acting."""
+
+
+class SlackUnavailable(BotError):
+    """A Slack Web API call failed (an error answer, a rate limit past the retries, Slack out of reach)."""
+
+    def __init__(self, method: str, error: str) -> None:
+        super().__init__(f"Slack {method} failed: {error}")
+        self.method = method
+        self.error = error

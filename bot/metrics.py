@@ -31,6 +31,15 @@ class Metrics:
         )
         self.dms_sent = Counter("kueue_bot_dms_sent", "Proactive DMs sent", registry=r)
         self.dms_updated = Counter("kueue_bot_dms_updated", "Proactive DMs updated in place", registry=r)
+        self.notify_capped = Counter(
+            "kueue_bot_notify_capped",
+            "Proactive DMs held back by a cap (owners-per-job: not sent; dms-per-pass: sent on a later pass)",
+            ["cap"],
+            registry=r,
+        )
+        self.notify_lease_lost = Counter(
+            "kueue_bot_notify_lease_lost", "Notifier passes stopped because this replica lost the lease", registry=r
+        )
         self.cache_staleness = Gauge(
             "kueue_bot_cache_staleness_seconds",
             "Age of the cluster view (since the last event or bookmark)",
@@ -43,6 +52,18 @@ class Metrics:
             "kueue_bot_slack_ratelimited", "Slack Web API 429 answers", ["method"], registry=r
         )
         self.errors = Counter("kueue_bot_internal_errors", "Errors answered with an apology", ["where"], registry=r)
+        self.store_up = Gauge(
+            "kueue_bot_state_store_up", "1 when the state store answered the last readiness check, else 0", registry=r
+        )
+        self.slack_connected = Gauge(
+            "kueue_bot_slack_connected", "1 while the Socket Mode connection to Slack is up (HTTP mode: 1)", registry=r
+        )
+        self.http_connections_shed = Counter(
+            "kueue_bot_http_connections_shed",
+            "HTTP connections closed at the connection cap (evicted: a half-sent request pushed out)",
+            ["how"],
+            registry=r,
+        )
 
     def watch_cluster(self, stats: Callable[[], Mapping[str, Mapping[str, int]]]) -> None:
         """Expose the cluster cache's own counters at each scrape: objects per kind, relists and watch

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Awaitable, Callable, Mapping
@@ -13,20 +14,22 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from aiohttp import web
-from slack_bolt.adapter.aiohttp import to_aiohttp_response, to_bolt_request
-from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BotError, ClusterUnavailable
+from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
+from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
+from bot.notify.actions import Silenced, silence
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Subscription
+from bot.notify.state import Fence, Subscription
 from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
-from bot.service import BotService, ChannelPolicy, SnapshotSource
+from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
+from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
+from bot.slack.transport import SocketConnection, events_handler
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
@@ -51,8 +54,12 @@ class Server:
     bot: SlackBot
     web_app: web.Application
     clock: Callable[[], datetime] = utc_now
-    socket_handler: AsyncSocketModeHandler | None = None
+    socket: SocketConnection | None = None
     runner: web.AppRunner | None = None
+    site: GuardedSite | None = None
+    header_timeout: float = HEADER_TIMEOUT  # a connection must send a complete request within this
+    max_connections: int = field(default_factory=connection_cap)
+    liveness_grace: float = 300.0  # /healthz fails once Socket Mode has been down this long
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
@@ -84,20 +91,42 @@ class Server:
             self.background.append(self.notifier.stop)
         if self.store is not None:
             self.background.insert(0, self.store.aclose)
-        self.runner = web.AppRunner(self.web_app, access_log=None, shutdown_timeout=5.0)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, self.settings.host, self.settings.port)
-        await site.start()
-        self.port = self.runner.addresses[0][1] if self.runner.addresses else self.settings.port
+        await self._listen()
         if self.settings.socket_mode:
-            self.socket_handler = AsyncSocketModeHandler(
-                self.bot.app, app_token=self.settings.slack_app_token.reveal(), web_client=self.bot.client
-            )
-            await self.socket_handler.connect_async()  # type: ignore[no-untyped-call]
+            self.socket = SocketConnection(self.bot.app, self.settings.slack_app_token.reveal(), self.bot.client)
+            await self.socket.connect()
         log.info(
             "kueue-bot serving",
             extra={"port": self.port, "mode": "socket" if self.settings.socket_mode else "http"},
         )
+
+    async def _listen(self) -> None:
+        """The HTTP server, its connections capped and their headers timed (bot.httpguard). A port that cannot
+        be had is one line (a BotError), not a traceback."""
+        self.runner = web.AppRunner(  # no lingering to drain a body we gave up on: the connection closes
+            self.web_app, access_log=None, shutdown_timeout=5.0, keepalive_timeout=self.header_timeout, lingering_time=0
+        )
+        await self.runner.setup()
+        self.site = GuardedSite(
+            self.runner,
+            self.settings.host,
+            self.settings.port,
+            max_connections=self.max_connections,
+            on_shed=lambda how: self.metrics.http_connections_shed.labels(how).inc(),
+        )
+        try:
+            await self.site.start()
+        except OSError as error:
+            why = "the address is already in use" if error.errno == errno.EADDRINUSE else error.strerror or str(error)
+            raise BotError(f"cannot listen on {self.settings.host}:{self.settings.port}: {why}") from None
+        self.port = self.site.port
+
+    @property
+    def slack_connected(self) -> bool:
+        """Socket Mode: the connection is up. HTTP mode: always (Slack comes to us)."""
+        if not self.settings.socket_mode:
+            return True
+        return self.socket is not None and self.socket.connected
 
     async def _start_source(self, start: Callable[[], Awaitable[None]]) -> None:
         while True:
@@ -122,10 +151,10 @@ class Server:
         await self.source.stop()  # type: ignore[attr-defined]
 
     async def stop(self) -> None:
-        if self.socket_handler is not None:
+        if self.socket is not None:
             with contextlib.suppress(Exception):
-                await self.socket_handler.close_async()  # type: ignore[no-untyped-call]
-            self.socket_handler = None
+                await self.socket.close()
+            self.socket = None
         for stop in reversed(self.background):
             with contextlib.suppress(Exception):
                 await stop()
@@ -139,18 +168,30 @@ class Server:
         self._stopped.set()
 
     async def run_forever(self) -> None:
-        """Serve until SIGTERM or SIGINT, then stop cleanly."""
+        """Serve until SIGTERM or SIGINT, then stop cleanly; a signal is honoured at any moment, starting
+        included (while Socket Mode or the cluster are still out of reach). A failure to start is raised."""
         loop = asyncio.get_running_loop()
         stop = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):
                 loop.add_signal_handler(sig, stop.set)
-        await self.start()
+        starting = asyncio.create_task(self.start(), name="kueue-bot-start")
+        stopping = asyncio.create_task(stop.wait(), name="kueue-bot-signal")
         try:
-            await stop.wait()
+            await asyncio.wait({starting, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if starting.done():
+                starting.result()  # a failure to start, raised
+                await stopping
         finally:
+            for task in (starting, stopping):
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
             log.info("kueue-bot stopping")
             await self.stop()
+            for sig in (signal.SIGTERM, signal.SIGINT):
+                with contextlib.suppress(NotImplementedError):
+                    loop.remove_signal_handler(sig)
 
 
 def build_server(
@@ -161,6 +202,7 @@ def build_server(
     metrics: Metrics | None = None,
     store: StateStore | None = None,
     is_leader: Callable[[], bool] | None = None,
+    fence: Callable[[], Fence | None] | None = None,
     tick_seconds: float = 30.0,
     access_review: Review | None = None,
 ) -> Server:
@@ -190,6 +232,7 @@ def build_server(
         home=hooks.home if store is not None else None,
         on_notification_action=hooks.notification_action if store is not None else None,
         on_mute=hooks.mute if store is not None else None,
+        ledger=Ledger(getattr(store, "remember_request", None)),
     )
     close_review: Callable[[], None] | None = None
     if settings.user_identity_template:
@@ -214,22 +257,33 @@ def build_server(
             ),
             namespace_notify=settings.namespace_notify,
             is_leader=is_leader or (lambda: True),
+            fence=fence,
             metrics=metrics,
             tick_seconds=tick_seconds,
         )
         hooks.notifier = notifier
 
-    async def slack_events(request: web.Request) -> web.Response:
-        bolt_response = await bot.app.async_dispatch(await to_bolt_request(request))
-        return await to_aiohttp_response(bolt_response)
-
     async def healthz(_: web.Request) -> web.Response:
-        return web.json_response({"ok": True})
+        """Alive, unless Socket Mode has been down past the grace (a restart may help)."""
+        down = server.socket.down_for() if server.socket is not None else 0.0
+        alive = down < server.liveness_grace
+        return web.json_response({"ok": alive}, status=200 if alive else 503)
 
     async def readyz(_: web.Request) -> web.Response:
+        """Ready: the cluster view, the state store (when there is one) and Slack's connection."""
         age = service.age_seconds()
-        body: dict[str, Any] = {"ready": source.ready, "snapshotAgeSeconds": age}
-        return web.json_response(body, status=200 if source.ready else 503)
+        store_ok = await _store_answers(store)
+        metrics.store_up.set(1 if store_ok else 0)
+        slack_ok = server.slack_connected
+        metrics.slack_connected.set(1 if slack_ok else 0)
+        ready = source.ready and store_ok and slack_ok
+        body: dict[str, Any] = {
+            "ready": ready,
+            "snapshotAgeSeconds": age,
+            "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
+            "slack": "connected" if slack_ok else "disconnected",
+        }
+        return web.json_response(body, status=200 if ready else 503)
 
     async def metrics_endpoint(_: web.Request) -> web.Response:
         age = service.age_seconds()
@@ -239,7 +293,7 @@ def build_server(
 
     web_app = web.Application(client_max_size=1024 * 1024)
     if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", slack_events)
+        web_app.router.add_post("/slack/events", events_handler(bot))
     web_app.router.add_get("/healthz", healthz)
     web_app.router.add_get("/readyz", readyz)
     web_app.router.add_get("/metrics", metrics_endpoint)
@@ -254,6 +308,19 @@ def build_server(
 
         server.background.append(close_kube_client)
     return server
+
+
+async def _store_answers(store: StateStore | None) -> bool:
+    """Whether the state store can be read now (no store: nothing to fail)."""
+    if store is None:
+        return True
+    ping = getattr(store, "ping", None)
+    try:
+        await (ping() if ping is not None else store.load())
+    except StoreUnavailable as error:
+        log.warning("the state store is unavailable", extra={"error": str(error)})
+        return False
+    return True
 
 
 def _cluster_review(settings: Settings) -> tuple[Review, Callable[[], None]]:
@@ -304,25 +371,12 @@ class _Hooks:
             watched.append((subscription.namespace, subscription.name, explanation))
         return watched
 
-    async def notification_action(self, user: str, action: str, value: Mapping[str, Any]) -> datetime | None:
-        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about. Returns the snooze's end."""
+    async def notification_action(self, user: str, channel: str, action: str, value: Mapping[str, Any]) -> Silenced:
+        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about (bot.notify.actions)."""
         assert self.store is not None
-        namespace, name = str(value.get("ns") or ""), str(value.get("name") or "")
-        kind = value.get("kind")
-        explanation = await self.service.explain_job(namespace, name, kind if isinstance(kind, str) else None)
-        snapshot = await self.service.source.snapshot()
-        keys = ["*"]
-        if explanation.workload is not None:
-            workload = snapshot.workload(*explanation.workload)
-            if workload is not None:
-                keys = [f"{workload.namespace}/{workload.name}/{workload.meta.uid}"]
-        now = self.clock()
-        until = {"kueue_snooze_2h": now + timedelta(hours=2), "kueue_snooze_1d": now + timedelta(days=1)}.get(
-            action, now + timedelta(days=365 * 100)
+        namespace, name = value.get("ns"), value.get("name")
+        if not isinstance(namespace, str) or not isinstance(name, str):
+            raise BadQuery("the button names no job")
+        return await silence(
+            self.store, self.service.policy, Asker(user, channel), action, namespace, name, self.clock()
         )
-        for key in keys:
-            await self.store.snooze(user, key, until)
-        if action == "kueue_stop":
-            await self.store.unsubscribe(user, namespace, name)
-            return None
-        return until

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.copy import DEFAULT_LANGUAGE, render
 from bot.trace.codes import Outcome
-from bot.trace.explanation import Explanation
+from bot.trace.explanation import LOWER_BOUND, Explanation
 from bot.trace.serialize import quantities, text
 
 _MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.INFO: "•", Outcome.SKIPPED: "-"}
@@ -30,7 +30,7 @@ def render_text(explanation: Explanation, *, colour: bool = False, language: str
     if explanation.position is not None:
         position = explanation.position
         where = render(
-            "terminal.position",
+            "terminal.position-at-least" if position.source == LOWER_BOUND else "terminal.position",
             {
                 "position": position.cluster_queue,
                 "cluster_queue": position.cluster_queue_name,

@@ -11,6 +11,9 @@ import re
 from collections.abc import Mapping
 
 from bot.copy import en, fr
+from bot.copy.text import Text
+
+__all__ = ["CATALOGUES", "DEFAULT_LANGUAGE", "Text", "duration", "language_of", "render", "render_value"]
 
 Template = str | tuple[str, ...]
 CATALOGUES: Mapping[str, Mapping[str, Template]] = {"en": en.CATALOGUE, "fr": fr.CATALOGUE}
@@ -43,10 +46,19 @@ def duration(seconds: int, language: str = DEFAULT_LANGUAGE) -> str:
     return f"{days} {day} {hours} h" if hours else f"{days} {day}"
 
 
+def render_value(value: object, language: str = DEFAULT_LANGUAGE) -> str:
+    """One parameter as the reader reads it: a nested `Text` in the same language, a tuple part by part."""
+    if isinstance(value, Text):
+        return render(value.key, value.params, language)
+    if isinstance(value, tuple):
+        return "; ".join(render_value(part, language) for part in value)
+    return str(value)
+
+
 def _value(name: str, value: object, language: str) -> str:
     if name.endswith("_seconds") and isinstance(value, int):
         return duration(value, language)
-    return str(value)
+    return render_value(value, language)
 
 
 def _fill(template: str, params: Mapping[str, object], language: str) -> str | None:

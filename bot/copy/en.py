@@ -231,6 +231,34 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.quota-reserved": "Kueue: {text}",
     "record.unknown": "Kueue: {text}",
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
+    # --- fragments the engine puts inside other sentences (parameters named detail, notes) ---
+    "fragment.taint": "taint {taint}",
+    "fragment.node-labels": "node labels",
+    "fragment.not-covered": "{resources} not covered",
+    "fragment.missing-flavors": "missing ResourceFlavor(s): {flavors}",
+    "fragment.missing-checks": "missing AdmissionCheck(s): {checks}",
+    # --- the engine's remarks on a message of Kueue (a fact's notes) ---
+    "note.legacy-cohort-wording": "in the cohort (Kueue ≤ v0.9 wording)",
+    "note.legacy-maximum-wording": "request > maximum capacity (Kueue v0.9.4-v0.14 wording)",
+    "note.legacy-nominal-wording": "request above the nominal quota (Kueue ≤ v0.9 wording)",
+    "note.legacy-borrowing-limit": (
+        "borrowing limit reached (Kueue ≤ v0.9 wording); never clears if the request alone is above it"
+    ),
+    "note.not-nominated": "not in this scheduling cycle's nomination mapping",
+    "note.variant-not-allowed": "not allowed for this variant (WorkloadAllowedResourceFlavorAnnotation)",
+    "note.original-slice-flavor": "the original workload slice is on flavor {flavor}",
+    "note.raw-taint": "taint {taint}",
+    "note.counted-in-slices": "counted in slices",
+    "note.total-nodes": "total nodes: {total}",
+    "note.excluded-nodes": "excluded: {excluded}",
+    "note.cut-by-kueue": "cut by Kueue",
+    "note.unexpected-wording": "unexpected wording",
+    "note.on-hold": "the job is on hold (for instance a StatefulSet scaled to zero); Kueue admits it when it resumes",
+    "note.topology-maybe-temporary": (
+        "Kueue's legacy reason doesn't say whether it would fit on an empty cluster: it may be temporary"
+    ),
+    "note.quota-reserved": "quota is reserved: this is not a blocker",
+    "note.inferred-from-wording": "inferred from wording this bot doesn't know",
     "local-queue.missing": (
         "LocalQueue {queue} does not exist in namespace {namespace} (it has: {queues}).",
         "LocalQueue {queue} does not exist in namespace {namespace}, which has no LocalQueue at all.",
@@ -246,6 +274,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
+        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}).",
+        "ClusterQueue {cluster_queue} is active ({strategy}, no cohort).",
     ),
     "cluster-queue.namespace-not-selected": (
         "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
@@ -285,7 +315,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "position.in-queue": (
         "Position {position} of {total} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
-        "{local_queue}); {ahead} ahead ({source})."
+        "{local_queue}); {ahead} ahead ({source}).",
+        "Position {position} in ClusterQueue {cluster_queue} ({local_position} in LocalQueue {local_queue}); "
+        "{ahead} ahead ({source}).",
+    ),
+    "position.lower-bound": (
+        "Position {position} or further back in ClusterQueue {cluster_queue} ({local_position} in LocalQueue "
+        "{local_queue}): only namespace {namespace}'s Workloads could be read, and Kueue's pending-workloads API "
+        "did not answer, so Workloads of other namespaces ahead of it are not counted."
     ),
     "position.ahead": (
         "Ahead of it, by priority: {by_priority}; together they ask for {demand}.",
@@ -368,9 +405,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} in ClusterQueue {cluster_queue}, {local_position} in LocalQueue {local_queue} ({source})",
         "{position} in ClusterQueue {cluster_queue} ({source})",
     ),
+    "terminal.position-at-least": (
+        "{position} or further back in ClusterQueue {cluster_queue}, {local_position} in LocalQueue {local_queue} "
+        "(only this namespace's Workloads could be read)",
+        "{position} or further back in ClusterQueue {cluster_queue} (only this namespace's Workloads could be read)",
+    ),
     "terminal.demand": "Demand: {demand}",
     "slack.snoozed": "Snoozed: no news about {job} until {until}.",
     "slack.stopped": "Stopped: no more messages about {job}.",
+    "slack.bad_button": "This button is out of date or was not made by me, so I cannot act on it. Ask again: {how}.",
     "slack.muted": "Muted: I will not send you proactive messages until you say {unmute}. Questions still get answers.",
     "slack.unmuted": "Unmuted: I will tell you again when a job you own or watch stays pending.",
     "label.verdict": "Verdict",
@@ -391,6 +434,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} in ClusterQueue {cluster_queue}; {lq_position} in LocalQueue {local_queue}",
         "{cq_position} of {total} in ClusterQueue {cluster_queue}",
         "{cq_position} in ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-at-least": (
+        "{cq_position} or further back in ClusterQueue {cluster_queue} (only namespace {namespace} could be read)",
+        "{cq_position} or further back in its ClusterQueue (only namespace {namespace} could be read)",
     ),
     "slack.summary.position-unnamed": (
         "{cq_position} of {total} in its ClusterQueue; {lq_position} in its LocalQueue",

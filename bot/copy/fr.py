@@ -240,6 +240,37 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.quota-reserved": "Kueue : {text}",
     "record.unknown": "Kueue : {text}",
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
+    # --- fragments que le moteur place dans d'autres phrases (paramètres detail, notes) ---
+    "fragment.taint": "taint {taint} non toléré",
+    "fragment.node-labels": "labels de nœud",
+    "fragment.not-covered": "{resources} non couvert(s)",
+    "fragment.missing-flavors": "ResourceFlavor(s) manquante(s) : {flavors}",
+    "fragment.missing-checks": "AdmissionCheck(s) manquant(s) : {checks}",
+    # --- remarques du moteur sur un message de Kueue (notes d'un fait) ---
+    "note.legacy-cohort-wording": "dans la cohorte (formulation de Kueue ≤ v0.9)",
+    "note.legacy-maximum-wording": "demande > capacité maximale (formulation de Kueue v0.9.4 à v0.14)",
+    "note.legacy-nominal-wording": "demande au-dessus du quota nominal (formulation de Kueue ≤ v0.9)",
+    "note.legacy-borrowing-limit": (
+        "limite d'emprunt atteinte (formulation de Kueue ≤ v0.9) ; cela ne se résout jamais si la demande "
+        "seule la dépasse"
+    ),
+    "note.not-nominated": "absente de la table de nomination de ce cycle d'ordonnancement",
+    "note.variant-not-allowed": "interdite pour cette variante (WorkloadAllowedResourceFlavorAnnotation)",
+    "note.original-slice-flavor": "la tranche d'origine du workload est sur la flavor {flavor}",
+    "note.raw-taint": "taint {taint}",
+    "note.counted-in-slices": "compté en tranches (slices)",
+    "note.total-nodes": "nœuds au total : {total}",
+    "note.excluded-nodes": "exclus : {excluded}",
+    "note.cut-by-kueue": "coupé par Kueue",
+    "note.unexpected-wording": "formulation inattendue",
+    "note.on-hold": (
+        "le job est en suspens (par exemple un StatefulSet ramené à zéro) ; Kueue l'admettra quand il reprendra"
+    ),
+    "note.topology-maybe-temporary": (
+        "l'ancienne raison de Kueue ne dit pas s'il tiendrait sur un cluster vide : c'est peut-être temporaire"
+    ),
+    "note.quota-reserved": "le quota est réservé : ce n'est pas un blocage",
+    "note.inferred-from-wording": "déduit d'une formulation que ce bot ne connaît pas",
     "local-queue.missing": (
         "La LocalQueue {queue} n'existe pas dans le namespace {namespace} (il a : {queues}).",
         "La LocalQueue {queue} n'existe pas dans le namespace {namespace}, qui n'a aucune LocalQueue.",
@@ -257,6 +288,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "l'alimentent.",
         "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}).",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte).",
     ),
     "cluster-queue.namespace-not-selected": (
         "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
@@ -298,7 +331,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "position.in-queue": (
         "Position {position} sur {total} dans la ClusterQueue {cluster_queue} ({local_position} dans la "
-        "LocalQueue {local_queue}) ; {ahead} devant ({source})."
+        "LocalQueue {local_queue}) ; {ahead} devant ({source}).",
+        "Position {position} dans la ClusterQueue {cluster_queue} ({local_position} dans la LocalQueue "
+        "{local_queue}) ; {ahead} devant ({source}).",
+    ),
+    "position.lower-bound": (
+        "Position {position} ou plus loin dans la ClusterQueue {cluster_queue} ({local_position} dans la "
+        "LocalQueue {local_queue}) : seules les Workloads du namespace {namespace} ont pu être lues, et l'API "
+        "pending-workloads de Kueue n'a pas répondu ; celles d'autres namespaces qui la précèdent ne sont pas comptées."
     ),
     "position.ahead": (
         "Devant lui, par priorité : {by_priority} ; ensemble ils demandent {demand}.",
@@ -386,9 +426,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position} dans la ClusterQueue {cluster_queue}, {local_position} dans la LocalQueue {local_queue} ({source})",
         "{position} dans la ClusterQueue {cluster_queue} ({source})",
     ),
+    "terminal.position-at-least": (
+        "{position} ou plus loin dans la ClusterQueue {cluster_queue}, {local_position} dans la LocalQueue "
+        "{local_queue} (seules les Workloads de ce namespace ont pu être lues)",
+        "{position} ou plus loin dans la ClusterQueue {cluster_queue} (seules les Workloads de ce namespace ont pu "
+        "être lues)",
+    ),
     "terminal.demand": "Demande : {demand}",
     "slack.snoozed": "En pause : plus de nouvelles de {job} avant {until}.",
     "slack.stopped": "Arrêté : plus aucun message au sujet de {job}.",
+    "slack.bad_button": "Ce bouton est périmé ou ne vient pas de moi : je ne peux rien en faire. Reposez la question : {how}.",
     "slack.muted": "Sourdine : je ne vous enverrai plus de message spontané jusqu'à {unmute}. Vos questions ont toujours leur réponse.",
     "slack.unmuted": "Sourdine levée : je vous préviendrai de nouveau quand un job que vous possédez ou suivez reste en attente.",
     "label.verdict": "Verdict",
@@ -409,6 +456,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} dans la ClusterQueue {cluster_queue} ; {lq_position} dans la LocalQueue {local_queue}",
         "{cq_position} sur {total} dans la ClusterQueue {cluster_queue}",
         "{cq_position} dans la ClusterQueue {cluster_queue}",
+    ),
+    "slack.summary.position-at-least": (
+        "{cq_position} ou plus loin dans la ClusterQueue {cluster_queue} (seul le namespace {namespace} a pu être lu)",
+        "{cq_position} ou plus loin dans sa ClusterQueue (seul le namespace {namespace} a pu être lu)",
     ),
     "slack.summary.position-unnamed": (
         "{cq_position} sur {total} dans sa ClusterQueue ; {lq_position} dans sa LocalQueue",

@@ -1,5 +1,7 @@
-"""The one seam to the Kubernetes API: raw JSON GET and paginated LIST through the official client,
-with every library error translated (ApiException, connection errors, bad kubeconfig) into bot.errors."""
+"""The one seam to the Kubernetes API: one call through the official client (`KubeClient.open`, which the
+reads, the writes and the informers' watches all use), and one error mapping (`translate`): every library
+error (ApiException, connection errors, bad kubeconfig) becomes one of bot.errors; anything else, a bug,
+is raised as it is, never disguised as "cluster unavailable"."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ import builtins
 import json
 import logging
 import os
+import socket
 from collections.abc import Iterator, Mapping
 from typing import Any
 
 import urllib3
+import yaml
 from kubernetes import client as k8s_client
 from kubernetes import config as k8s_config
 from kubernetes.client.exceptions import ApiException
@@ -22,6 +26,10 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
+# TCP keepalive on every connection: probed after 30 s idle, every 10 s, dropped after 3 unanswered probes.
+# A watch of a quiet kind may carry nothing for minutes (bot.kube.informer): this is how a connection whose
+# peer vanished (a node gone, a NAT or load balancer that forgot us) ends within about a minute.
+KEEPALIVE = (30, 10, 3)  # idle, interval, count (seconds, seconds, probes)
 
 
 class NotFound(NotServed):
@@ -40,6 +48,18 @@ MERGE_PATCH = "application/merge-patch+json"
 JSON_PATCH = "application/json-patch+json"
 
 
+def keepalive_socket_options() -> list[tuple[int, int, int]]:
+    """urllib3's default socket options (no Nagle) plus TCP keepalive at KEEPALIVE's timings (the options
+    the platform lacks are left out)."""
+    idle, interval, count = KEEPALIVE
+    options = list(urllib3.connection.HTTPConnection.default_socket_options)
+    options.append((socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1))
+    for name, value in (("TCP_KEEPIDLE", idle), ("TCP_KEEPINTVL", interval), ("TCP_KEEPCNT", count)):
+        if hasattr(socket, name):
+            options.append((socket.IPPROTO_TCP, getattr(socket, name), value))
+    return options
+
+
 def load_api_client(kubeconfig: str | None = None, context: str | None = None) -> k8s_client.ApiClient:
     """The in-cluster configuration when running in a pod (and no kubeconfig was named), else the
     kubeconfig ($KUBECONFIG or ~/.kube/config). Raises ClusterUnavailable with the reason."""
@@ -55,61 +75,69 @@ def load_api_client(kubeconfig: str | None = None, context: str | None = None) -
         raise ClusterUnavailable(f"no usable Kubernetes configuration: {error}") from error
     except (OSError, ValueError) as error:
         raise ClusterUnavailable(f"cannot read the kubeconfig: {error}") from error
+    except (yaml.YAMLError, TypeError, AttributeError, KeyError) as error:  # not a kubeconfig at all
+        where = kubeconfig or os.environ.get("KUBECONFIG") or "~/.kube/config"
+        detail = " ".join(str(error).split())
+        raise ClusterUnavailable(f"{where} is not a kubeconfig ({type(error).__name__}: {detail})") from None
     configuration.retries = False
+    configuration.socket_options = keepalive_socket_options()
     return k8s_client.ApiClient(configuration)
 
 
-def _status_message(error: ApiException) -> str:
+def _status_body(error: ApiException) -> Mapping[str, Any]:
     try:
         body = json.loads(error.body or "{}")
     except (TypeError, ValueError):
-        body = {}
-    message = body.get("message") if isinstance(body, Mapping) else None
+        return {}
+    return body if isinstance(body, Mapping) else {}
+
+
+def _status_message(error: ApiException) -> str:
+    message = _status_body(error).get("message")
     return str(message or error.reason or f"HTTP {error.status}")
 
 
-def translate(error: Exception, what: str) -> Exception:
-    """A library error as the bot's own (to be raised `from` the original)."""
+def translate(error: BaseException, what: str, *, writing: bool = False) -> BotError | None:
+    """The bot's own error for a library error met while reading (or `writing`) `what`, to be raised `from`
+    it; None for anything else (a bug is not "cluster unavailable": the caller re-raises it as it is).
+
+        ApiException 401                  ClusterUnavailable (our credentials refused)
+        ApiException 403 / 404            Forbidden / NotFound (the Status message)
+        ApiException 409, writing         AlreadyExists (Status reason AlreadyExists) or Conflict
+        ApiException 0 (no HTTP answer)   ClusterUnavailable (cannot reach)
+        ApiException other statuses       ClusterUnavailable (the status and the Status message)
+        urllib3 HTTPError, OSError        ClusterUnavailable (cannot reach: refused, reset, TLS, timeouts)
+    """
+    verb = "writing" if writing else "reading"
     if isinstance(error, ApiException):
-        if error.status == 401:
-            return ClusterUnavailable(f"the API server refused our credentials (401 Unauthorized) while reading {what}")
-        if error.status == 403:
+        status = error.status
+        if status == 401:
+            return ClusterUnavailable(f"the API server refused our credentials (401 Unauthorized) while {verb} {what}")
+        if status == 403:
             return Forbidden(_status_message(error))
-        if error.status == 404:
+        if status == 404:
             return NotFound(_status_message(error))
-        if error.status == 0 or error.status is None:
-            return ClusterUnavailable(f"cannot reach the API server while reading {what}: {error.reason}")
-        return ClusterUnavailable(
-            f"the API server answered {error.status} while reading {what}: {_status_message(error)}"
-        )
+        if status == 409 and writing:
+            conflict = AlreadyExists if _status_body(error).get("reason") == "AlreadyExists" else Conflict
+            return conflict(_status_message(error))
+        if not status:
+            return ClusterUnavailable(f"cannot reach the API server while {verb} {what}: {error.reason}")
+        return ClusterUnavailable(f"the API server answered {status} while {verb} {what}: {_status_message(error)}")
     if isinstance(error, urllib3.exceptions.HTTPError | OSError):
-        return ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}")
-    return ClusterUnavailable(f"unexpected answer while reading {what}: {error}")
+        return ClusterUnavailable(f"cannot reach the API server while {verb} {what}: {error}")
+    return None
 
 
-def translate_write(error: Exception, what: str) -> Exception:
-    """A library error on a write as the bot's own: 409 is Conflict or AlreadyExists (by the Status reason),
-    the rest as on reads (Forbidden, NotFound, ClusterUnavailable)."""
-    if isinstance(error, ApiException):
-        if error.status == 409:
-            try:
-                body = json.loads(error.body or "{}")
-            except (TypeError, ValueError):
-                body = {}
-            reason = body.get("reason") if isinstance(body, Mapping) else None
-            kind = AlreadyExists if reason == "AlreadyExists" else Conflict
-            return kind(_status_message(error))
-        if error.status == 401:
-            return ClusterUnavailable(f"the API server refused our credentials (401 Unauthorized) while writing {what}")
-        if error.status in (403, 404):
-            return translate(error, what)
-        if error.status == 0 or error.status is None:
-            return ClusterUnavailable(f"cannot reach the API server while writing {what}: {error.reason}")
-        message = _status_message(error)
-        return ClusterUnavailable(f"the API server answered {error.status} while writing {what}: {message}")
-    if isinstance(error, urllib3.exceptions.HTTPError | OSError):
-        return ClusterUnavailable(f"cannot reach the API server while writing {what}: {error}")
-    return ClusterUnavailable(f"unexpected answer while writing {what}: {error}")
+def mapped_error(failure: ApiException, what: str, writing: bool) -> BotError:
+    mapped = translate(failure, what, writing=writing)
+    return mapped if mapped is not None else ClusterUnavailable(str(failure))  # (every ApiException is mapped)
+
+
+def status_error(status: int, reason: str | None, payload: object) -> ApiException:
+    """An answer outside 2xx as the client's own exception (then translated like any other)."""
+    failure = ApiException(status=status, reason=reason)
+    failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
+    return failure
 
 
 class KubeClient:
@@ -124,31 +152,76 @@ class KubeClient:
     def host(self) -> str:
         return str(self.api_client.configuration.host)
 
-    def get(self, path: str, query: Mapping[str, str | int] | None = None, *, what: str = "") -> dict[str, Any]:
+    def open(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, str | int] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+        timeout: tuple[float, float] | None = None,
+        what: str = "",
+        writing: bool = False,
+    ) -> urllib3.BaseHTTPResponse:
+        """The one call to the API server: the response, not read yet (a watch streams it), whatever its
+        status. Library errors translated (`translate`); what it cannot map is raised as it is."""
         self.requests += 1
         try:
-            method, url, headers, body, post = self.api_client.param_serialize(
-                "GET",
+            method, url, headers, payload, post = self.api_client.param_serialize(
+                method,
                 path,
                 query_params=list((query or {}).items()),
-                header_params={"Accept": "application/json"},
+                header_params={"Accept": "application/json"}
+                if method == "GET"
+                else {"Accept": "application/json", "Content-Type": content_type},
+                body=body,
                 auth_settings=["BearerToken"],
             )
-            response = self.api_client.call_api(method, url, headers, body, post, _request_timeout=self.timeout)
-            payload = response.read()  # type: ignore[no-untyped-call]
-        except Exception as error:  # every library error is translated, never leaked
-            raise translate(error, what or path) from error
+            rest = self.api_client.call_api(
+                method, url, headers, payload, post, _request_timeout=timeout or self.timeout
+            )
+        except Exception as error:
+            mapped = translate(error, what or f"{method} {path}", writing=writing)
+            if mapped is None:
+                raise
+            raise mapped from error
+        response: urllib3.BaseHTTPResponse = rest.response
+        return response
+
+    def call(
+        self,
+        method: str,
+        path: str,
+        *,
+        query: Mapping[str, str | int] | None = None,
+        body: Any = None,
+        content_type: str = "application/json",
+        what: str = "",
+        writing: bool = False,
+    ) -> dict[str, Any]:
+        """`open`, read the answer and decode its JSON object; an answer outside 2xx is translated."""
+        what = what or f"{method} {path}"
+        response = self.open(
+            method, path, query=query, body=body, content_type=content_type, what=what, writing=writing
+        )
+        try:
+            payload = response.data
+        except (urllib3.exceptions.HTTPError, OSError) as error:
+            raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
         if not 200 <= response.status <= 299:
-            failure = ApiException(status=response.status, reason=response.reason)
-            failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
-            raise translate(failure, what or path) from failure
+            failure = status_error(response.status, response.reason, payload)
+            raise mapped_error(failure, what, writing) from failure
         try:
             data = json.loads(payload)
         except ValueError as error:
-            raise ClusterUnavailable(f"the API server answered {path} with something that is not JSON") from error
+            raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
         if not isinstance(data, dict):
-            raise ClusterUnavailable(f"the API server answered {path} with something that is not a JSON object")
+            raise ClusterUnavailable(f"the API server answered {what} with something that is not a JSON object")
         return data
+
+    def get(self, path: str, query: Mapping[str, str | int] | None = None, *, what: str = "") -> dict[str, Any]:
+        return self.call("GET", path, query=query, what=what or path)
 
     def list(
         self, path: str, query: Mapping[str, str | int] | None = None, *, what: str = ""
@@ -183,15 +256,15 @@ class KubeClient:
         return str(preferred_version) if preferred_version else None
 
     # ---------------------------------------------------------------------------------------------
-    # Writes: the answer's JSON object; errors translated by translate_write (Conflict, AlreadyExists, ...)
+    # Writes: the answer's JSON object; errors translated with writing=True (Conflict, AlreadyExists, ...)
 
     def create(self, path: str, body: Mapping[str, Any], *, what: str = "") -> dict[str, Any]:
         """POST `body` to the collection `path` (AlreadyExists when the name is taken)."""
-        return self._write("POST", path, dict(body), "application/json", what)
+        return self.call("POST", path, body=dict(body), what=what, writing=True)
 
     def replace(self, path: str, body: Mapping[str, Any], *, what: str = "") -> dict[str, Any]:
         """PUT `body` at `path`; with metadata.resourceVersion set, Conflict when the object changed since."""
-        return self._write("PUT", path, dict(body), "application/json", what)
+        return self.call("PUT", path, body=dict(body), what=what, writing=True)
 
     def patch(
         self,
@@ -203,37 +276,8 @@ class KubeClient:
     ) -> dict[str, Any]:
         """PATCH `path` (a JSON merge patch by default; a list with JSON_PATCH)."""
         body = patch if isinstance(patch, builtins.list) else dict(patch)
-        return self._write("PATCH", path, body, content_type, what)
+        return self.call("PATCH", path, body=body, content_type=content_type, what=what, writing=True)
 
     def delete(self, path: str, *, what: str = "") -> dict[str, Any]:
         """DELETE `path`; the answer is the object (or a Status for built-in kinds)."""
-        return self._write("DELETE", path, None, "application/json", what)
-
-    def _write(
-        self, method: str, path: str, body: dict[str, Any] | builtins.list[Any] | None, content_type: str, what: str
-    ) -> dict[str, Any]:
-        self.requests += 1
-        what = what or f"{method} {path}"
-        try:
-            method, url, headers, payload_body, post = self.api_client.param_serialize(
-                method,
-                path,
-                header_params={"Accept": "application/json", "Content-Type": content_type},
-                body=body,
-                auth_settings=["BearerToken"],
-            )
-            response = self.api_client.call_api(method, url, headers, payload_body, post, _request_timeout=self.timeout)
-            payload = response.read()  # type: ignore[no-untyped-call]
-        except Exception as error:  # every library error is translated, never leaked
-            raise translate_write(error, what) from error
-        if not 200 <= response.status <= 299:
-            failure = ApiException(status=response.status, reason=response.reason)
-            failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
-            raise translate_write(failure, what) from failure
-        try:
-            data = json.loads(payload)
-        except ValueError as error:
-            raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
-        if not isinstance(data, dict):
-            raise ClusterUnavailable(f"the API server answered {what} with something that is not a JSON object")
-        return data
+        return self.call("DELETE", path, what=what, writing=True)

@@ -19,6 +19,11 @@ retried `Retry.failures` times. Then StoreUnavailable, with the cause chained. A
 `max_shard_bytes` (900 KiB) is refused with StoreUnavailable rather than sent to be rejected.
 
 The shard counts are part of the format: changing them would strand records in the wrong shard.
+
+Fencing: a write that carries a `Fence` (the notifier's, as leader) is refused with Fenced when the shard
+records a newer fence (data key "fence": {"holder", "token"}), or when the Lease (`lease`, in the same
+namespace) names another holder or another tenure at that moment; the shard is written with the fence, in
+the same optimistic-concurrency PUT, so a frozen leader that resumes cannot write over its successor.
 """
 
 from __future__ import annotations
@@ -34,13 +39,15 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from bot.errors import BotError, ClusterUnavailable, Forbidden, StoreUnavailable
+from bot.errors import BotError, ClusterUnavailable, Fenced, Forbidden, StoreUnavailable
 from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound
-from bot.notify.state import Delivery, Mute, Snooze, State, Subscription, format_time, parse_time, utc
+from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time, utc
+from bot.notify.store import check_fence
 
 if TYPE_CHECKING:
     from bot.notify.store import StateStore
 
+FENCE_KEY = "fence"
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -113,6 +120,8 @@ def _encode(records: _Records, section: _Section) -> dict[str, str]:
                 "updatedAt": _time(d.updated_at),
                 "closedAt": _time(d.closed_at),
                 "digest": d.digest,
+                **({"job": d.job} if d.job else {}),  # both added later: absent when unknown
+                **({"since": _time(d.since)} if d.since is not None else {}),
             }
             for d in sorted(records.deliveries, key=lambda d: (d.key, d.target))
         ],
@@ -170,6 +179,8 @@ def _decode(configmap: Mapping[str, Any] | None, section: _Section, into: _Recor
                             updated_at=parse_time(item["updatedAt"]),
                             closed_at=_optional_time(item.get("closedAt")),
                             digest=bool(item.get("digest", False)),
+                            job=str(item.get("job") or ""),
+                            since=_optional_time(item.get("since")),
                         )
                     )
                 elif key == "snoozes.json":
@@ -204,7 +215,9 @@ class ConfigMapStore:
         max_shard_bytes: int = MAX_SHARD_BYTES,
         retry: Retry = Retry(),  # frozen: one shared default is safe
         rng: random.Random | None = None,
+        lease: str | None = None,
     ) -> None:
+        """lease: the leader election's Lease in `namespace`, checked by every fenced write."""
         if not _NAME.match(name_prefix):
             raise ValueError(f"{name_prefix!r} cannot start a ConfigMap name (lowercase letters, digits, -)")
         self.client = client
@@ -213,6 +226,7 @@ class ConfigMapStore:
         self.max_shard_bytes = max_shard_bytes
         self.retry = retry
         self._rng = rng or random.Random()
+        self.lease = lease
         self._locks: dict[str, asyncio.Lock] = {}  # one writer per shard in this replica: fewer 409s
         self._closed = False
 
@@ -269,19 +283,54 @@ class ConfigMapStore:
         except NotFound:
             return None
 
-    async def _change(self, section: _Section, index: int, change: Callable[[_Records], T]) -> T:
+    def _shard_fence(self, current: Mapping[str, Any] | None) -> tuple[str, int] | None:
+        text = ((current or {}).get("data") or {}).get(FENCE_KEY)
+        if not text:
+            return None
+        try:
+            seen = json.loads(text)
+            return str(seen["holder"]), int(seen["token"])
+        except (ValueError, TypeError, KeyError) as error:
+            raise StoreUnavailable(f"the state ConfigMap's fence cannot be read ({error}); left untouched") from error
+
+    async def _check_lease(self, fence: Fence) -> None:
+        """Fenced unless the Lease names `fence`'s holder and tenure right now."""
+        if self.lease is None:
+            return
+        path = f"/apis/coordination.k8s.io/v1/namespaces/{self.namespace}/leases/{self.lease}"
+        what = f"the Lease {self.namespace}/{self.lease}"
+        try:
+            lease = await asyncio.to_thread(self.client.get, path, what=what)
+        except NotFound as error:
+            raise Fenced(f"{what} does not exist: {fence.holder} does not lead; the write was refused") from error
+        spec = lease.get("spec") or {}
+        holder, token = str(spec.get("holderIdentity") or ""), int(spec.get("leaseTransitions") or 0)
+        if (holder, token) != (fence.holder, fence.token):
+            raise Fenced(
+                f"{what} is held by {holder or 'nobody'} (token {token}), not by {fence.holder} "
+                f"(token {fence.token}): the write was refused"
+            )
+
+    async def _change(
+        self, section: _Section, index: int, change: Callable[[_Records], T], fence: Fence | None = None
+    ) -> T:
         """Read-modify-write one shard under optimistic concurrency. `change` may run more than once."""
         name = self.shard_name(section, index)
         lock = self._locks.setdefault(name, asyncio.Lock())
 
         async def attempt() -> T:
             current = await self._read_shard(name)
+            if fence is not None:
+                check_fence(self._shard_fence(current), fence, f"the state ConfigMap {self.namespace}/{name}")
             records = _decode(current, section)
             before = _encode(records, section)
             result = change(records)
             after = _encode(records, section)
             if after == before:
                 return result
+            if fence is not None:
+                await self._check_lease(fence)
+                after[FENCE_KEY] = json.dumps({"holder": fence.holder, "token": fence.token}, separators=(",", ":"))
             size = sum(len(k.encode()) + len(v.encode()) for k, v in after.items())
             if size > self.max_shard_bytes:
                 raise StoreUnavailable(
@@ -350,17 +399,17 @@ class ConfigMapStore:
 
         return await self._change(SUBSCRIPTIONS, _shard(f"{s.user}/{s.namespace}/{s.name}", SUBSCRIPTIONS), change)
 
-    async def unsubscribe(self, user: str, namespace: str, name: str) -> bool:
+    async def unsubscribe(self, user: str, namespace: str, name: str, *, fence: Fence | None = None) -> bool:
         def change(records: _Records) -> bool:
             kept = [o for o in records.subscriptions if (o.user, o.namespace, o.name) != (user, namespace, name)]
             removed = len(kept) != len(records.subscriptions)
             records.subscriptions[:] = kept
             return removed
 
-        return await self._change(SUBSCRIPTIONS, _shard(f"{user}/{namespace}/{name}", SUBSCRIPTIONS), change)
+        return await self._change(SUBSCRIPTIONS, _shard(f"{user}/{namespace}/{name}", SUBSCRIPTIONS), change, fence)
 
     async def _change_delivery(
-        self, key: str, target: str, change: Callable[[Delivery | None], Delivery | None]
+        self, key: str, target: str, change: Callable[[Delivery | None], Delivery | None], fence: Fence | None
     ) -> bool:
         """Replace the delivery (key, target) by change(it or None); False when `change` left it as it was."""
 
@@ -378,7 +427,7 @@ class ConfigMapStore:
                 records.deliveries[index] = new
             return True
 
-        return await self._change(DELIVERIES, _shard(f"{key}\n{target}", DELIVERIES), apply)
+        return await self._change(DELIVERIES, _shard(f"{key}\n{target}", DELIVERIES), apply, fence)
 
     async def record_intent(
         self,
@@ -390,9 +439,19 @@ class ConfigMapStore:
         now: datetime,
         *,
         digest: bool = False,
-    ) -> None:
-        intent = Delivery(key, target, "", None, verdict, position, headline, now, now, None, digest)
-        await self._change_delivery(key, target, lambda _old: intent)
+        job: str = "",
+        since: datetime | None = None,
+        replace: bool = False,
+        fence: Fence | None = None,
+    ) -> bool:
+        intent = Delivery(key, target, "", None, verdict, position, headline, now, now, None, digest, job, since)
+
+        def change(old: Delivery | None) -> Delivery | None:
+            if old is not None and old.closed_at is None and (old.ts is not None or not replace):
+                return old  # someone sent (or is sending) it since the caller looked
+            return intent
+
+        return await self._change_delivery(key, target, change, fence)
 
     async def record_sent(
         self,
@@ -406,38 +465,51 @@ class ConfigMapStore:
         now: datetime,
         *,
         digest: bool | None = None,
+        job: str | None = None,
+        since: datetime | None = None,
+        fence: Fence | None = None,
     ) -> None:
         def change(old: Delivery | None) -> Delivery:
             flag = digest if digest is not None else (old.digest if old is not None else False)
-            return Delivery(key, target, channel, ts, verdict, position, headline, now, now, None, flag)
+            name = job if job is not None else (old.job if old is not None else "")
+            started = since if since is not None else (old.since if old is not None else None)
+            return Delivery(key, target, channel, ts, verdict, position, headline, now, now, None, flag, name, started)
 
-        await self._change_delivery(key, target, change)
+        await self._change_delivery(key, target, change, fence)
 
     async def record_update(
-        self, key: str, target: str, verdict: str, position: int | None, headline: str, now: datetime
+        self,
+        key: str,
+        target: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        fence: Fence | None = None,
     ) -> bool:
         def change(old: Delivery | None) -> Delivery | None:
             if old is None:
                 return None
             return Delivery(
                 old.key, old.target, old.channel, old.ts, verdict, position, headline, old.sent_at, now,
-                old.closed_at, old.digest,
+                old.closed_at, old.digest, old.job, old.since,
             )  # fmt: skip
 
-        return await self._change_delivery(key, target, change)
+        return await self._change_delivery(key, target, change, fence)
 
-    async def close(self, key: str, target: str, now: datetime) -> bool:
+    async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
         def change(old: Delivery | None) -> Delivery | None:
             if old is None or old.closed_at is not None:
                 return old
             return Delivery(
                 old.key, old.target, old.channel, old.ts, old.verdict, old.position, old.headline, old.sent_at,
-                old.updated_at, now, old.digest,
+                old.updated_at, now, old.digest, old.job, old.since,
             )  # fmt: skip
 
-        return await self._change_delivery(key, target, change)
+        return await self._change_delivery(key, target, change, fence)
 
-    async def forget_closed(self, before: datetime) -> int:
+    async def forget_closed(self, before: datetime, *, fence: Fence | None = None) -> int:
         before = utc(before)
 
         def forget_deliveries(records: _Records) -> int:
@@ -452,9 +524,9 @@ class ConfigMapStore:
 
         forgotten = 0
         for index in range(DELIVERIES.shards):
-            forgotten += await self._change(DELIVERIES, index, forget_deliveries)
+            forgotten += await self._change(DELIVERIES, index, forget_deliveries, fence)
         for index in range(PREFERENCES.shards):
-            await self._change(PREFERENCES, index, forget_snoozes)
+            await self._change(PREFERENCES, index, forget_snoozes, fence)
         return forgotten
 
     async def _change_preferences(self, user: str, change: Callable[[_Records], T]) -> T:

@@ -469,6 +469,9 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         resource_requests=parts.part(_resource_requests, requests) if requests else (),
         reclaimable=parts.part(_reclaimable, reclaimable) if reclaimable else _EMPTY,
         cluster_name=text(_str(status.get("clusterName"))),
+        maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
+        if spec.get("maximumExecutionTimeSeconds") is not None
+        else None,
     )
 
 
@@ -505,6 +508,11 @@ def cluster_queue(raw: Raw, parts: Parts = PLAIN) -> ClusterQueue:
             "withinClusterQueue": _str(preemption.get("withinClusterQueue"), "Never"),
             "reclaimWithinCohort": _str(preemption.get("reclaimWithinCohort"), "Never"),
             "borrowWithinCohort": _str(borrow.get("policy"), "Never"),
+            **(
+                {"maxPriorityThreshold": str(_int(borrow.get("maxPriorityThreshold"), 0))}
+                if borrow.get("maxPriorityThreshold") is not None
+                else {}
+            ),
         },
         admission_checks=tuple(checks),
         conditions=conditions(status.get("conditions"), parts),

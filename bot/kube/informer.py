@@ -2,12 +2,21 @@
 
     LIST ?limit=500 [&continue=...]           every page decoded at once; raw dicts are not kept
     WATCH ?resourceVersion=<list's>&allowWatchBookmarks=true&timeoutSeconds=<300..600>
+      the stream is open     -> Change(kind, "watching"): the cache misses nothing of this kind from now on
       ADDED/MODIFIED/DELETED -> Change(kind, "upsert"/"delete", key, object)
       BOOKMARK               -> the resourceVersion advances, Change(kind, "bookmark")
       ERROR 410 / HTTP 410   -> relist (the watch's resourceVersion is too old)
-      end of stream          -> watch again from the last resourceVersion
-      silence > idle_timeout -> the stream is dead: watch again (the socket read times out)
+      end of stream          -> Change(kind, "watch-ended"), then watch again from the last resourceVersion
       errors, 5xx, 429       -> back off (exponential, jittered; Retry-After honoured), then retry
+
+A quiet watch is not a dead one. A real API server sends bookmarks only for a resource that changed since
+the watch started (apiserver's cacher: a bookmark's resourceVersion must be newer than the watch's), so a
+kind nobody edits (ResourceFlavors, Cohorts...) may send nothing at all for the whole watch. Liveness is
+therefore the server's and the kernel's: the server ends every watch after its `timeoutSeconds` (we ask
+300-600 s); a read that waits `watch_read_grace` seconds longer than that means the server is gone without
+closing, and TCP keepalive on the connection (`bot.kube.client.load_api_client`) ends a connection whose peer
+vanished well before that. A stream that ends before its timeoutSeconds without sending anything counts as a
+failure (backoff), so that a server which closes watches at once is not hammered.
 
 `initial="watch-list"` replaces the first LIST by a streaming watch (sendInitialEvents=true, KEP-3157):
 the server sends every object as ADDED then a bookmark marking the end of the initial state.
@@ -36,17 +45,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 import urllib3
-from kubernetes.client.exceptions import ApiException
 
 from bot.errors import BotError, ClusterUnavailable, Forbidden
 from bot.kube import kinds
-from bot.kube.client import KubeClient, NotFound, translate
+from bot.kube.client import KubeClient, NotFound, mapped_error, status_error
 from bot.kube.decode import PLAIN, DecodeError, Parts, decode
 
 log = logging.getLogger(__name__)
 
 Key = tuple[str, str]  # (namespace or "", name)
-Op = Literal["upsert", "delete", "list-start", "list-end", "bookmark", "not-served", "error"]
+Op = Literal["upsert", "delete", "list-start", "list-end", "bookmark", "watching", "watch-ended", "not-served", "error"]
 Decoder = Callable[[Mapping[str, Any]], object | None]
 
 _INITIAL_EVENTS_END = "k8s.io/initial-events-end"
@@ -82,7 +90,7 @@ class InformerSettings:
     page_size: int = 500
     initial: Literal["list", "watch-list"] = "list"
     watch_timeout_seconds: int = 300  # asked of the server, jittered up to twice as long (as client-go does)
-    idle_timeout: float = 90.0  # a stream without event nor bookmark for longer is dead (bookmarks: ~1/min)
+    watch_read_grace: float = 30.0  # a watch's read timeout is its timeoutSeconds plus this (then: dead server)
     connect_timeout: float = 5.0
     request_timeout: float = 60.0  # read timeout of a LIST page
     backoff_base: float = 0.5
@@ -241,21 +249,8 @@ class Informer:
 
     def _open(self, query: Mapping[str, str | int], read_timeout: float, what: str) -> urllib3.BaseHTTPResponse:
         """A GET whose response is not read yet; registered so that stop() can unblock its reading."""
-        api_client = self.client.api_client
-        try:
-            method, url, headers, body, post = api_client.param_serialize(
-                "GET",
-                self.path,
-                query_params=list(query.items()),
-                header_params={"Accept": "application/json"},
-                auth_settings=["BearerToken"],
-            )
-            rest = api_client.call_api(
-                method, url, headers, body, post, _request_timeout=(self.settings.connect_timeout, read_timeout)
-            )
-        except Exception as error:
-            raise translate(error, what) from error
-        response: urllib3.BaseHTTPResponse = rest.response
+        timeout = (self.settings.connect_timeout, read_timeout)
+        response = self.client.open("GET", self.path, query=query, timeout=timeout, what=what)
         with self._lock:
             self._response = response
         if self._stopping.is_set():
@@ -270,9 +265,8 @@ class Informer:
             self._release(response)
         if response.status == 410:
             raise _Expired(what)
-        failure = ApiException(status=response.status, reason=response.reason)
-        failure.body = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
-        translated = translate(failure, what)
+        failure = status_error(response.status, response.reason, payload)
+        translated = mapped_error(failure, what, False)
         retry_after = response.headers.get("Retry-After")
         if response.status == 429 and retry_after and retry_after.isdigit():
             raise _RetryAfter(str(translated), min(float(retry_after), self.settings.backoff_cap)) from failure
@@ -317,8 +311,8 @@ class Informer:
                 raise
             try:
                 payload = response.read()
-            except Exception as error:
-                raise translate(error, what) from error
+            except (urllib3.exceptions.HTTPError, OSError) as error:
+                raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
             finally:
                 self._release(response)
             try:
@@ -361,49 +355,60 @@ class Informer:
     def _watch(self, *, initial: bool) -> None:
         what = f"a watch of {self.resource.plural}.{self.resource.group}"
         timeout = self.settings.watch_timeout_seconds
-        query: dict[str, str | int] = {
-            "watch": "true",
-            "allowWatchBookmarks": "true",
-            "timeoutSeconds": int(timeout + self.rng.uniform(0, timeout)),
-        }
+        seconds = int(timeout + self.rng.uniform(0, timeout))
+        query: dict[str, str | int] = {"watch": "true", "allowWatchBookmarks": "true", "timeoutSeconds": seconds}
         if initial:
             query.update(sendInitialEvents="true", resourceVersionMatch="NotOlderThan")
         else:
             query["resourceVersion"] = self.resource_version
         self.watches += 1
+        opened = time.monotonic()
         try:
-            response = self._open(query, self.settings.idle_timeout, what)
+            response = self._open(query, seconds + self.settings.watch_read_grace, what)
         except (NotFound, Forbidden):
             if initial and self.optional and self.served is None:
                 self._not_served()
                 return
             raise
+        self.sink([Change(self.kind, "watching", ("", self.resource_version))])
         if initial:
             self.sink([Change(self.kind, "list-start")])
+        try:
+            received = self._stream(response, what, initial)
+        finally:
+            self.sink([Change(self.kind, "watch-ended", ("", self.resource_version))])
+        if self._stopping.is_set():
+            return
+        if initial and self._need_list:
+            raise ClusterUnavailable(f"{what} ended before the initial objects were all sent")
+        if received or time.monotonic() - opened >= seconds:
+            self.failures = 0  # progress, or a quiet watch that lived its whole timeoutSeconds: both are normal
+        else:
+            # An empty stream that ends before its time is not progress: count it, so that we do not spin.
+            raise ClusterUnavailable(f"{what} ended without sending anything")
+
+    def _stream(self, response: urllib3.BaseHTTPResponse, what: str, initial: bool) -> int:
+        """Read a watch's events until its end; how many were read."""
         received = 0
         try:
             for line in _lines(response):
                 if self._stopping.is_set():
-                    return
+                    return received
                 received += 1
                 self._event(line, what, initial)
                 if initial and not self._need_list:
                     initial = False
         except (urllib3.exceptions.HTTPError, OSError) as error:
             if self._stopping.is_set():
-                return
+                return received
             if isinstance(error, urllib3.exceptions.ReadTimeoutError):
-                raise ClusterUnavailable(f"{what} was silent for {self.settings.idle_timeout:g} s") from error
-            raise translate(error, what) from error
+                raise ClusterUnavailable(
+                    f"{what} outlived its timeoutSeconds by {self.settings.watch_read_grace:g} s: the server is gone"
+                ) from error
+            raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
         finally:
             self._release(response)
-        if initial and self._need_list:
-            raise ClusterUnavailable(f"{what} ended before the initial objects were all sent")
-        if received:
-            self.failures = 0
-        elif not self._stopping.is_set():
-            # An empty stream that ends at once is not progress: count it, so that we do not spin.
-            raise ClusterUnavailable(f"{what} ended without sending anything")
+        return received
 
     def _event(self, line: bytes, what: str, initial: bool) -> None:
         try:

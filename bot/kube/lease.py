@@ -15,6 +15,12 @@ another holder, it stops being leader at once: it has stopped acting before anyo
 stop() ends leadership at once (before any request), abandons a request in flight, then releases the
 Lease (clears holderIdentity), so another replica takes over at its next try instead of after an expiry.
 
+Fencing: `fence()` is the proof of leadership the notifier checks before each Slack call and hands to each
+state write: None unless this replica leads *at this moment* by its own clock (its last successful renewal
+began less than `renew_deadline` ago; a process frozen past its lease learns it here, before its renewal
+loop even runs), else Fence(identity, token) where token is the Lease's leaseTransitions of this tenure (a
+successor's is larger). The state stores refuse a fenced write older than one they saw.
+
 Identity must be unique per process (pod name plus a random suffix): a restarted process that reused it
 would inherit a Lease it does not know it holds.
 """
@@ -33,6 +39,7 @@ from typing import Any, Self
 
 from bot.errors import BotError
 from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound
+from bot.notify.state import Fence
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +89,7 @@ class LeaderElector:
         self.renew_deadline = deadline
         self.retry_every = renew_every / 2 if retry_every is None else retry_every
         self._clock = clock
-        self._on_change = on_change
+        self._listeners: list[Callable[[bool], None]] = [on_change] if on_change is not None else []
         self._rng = rng or random.Random()
         self.leading = asyncio.Event()  # set while this replica is the leader
         self.following = asyncio.Event()  # set while it is not
@@ -90,6 +97,7 @@ class LeaderElector:
         self.holder: str | None = None  # the holder last seen ("" when free, None before the first read)
         self._is_leader = False
         self._renewed_at: datetime | None = None  # when our last successful write was started
+        self._token = 0  # the Lease's leaseTransitions of our tenure
         self._observed: tuple[Any, ...] | None = None
         self._observed_at: datetime | None = None
         self._stop = asyncio.Event()
@@ -105,6 +113,20 @@ class LeaderElector:
     @property
     def is_leader(self) -> bool:
         return self._is_leader
+
+    def fence(self) -> Fence | None:
+        """Fence(identity, token) while this replica leads at this very moment, else None (and, when the
+        renewal deadline has passed unnoticed, leadership ends here and now)."""
+        if not self._is_leader or self._renewed_at is None:
+            return None
+        if self._until_deadline() <= 0:
+            self._set_leader(False, "the renewal deadline passed (was the process frozen?)")
+            return None
+        return Fence(self.identity, self._token)
+
+    def listen(self, callback: Callable[[bool], None]) -> None:
+        """Call `callback(leading)` at each change of leadership (after on_change)."""
+        self._listeners.append(callback)
 
     @property
     def _path(self) -> str:
@@ -231,9 +253,9 @@ class LeaderElector:
             "leadership acquired" if leader else "leadership lost",
             extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity, "reason": why},
         )
-        if self._on_change is not None:
+        for listener in list(self._listeners):
             try:
-                self._on_change(leader)
+                listener(leader)
             except Exception:
                 log.exception("leader election: the on_change callback failed")
 
@@ -272,7 +294,7 @@ class LeaderElector:
                 await asyncio.to_thread(self.client.create, collection, body, what=self._what)
             except AlreadyExists:
                 return False
-            self.holder, self._wrote = self.identity, True
+            self.holder, self._wrote, self._token = self.identity, True, 0
             return True
         spec = lease.get("spec") or {}
         holder = str(spec.get("holderIdentity") or "")
@@ -291,7 +313,7 @@ class LeaderElector:
             await asyncio.to_thread(self.client.replace, self._path, body, what=self._what)
         except Conflict:
             return False  # someone else wrote first: they won this round
-        self.holder, self._wrote = self.identity, True
+        self.holder, self._wrote, self._token = self.identity, True, transitions
         return True
 
     def _spec(self, now: datetime, *, acquired: datetime | str, transitions: int) -> dict[str, Any]:

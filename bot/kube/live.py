@@ -15,10 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from bot.errors import ClusterUnavailable, Forbidden, NotServed
+from bot.errors import Forbidden, NotServed
 from bot.kube import kinds
 from bot.kube.client import KubeClient, NotFound, load_api_client
 from bot.kube.decode import DecodeError, decode
+from bot.kube.reads import Reads
 from bot.trace.resolve import resolve
 from bot.trace.snapshot import MemorySnapshot
 
@@ -39,7 +40,9 @@ class _Reader:
         self.namespace = namespace
         self.raw: list[dict[str, Any]] = []
         self.notes: list[str] = []
-        version = client.served_version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
+        self.scope: str | None = None  # the namespace Workloads or LocalQueues were read in, when not all
+        self.reads = Reads(client)
+        version = self.reads.version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
         if version is None:
             raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
         self.kueue_version = version
@@ -67,6 +70,7 @@ class _Reader:
                     self.notes.append(f"not allowed to list {what}")
                     return
                 raise
+        self.scope = self.namespace
         try:
             self._keep(self.client.list(resource.path(self.kueue_version, self.namespace), what=what))
             self.notes.append(f"{what} read in namespace {self.namespace} only (not allowed cluster-wide)")
@@ -80,71 +84,13 @@ class _Reader:
             self.notes.append(f"{what} not read: {error}")
 
     def job(self, name: str, kind: str | None) -> None:
-        wanted = [kind] if kind else ["Job", *[k for k in kinds.JOBS if k != "Job"]]
-        for job_kind in wanted:
-            resource = kinds.JOBS.get(job_kind)
-            if resource is None:
-                continue
-            version = (
-                resource.versions[0]
-                if not resource.group
-                else self.client.served_version(resource.group, resource.versions)
-            )
-            if version is None:
-                if kind:
-                    raise NotServed(
-                        f"this cluster does not serve {job_kind} ({resource.group}): is its operator installed?"
-                    )
-                continue
-            what = f"{resource.plural}.{resource.group or 'core'}"
-            try:
-                self.raw.append(self.client.get(resource.path(version, self.namespace, name), what=what))
-                if kind is None:
-                    return
-            except NotFound:
-                # No such object: list its neighbours so the answer can say "did you mean".
-                if kind:
-                    self._neighbours(resource.path(version, self.namespace), what)
-
-    def _neighbours(self, path: str, what: str) -> None:
-        try:
-            for item in self.client.list(path, what=what):
-                self.raw.append(
-                    {
-                        "apiVersion": item.get("apiVersion"),
-                        "kind": item.get("kind"),
-                        "metadata": {
-                            "name": (item.get("metadata") or {}).get("name"),
-                            "namespace": self.namespace,
-                            "uid": (item.get("metadata") or {}).get("uid"),
-                            "labels": (item.get("metadata") or {}).get("labels") or {},
-                            "ownerReferences": (item.get("metadata") or {}).get("ownerReferences") or [],
-                        },
-                        "spec": item.get("spec") or {},
-                    }
-                )
-        except (Forbidden, NotFound):
-            return
+        self.raw.extend(self.reads.job(self.namespace, name, kind))
 
     def pending_summary(self, namespace: str, local_queue: str, cluster_queue: str) -> None:
-        version = self.client.served_version(kinds.VISIBILITY_GROUP, kinds.VISIBILITY_VERSIONS)
-        if version is None:
-            self.notes.append("the pending-workloads API (visibility.kueue.x-k8s.io) is not served: position computed")
-            return
-        base = f"/apis/{kinds.VISIBILITY_GROUP}/{version}"
-        paths = [f"{base}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"]
-        if cluster_queue:
-            paths.append(f"{base}/clusterqueues/{cluster_queue}/pendingworkloads")
-        for path in paths:
-            try:
-                summary = self.client.get(path, {"limit": 100000}, what="the pending-workloads API")
-            except (Forbidden, NotFound, ClusterUnavailable) as error:
-                self.notes.append(f"pending-workloads API not read: {error}")
-                continue
-            summary.setdefault("kind", "PendingWorkloadsSummary")
-            summary.setdefault("apiVersion", f"{kinds.VISIBILITY_GROUP}/{version}")
+        summary, notes = self.reads.pending_summary(namespace, local_queue, cluster_queue)
+        self.notes.extend(notes)
+        if summary is not None:
             self.raw.append(summary)
-            return
 
     def decoded(self) -> list[object]:
         objects: list[object] = []
@@ -179,7 +125,7 @@ def read_live(
     except (Forbidden, NotFound) as error:
         reader.notes.append(f"namespace {namespace} not read: {error}")
     objects = reader.decoded()
-    snapshot = MemorySnapshot(objects, taken_at=taken_at)
+    snapshot = MemorySnapshot(objects, taken_at=taken_at, read_scope=reader.scope)
     found = resolve(snapshot, namespace, name, kind)
     workload = found.workload
     if workload is not None and workload.queue_name and not workload.is_true("QuotaReserved") and not workload.finished:
@@ -187,7 +133,7 @@ def read_live(
         cluster_queue = local_queue.cluster_queue if local_queue else ""
         if local_queue is not None:
             reader.pending_summary(namespace, workload.queue_name, cluster_queue)
-            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at)
+            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at, read_scope=reader.scope)
     for note in reader.notes:
         log.info("live read: partial", extra={"note": note})
     return LiveRead(snapshot, reader.kueue_version, reader.notes, client.requests)

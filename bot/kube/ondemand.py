@@ -29,11 +29,11 @@ from bot.kube import kinds
 from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
-from bot.trace.model import Job, Pod, Workload
+from bot.kube.reads import Reads
+from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Pod, Workload
 
 log = logging.getLogger(__name__)
 
-PENDING_LIMIT = 100000  # the pending-workloads API's own cap
 _METADATA_NAME = "kubernetes.io/metadata.name"
 # Labels that select a job's pods, per kind (the others: every pod of the namespace).
 _POD_LABELS = {
@@ -43,6 +43,7 @@ _POD_LABELS = {
     "RayJob": "ray.io/originated-from-cr-name",
 }
 _PODS_EXAMINED = 3  # the trace looks at the first three waiting pods
+_OWNER_CHAIN = 4  # the job and up to three owners above it are read for notify annotations
 
 
 def _decoded(raw: Mapping[str, Any]) -> list[object]:
@@ -74,6 +75,7 @@ class OnDemand:
         pending_ttl: float = 10.0,
         namespace_ttl: float = 60.0,
         monotonic: Callable[[], float] = time.monotonic,
+        owners_ttl: float = 600.0,
     ) -> None:
         self.client = client
         self.cache = cache
@@ -81,50 +83,18 @@ class OnDemand:
         self.pending_ttl = pending_ttl
         self.namespace_ttl = namespace_ttl
         self.monotonic = monotonic
-        self._versions: dict[str, str | None] = {}
+        self.reads = Reads(client)
         self._pending: dict[tuple[str, str], tuple[float, list[object]]] = {}
         self._namespaces: dict[str, tuple[float, list[object]]] = {}
+        self.owners_ttl = owners_ttl
+        self._owners: dict[tuple[str, str, str], tuple[float, tuple[str, ...]]] = {}
 
     # --- blocking reads (worker threads) ------------------------------------------------------------
 
-    def _version(self, group: str, preferred: tuple[str, ...]) -> str | None:
-        if not group:
-            return preferred[0]
-        if group not in self._versions:
-            self._versions[group] = self.client.served_version(group, preferred)
-        return self._versions[group]
-
     def read_job(self, namespace: str, name: str, kind: str | None) -> list[object]:
         """The job (kind None: a batch Job, else the first kind that has one); with a kind and no such
-        job, its neighbours in the namespace (names only, for "did you mean")."""
-        wanted = [kind] if kind else ["Job", *[k for k in kinds.JOBS if k != "Job"]]
-        for job_kind in wanted:
-            resource = kinds.JOBS.get(job_kind)
-            if resource is None:
-                continue
-            version = self._version(resource.group, resource.versions)
-            if version is None:
-                if kind:
-                    raise NotServed(
-                        f"this cluster does not serve {job_kind} ({resource.group}): is its operator installed?"
-                    )
-                continue
-            what = f"{resource.plural}.{resource.group or 'core'}"
-            try:
-                return _decoded(self.client.get(resource.path(version, namespace, name), what=what))
-            except NotFound:
-                if kind:
-                    return self._neighbours(resource.path(version, namespace), what)
-        return []
-
-    def _neighbours(self, path: str, what: str) -> list[object]:
-        found: list[object] = []
-        try:
-            for item in self.client.list(path, what=what):
-                found.extend(o for o in _decoded(item) if isinstance(o, Job))
-        except (Forbidden, NotFound):
-            pass
-        return found
+        job, its neighbours in the namespace (for "did you mean"): `bot.kube.reads`."""
+        return [o for raw in self.reads.job(namespace, name, kind) for o in _decoded(raw) if isinstance(o, Job)]
 
     def read_events(self, namespace: str, kind: str, name: str) -> list[object]:
         selector = f"involvedObject.kind={kind},involvedObject.name={name}"
@@ -165,23 +135,10 @@ class OnDemand:
 
     def read_pending(self, namespace: str, local_queue: str, cluster_queue: str) -> list[object]:
         """The pending-workloads API's answer for the LocalQueue, else for the ClusterQueue ([]: none)."""
-        version = self._version(kinds.VISIBILITY_GROUP, kinds.VISIBILITY_VERSIONS)
-        if version is None:
-            return []
-        base = f"/apis/{kinds.VISIBILITY_GROUP}/{version}"
-        paths = [f"{base}/namespaces/{namespace}/localqueues/{local_queue}/pendingworkloads"]
-        if cluster_queue:
-            paths.append(f"{base}/clusterqueues/{cluster_queue}/pendingworkloads")
-        for path in paths:
-            try:
-                summary = self.client.get(path, {"limit": PENDING_LIMIT}, what="the pending-workloads API")
-            except (Forbidden, NotFound, ClusterUnavailable) as error:
-                log.info("pending-workloads API not read", extra={"error": str(error)})
-                continue
-            summary.setdefault("kind", "PendingWorkloadsSummary")
-            summary.setdefault("apiVersion", f"{kinds.VISIBILITY_GROUP}/{version}")
-            return _decoded(summary)
-        return []
+        summary, notes = self.reads.pending_summary(namespace, local_queue, cluster_queue)
+        for note in notes:
+            log.info("pending-workloads API not read", extra={"error": note})
+        return _decoded(summary) if summary is not None else []
 
     # --- memoised reads -----------------------------------------------------------------------------
 
@@ -262,6 +219,46 @@ class OnDemand:
             found.extend(await asyncio.to_thread(self.read_nodes))
         return found
 
+    # --- the notifier: the notify annotations of a job and its owners (the cache holds no jobs) ---------
+
+    def _get_job(self, namespace: str, kind: str, name: str) -> Job | None:
+        raw = self.reads.job_object(namespace, kind, name)
+        return next((o for o in _decoded(raw) if isinstance(o, Job)), None) if raw is not None else None
+
+    def read_job_owners(self, namespace: str, kind: str, name: str) -> tuple[str, ...]:
+        """The kueue-bot.io/notify(-email) values on the job and on its owners, up the chain."""
+        found: list[str] = []
+        todo, seen = [(kind, name)], set[tuple[str, str]]()
+        while todo and len(seen) < _OWNER_CHAIN:
+            current = todo.pop(0)
+            if current in seen:
+                continue
+            seen.add(current)
+            try:
+                job = self._get_job(namespace, *current)
+            except (Forbidden, NotServed, ClusterUnavailable) as error:
+                log.info("a job's owners not read", extra={"job": f"{namespace}/{name}", "error": str(error)})
+                break
+            if job is None:
+                continue
+            for key in (NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION):
+                value = job.meta.annotations.get(key, "").strip()
+                if value and value not in found:
+                    found.append(value)
+            todo += [(o.kind, o.name) for o in job.meta.owners if o.kind in kinds.JOBS]
+        return tuple(found)
+
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
+        """read_job_owners, remembered `owners_ttl` seconds per job."""
+        key = (namespace, kind or "Job", name)
+        now = self.monotonic()
+        memo = self._owners.get(key)
+        if memo is not None and memo[0] > now:
+            return memo[1]
+        found = await asyncio.to_thread(self.read_job_owners, *key)
+        self._owners[key] = (self.monotonic() + self.owners_ttl, found)
+        return found
+
 
 class CacheSource:
     """The informer cache and on-demand reads as the service's snapshot source (start/stop owned here)."""
@@ -294,6 +291,10 @@ class CacheSource:
 
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
+
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
+        """For the notifier (bot.notify.watcher.OwnerSource): who the job's annotations name."""
+        return await self.ondemand.job_owners(namespace, kind, name)
 
     def stats(self) -> dict[str, dict[str, int]]:
         """For /metrics: objects cached per kind; relists and watch restarts per kind since the start."""

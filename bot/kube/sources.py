@@ -34,7 +34,8 @@ def state_store(settings: Settings, client: KubeClient | None) -> StateStore:
             from bot.errors import ConfigError
 
             raise ConfigError("STATE_URL=kubernetes:// needs a cluster; serve --from-file has none: use sqlite:///")
-        return ConfigMapStore(client, settings.pod_namespace)
+        lease = settings.lease_name if settings.leader_election else None  # fenced writes check the Lease
+        return ConfigMapStore(client, settings.pod_namespace, lease=lease)
 
     return open_store(settings.state_url, kubernetes=configmaps)
 

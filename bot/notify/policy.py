@@ -15,25 +15,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from bot.notify.state import Delivery, State
+from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
 
-# Told at once: waiting will never fix these (the issue's list, and requests Kueue refuses).
-IMMEDIATE = frozenset(
-    {
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.INVALID_REQUEST,
-    }
-)
+# Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
+IMMEDIATE = frozenset(verdict for verdict in Verdict if verdict.tells_at_once)
 # Not a wait for admission: nothing to tell (admitted; the scheduler's side is for a question, not a DM).
-NOT_WAITING = frozenset({Verdict.RUNNING, Verdict.FINISHED, Verdict.PODS_PENDING, Verdict.JOB_NOT_FOUND})
+NOT_WAITING = frozenset(verdict for verdict in Verdict if not verdict.waits_for_admission)
 
 
 @dataclass(frozen=True)
@@ -128,6 +117,10 @@ def _is_user(target: str) -> bool:
     return target[:1] in ("U", "W")
 
 
+def _job(candidate: Candidate) -> str:
+    return job_key(candidate.explanation.job.namespace, candidate.explanation.job.name)
+
+
 def _due(candidate: Candidate, now: datetime, config: PolicyConfig) -> bool:
     if candidate.verdict in NOT_WAITING:
         return False
@@ -151,14 +144,15 @@ def _closing(candidate: Candidate | None) -> str | None:
 
 def _waited(candidate: Candidate | None, delivery: Delivery, now: datetime) -> int:
     """How long the job waited: from its last queueing to its admission when both are known, else until now
-    (from when the wait began, or at least from the first DM)."""
+    (from when the wait began, as known now or as recorded with the DM; at least from the first DM)."""
     explanation = candidate.explanation if candidate is not None else None
     if explanation is not None and explanation.queued_since is not None:
         end = explanation.admitted_at or now
         return max(0, int((end - explanation.queued_since).total_seconds()))
     if candidate is not None and candidate.waiting_since is not None:
         return max(0, int((now - candidate.waiting_since).total_seconds()))
-    return max(0, int((now - delivery.sent_at).total_seconds()))
+    start = delivery.since or delivery.sent_at  # gone: from the queueing recorded with the DM
+    return max(0, int((now - start).total_seconds()))
 
 
 def decide(
@@ -189,7 +183,8 @@ def decide(
             decisions.append(Reconcile(delivery.target, delivery, candidate))
             continue
         changed = candidate.verdict.value != delivery.verdict or position_moved(delivery.position, candidate.position)
-        if changed and not state.is_muted(delivery.target) and not state.is_snoozed(delivery.target, delivery.key, now):
+        snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
+        if changed and not state.is_muted(delivery.target) and not snoozed:
             decisions.append(Update(delivery.target, delivery, candidate))
 
     fresh: dict[str, list[Candidate]] = defaultdict(list)
@@ -199,7 +194,7 @@ def decide(
         for target in candidate.targets:
             if (candidate.key, target) in delivered:
                 continue
-            if state.is_muted(target) or state.is_snoozed(target, candidate.key, now):
+            if state.is_muted(target) or state.is_snoozed(target, candidate.key, now, job=_job(candidate)):
                 continue
             if _is_user(target) and in_quiet_hours(now, offsets.get(target), config.quiet_hours):
                 continue  # held back; sent on the first pass after the quiet hours

@@ -10,9 +10,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-ALL = "*"  # a snooze key: every notification of the user
+ALL = "*"  # a snooze key: every notification of the user (no button makes one any more)
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+def job_key(namespace: str, name: str) -> str:
+    """A snooze's key for every notification about one job (a Workload's key has three parts, this two)."""
+    return f"{namespace}/{name}"
 
 
 def utc(moment: datetime) -> datetime:
@@ -70,9 +75,11 @@ class Delivery:
     updated_at: datetime
     closed_at: datetime | None
     digest: bool = False
+    job: str = ""  # "namespace/name" of the job the DM is about ("": recorded before the bot kept it)
+    since: datetime | None = None  # when the job's wait began, as known when the DM was sent
 
     def __post_init__(self) -> None:
-        _aware(self, "sent_at", "updated_at", "closed_at")
+        _aware(self, "sent_at", "updated_at", "closed_at", "since")
 
     @property
     def confirmed(self) -> bool:
@@ -81,6 +88,16 @@ class Delivery:
     @property
     def open(self) -> bool:
         return self.closed_at is None
+
+
+@dataclass(frozen=True)
+class Fence:
+    """What a leader's write carries to prove it still leads: the Lease holder's identity and the token of
+    its tenure (the Lease's leaseTransitions when it was acquired; a new holder has a larger one). A store
+    that saw a larger token, or the same token from another holder, refuses the write (bot.errors.Fenced)."""
+
+    holder: str
+    token: int
 
 
 @dataclass(frozen=True)
@@ -141,10 +158,11 @@ class State:
         """Open deliveries whose send was never confirmed (the bot stopped between intent and answer)."""
         return tuple(d for d in self.deliveries if d.closed_at is None and d.ts is None)
 
-    def is_snoozed(self, user: str, key: str, now: datetime) -> bool:
-        """Whether `user` snoozed `key` (or everything) until after `now`."""
+    def is_snoozed(self, user: str, key: str, now: datetime, *, job: str | None = None) -> bool:
+        """Whether `user` snoozed `key` (a Workload's), its `job` (job_key), or everything until after `now`."""
         now = utc(now)
-        return any(s.user == user and s.key in (key, ALL) and s.until > now for s in self.snoozes)
+        keys = (key, ALL, job) if job else (key, ALL)
+        return any(s.user == user and s.key in keys and s.until > now for s in self.snoozes)
 
     def is_muted(self, user: str) -> bool:
         return any(m.user == user for m in self.mutes)

@@ -8,6 +8,11 @@
     await store.aclose()
 
 Every method is a coroutine; a store that cannot do its work raises StoreUnavailable (and changed nothing).
+
+Fencing: the notifier's writes carry a `Fence` (the leader's identity and its tenure's token). A store
+remembers the largest token it has seen and refuses (bot.errors.Fenced, nothing changed) a write with a
+smaller one, or with the same token from another holder: a leader that was frozen past its lease and
+resumed cannot write over its successor's state. Writes without a fence (a user's own click) are not fenced.
 Two implementations: `SQLiteStore` here (one replica, a file on a volume) and `ConfigMapStore` in
 bot.kube.configmap_store (several replicas; the composition root hands it to `open_store` as a factory,
 since bot.notify may not import bot.kube, which imports `kubernetes`).
@@ -30,8 +35,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bot.errors import ConfigError, StoreUnavailable
-from bot.notify.state import Delivery, Mute, Snooze, State, Subscription, format_time, parse_time
+from bot.errors import ConfigError, Fenced, StoreUnavailable
+from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +57,7 @@ class StateStore(Protocol):
         """Add a subscription; False (and nothing changed) when the user already watches that job."""
         ...
 
-    async def unsubscribe(self, user: str, namespace: str, name: str) -> bool:
+    async def unsubscribe(self, user: str, namespace: str, name: str, *, fence: Fence | None = None) -> bool:
         """False when there was no such subscription."""
         ...
 
@@ -66,9 +71,15 @@ class StateStore(Protocol):
         now: datetime,
         *,
         digest: bool = False,
-    ) -> None:
+        job: str = "",
+        since: datetime | None = None,
+        replace: bool = False,
+        fence: Fence | None = None,
+    ) -> bool:
         """Before sending a new message: the delivery (key, target) becomes open and unconfirmed (ts None,
-        channel ""), replacing any earlier one."""
+        channel ""), replacing a closed one (or, with `replace`, an unconfirmed one: a reconciliation).
+        False, and nothing changed, when an open delivery is there already: someone sent it (or is sending
+        it) since the caller looked, so the caller must not send."""
         ...
 
     async def record_sent(
@@ -83,23 +94,34 @@ class StateStore(Protocol):
         now: datetime,
         *,
         digest: bool | None = None,
+        job: str | None = None,
+        since: datetime | None = None,
+        fence: Fence | None = None,
     ) -> None:
         """Slack confirmed the message (channel, ts): the delivery is open and confirmed. Works without an
-        intent too. digest None keeps the intent's flag (False when there was none)."""
+        intent too. digest, job and since None keep the intent's (False, "", None when there was none)."""
         ...
 
     async def record_update(
-        self, key: str, target: str, verdict: str, position: int | None, headline: str, now: datetime
+        self,
+        key: str,
+        target: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        fence: Fence | None = None,
     ) -> bool:
         """The message was edited in place; False when there is no such delivery."""
         ...
 
-    async def close(self, key: str, target: str, now: datetime) -> bool:
-        """The workload was admitted or went away: the delivery is closed (kept for retention). False when
-        there is no such delivery or it was closed already."""
+    async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
+        """The workload was admitted or went away and its message says so: the delivery is closed (kept for
+        retention). False when there is no such delivery or it was closed already."""
         ...
 
-    async def forget_closed(self, before: datetime) -> int:
+    async def forget_closed(self, before: datetime, *, fence: Fence | None = None) -> int:
         """Retention: forget the deliveries closed before `before` (and the snoozes that ended before it).
         Returns how many deliveries were forgotten."""
         ...
@@ -171,7 +193,43 @@ def _v2_indexes(db: sqlite3.Connection) -> None:
     db.execute("CREATE INDEX subscriptions_job ON subscriptions (namespace, name)")
 
 
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (_v1_tables, _v2_indexes)
+def _v3_fencing(db: sqlite3.Connection) -> None:
+    """The job a delivery is about and when its wait began (closing texts), and the fencing token."""
+    db.execute("ALTER TABLE deliveries ADD COLUMN job TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE deliveries ADD COLUMN since TEXT")
+    db.execute(
+        "CREATE TABLE fence (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, token INTEGER NOT NULL)"
+    )
+
+
+def _v4_history(db: sqlite3.Connection) -> None:
+    """The admissions and finishes the bot observed (bot.notify.history: what the ETA rests on)."""
+    db.execute(
+        """CREATE TABLE history (
+            kind TEXT NOT NULL, cluster_queue TEXT NOT NULL, flavor TEXT NOT NULL, uid TEXT NOT NULL,
+            queued_at TEXT NOT NULL, admitted_at TEXT NOT NULL, finished_at TEXT NOT NULL, amount TEXT,
+            PRIMARY KEY (kind, cluster_queue, flavor, uid, admitted_at, finished_at))"""
+    )
+
+
+MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
+    _v1_tables,
+    _v2_indexes,
+    _v3_fencing,
+    _v4_history,
+)
+
+
+def check_fence(seen: tuple[str, int] | None, fence: Fence, where: str) -> None:
+    """Raise Fenced when `fence` is older than the (holder, token) a store saw last."""
+    if seen is None:
+        return
+    holder, token = seen
+    if token > fence.token or (token == fence.token and holder != fence.holder):
+        raise Fenced(
+            f"{where}: this replica ({fence.holder}, lease token {fence.token}) no longer leads; "
+            f"{holder} (token {token}) wrote since: the write was refused"
+        )
 
 
 def schema_version(db: sqlite3.Connection) -> int:
@@ -249,6 +307,8 @@ def _delivery(row: sqlite3.Row) -> Delivery:
         updated_at=parse_time(row["updated_at"]),
         closed_at=parse_time(row["closed_at"]) if row["closed_at"] is not None else None,
         digest=bool(row["digest"]),
+        job=row["job"],
+        since=parse_time(row["since"]) if row["since"] is not None else None,
     )
 
 
@@ -291,8 +351,9 @@ class SQLiteStore:
             raise
         return db
 
-    def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
-        """In a worker thread: `work` in one transaction, with the connection to ourselves."""
+    def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None = None) -> T:
+        """In a worker thread: `work` in one transaction, with the connection to ourselves (after the fence
+        check, in the same transaction, for a fenced write)."""
         with self._lock:
             if self._closed:
                 raise StoreUnavailable(f"the state database {self.path} is closed")
@@ -302,6 +363,13 @@ class SQLiteStore:
                 db = self._db
                 db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
                 try:
+                    if fence is not None:
+                        row = db.execute("SELECT holder, token FROM fence WHERE id = 1").fetchone()
+                        check_fence((row[0], int(row[1])) if row else None, fence, f"the state database {self.path}")
+                        db.execute(
+                            "INSERT OR REPLACE INTO fence (id, holder, token) VALUES (1, ?, ?)",
+                            (fence.holder, fence.token),
+                        )
                     result = work(db)
                     db.execute("COMMIT")
                 except BaseException:
@@ -317,8 +385,8 @@ class SQLiteStore:
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self._run, work, write=False)
 
-    async def _write(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._run, work, write=True)
+    async def _write(self, work: Callable[[sqlite3.Connection], T], fence: Fence | None = None) -> T:
+        return await asyncio.to_thread(self._run, work, write=True, fence=fence)
 
     # -- the port ------------------------------------------------------------------------------------
 
@@ -346,14 +414,15 @@ class SQLiteStore:
             )
         )
 
-    async def unsubscribe(self, user: str, namespace: str, name: str) -> bool:
+    async def unsubscribe(self, user: str, namespace: str, name: str, *, fence: Fence | None = None) -> bool:
         return await self._write(
             lambda db: (
                 db.execute(
                     "DELETE FROM subscriptions WHERE user = ? AND namespace = ? AND name = ?", (user, namespace, name)
                 ).rowcount
                 > 0
-            )
+            ),
+            fence,
         )
 
     async def record_intent(
@@ -366,15 +435,28 @@ class SQLiteStore:
         now: datetime,
         *,
         digest: bool = False,
-    ) -> None:
+        job: str = "",
+        since: datetime | None = None,
+        replace: bool = False,
+        fence: Fence | None = None,
+    ) -> bool:
         at = format_time(now)
-        await self._write(
-            lambda db: db.execute(
+        started = format_time(since) if since is not None else None
+
+        def work(db: sqlite3.Connection) -> bool:
+            row = db.execute(
+                "SELECT ts, closed_at FROM deliveries WHERE key = ? AND target = ?", (key, target)
+            ).fetchone()
+            if row is not None and row["closed_at"] is None and (row["ts"] is not None or not replace):
+                return False
+            db.execute(
                 "INSERT OR REPLACE INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at,"
-                " updated_at, closed_at, digest) VALUES (?, ?, '', NULL, ?, ?, ?, ?, ?, NULL, ?)",
-                (key, target, verdict, position, headline, at, at, int(digest)),
+                " updated_at, closed_at, digest, job, since) VALUES (?, ?, '', NULL, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+                (key, target, verdict, position, headline, at, at, int(digest), job, started),
             )
-        )
+            return True
+
+        return await self._write(work, fence)
 
     async def record_sent(
         self,
@@ -388,23 +470,38 @@ class SQLiteStore:
         now: datetime,
         *,
         digest: bool | None = None,
+        job: str | None = None,
+        since: datetime | None = None,
+        fence: Fence | None = None,
     ) -> None:
         at = format_time(now)
         flag = None if digest is None else int(digest)
+        started = format_time(since) if since is not None else None
         await self._write(
             lambda db: db.execute(
                 "INSERT INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at, updated_at,"
-                " closed_at, digest) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, coalesce(?, 0))"
+                " closed_at, digest, job, since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, coalesce(?, 0),"
+                " coalesce(?, ''), ?)"
                 " ON CONFLICT (key, target) DO UPDATE SET channel = excluded.channel, ts = excluded.ts,"
                 " verdict = excluded.verdict, position = excluded.position, headline = excluded.headline,"
                 " sent_at = excluded.sent_at, updated_at = excluded.updated_at, closed_at = NULL,"
-                " digest = coalesce(?, deliveries.digest)",
-                (key, target, channel, ts, verdict, position, headline, at, at, flag, flag),
-            )
+                " digest = coalesce(?, deliveries.digest), job = coalesce(?, deliveries.job),"
+                " since = coalesce(excluded.since, deliveries.since)",
+                (key, target, channel, ts, verdict, position, headline, at, at, flag, job, started, flag, job),
+            ),
+            fence,
         )
 
     async def record_update(
-        self, key: str, target: str, verdict: str, position: int | None, headline: str, now: datetime
+        self,
+        key: str,
+        target: str,
+        verdict: str,
+        position: int | None,
+        headline: str,
+        now: datetime,
+        *,
+        fence: Fence | None = None,
     ) -> bool:
         at = format_time(now)
         return await self._write(
@@ -415,10 +512,11 @@ class SQLiteStore:
                     (verdict, position, headline, at, key, target),
                 ).rowcount
                 > 0
-            )
+            ),
+            fence,
         )
 
-    async def close(self, key: str, target: str, now: datetime) -> bool:
+    async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
         at = format_time(now)
         return await self._write(
             lambda db: (
@@ -427,17 +525,18 @@ class SQLiteStore:
                     (at, key, target),
                 ).rowcount
                 > 0
-            )
+            ),
+            fence,
         )
 
-    async def forget_closed(self, before: datetime) -> int:
+    async def forget_closed(self, before: datetime, *, fence: Fence | None = None) -> int:
         limit = format_time(before)
 
         def work(db: sqlite3.Connection) -> int:
             db.execute("DELETE FROM snoozes WHERE until < ?", (limit,))
             return db.execute("DELETE FROM deliveries WHERE closed_at IS NOT NULL AND closed_at < ?", (limit,)).rowcount
 
-        return await self._write(work)
+        return await self._write(work, fence)
 
     async def snooze(self, user: str, key: str, until: datetime) -> None:
         row = (user, key, format_time(until))
@@ -458,6 +557,25 @@ class SQLiteStore:
 
     async def unmute(self, user: str) -> bool:
         return await self._write(lambda db: db.execute("DELETE FROM mutes WHERE user = ?", (user,)).rowcount > 0)
+
+    # -- requests already seen (replay protection of Slack's deliveries; see bot.slack.gate) ------------
+    # A table outside the versioned schema: it holds only keys that expire within minutes, nothing that a
+    # downgrade or a restore must keep.
+
+    async def remember_request(self, key: str, now: datetime, until: datetime) -> bool:
+        """Remember `key` until `until`; False when it is already remembered (a replay). Expired keys go."""
+
+        def work(db: sqlite3.Connection) -> bool:
+            db.execute("CREATE TABLE IF NOT EXISTS seen_requests (key TEXT NOT NULL PRIMARY KEY, until TEXT NOT NULL)")
+            db.execute("DELETE FROM seen_requests WHERE until < ?", (format_time(now),))
+            row = (key, format_time(until))
+            return db.execute("INSERT OR IGNORE INTO seen_requests (key, until) VALUES (?, ?)", row).rowcount == 1
+
+        return await self._write(work)
+
+    async def ping(self) -> None:
+        """Raise StoreUnavailable unless the database can be read now (readiness)."""
+        await self._read(lambda db: db.execute("SELECT version FROM schema_version").fetchone())
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close)

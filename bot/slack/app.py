@@ -13,10 +13,8 @@ import json
 import logging
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -31,9 +29,14 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import language_of
 from bot.copy import render as render_words
+from bot.errors import BadQuery
+from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
+from bot.notify.actions import Silenced
 from bot.service import Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
+from bot.slack.gate import Door, Ledger
+from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.explanation import Explanation
@@ -42,7 +45,6 @@ from bot.trace.queueview import QueueView
 log = logging.getLogger(__name__)
 
 MAX_BLOCKS = 50
-_SEEN_EVENTS = 5000
 _LOCALE_TTL = 3600.0
 
 
@@ -53,23 +55,6 @@ class SlackSettings:
     api_url: str
     socket_mode: bool
     default_language: str = "en"
-
-
-class _SeenEvents:
-    """The event_ids already handled (a bounded, in-memory LRU)."""
-
-    def __init__(self, size: int = _SEEN_EVENTS) -> None:
-        self._seen: OrderedDict[str, None] = OrderedDict()
-        self._size = size
-
-    def first_time(self, event_id: str) -> bool:
-        if event_id in self._seen:
-            self._seen.move_to_end(event_id)
-            return False
-        self._seen[event_id] = None
-        if len(self._seen) > self._size:
-            self._seen.popitem(last=False)
-        return True
 
 
 class _RecordingRateLimitHandler(AsyncRateLimitErrorRetryHandler):
@@ -109,13 +94,51 @@ def _private(message: SlackMessage) -> SlackMessage:
     return _Private(message.text, message.blocks)
 
 
-def _button_value(body: Mapping[str, Any]) -> dict[str, Any]:
+class _BadButton(Exception):
+    """A button whose value is not what the bot puts in its buttons (crafted, or from an older version)."""
+
+
+_BUTTON_FIELDS = ("ns", "name", "kind", "lq")
+
+
+def _button_value(body: Mapping[str, Any]) -> dict[str, str | None]:
+    """The button's value: a JSON object whose known fields are strings (or absent); else _BadButton."""
     actions = body.get("actions") or [{}]
+    first = actions[0] if isinstance(actions, list) and actions and isinstance(actions[0], dict) else {}
     try:
-        value = json.loads(actions[0].get("value") or "{}")
-    except (TypeError, ValueError):
-        return {}
-    return value if isinstance(value, dict) else {}
+        value = json.loads(first.get("value") or "{}")
+    except (TypeError, ValueError) as error:
+        raise _BadButton() from error
+    if not isinstance(value, dict):
+        raise _BadButton()
+    fields: dict[str, str | None] = {}
+    for key in _BUTTON_FIELDS:
+        item = value.get(key)
+        if item is not None and not isinstance(item, str):
+            raise _BadButton()
+        fields[key] = item
+    return fields
+
+
+@dataclass(frozen=True)
+class _Click:
+    """A button clicked: by whom, where (the message, and the thread it is in), which, and its value."""
+
+    user: str
+    channel: str
+    ts: str
+    thread_of: str | None
+    action: str
+    value: dict[str, str | None]
+
+    @property
+    def asker(self) -> Asker:
+        return Asker(self.user, self.channel)
+
+    @property
+    def thread(self) -> str:
+        """Where an answer to the click goes: the message's thread, or a new thread under the message."""
+        return self.thread_of or self.ts
 
 
 class SlackBot:
@@ -130,14 +153,17 @@ class SlackBot:
         on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
         on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
         home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
-        on_notification_action: Callable[[str, str, Mapping[str, Any]], Awaitable[datetime | None]] | None = None,
+        on_notification_action: Callable[[str, str, str, Mapping[str, Any]], Awaitable[Silenced]] | None = None,
         on_mute: Callable[[str, bool], Awaitable[bool]] | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
         self.metrics = metrics
         self.client = web_client(settings, metrics)
-        self._seen = _SeenEvents()
+        self._seen = ledger or Ledger()  # event ids (and, over HTTP, signatures) already handled
+        self.door = Door(settings.signing_secret, self._seen)
+        self.body_timeout = BODY_TIMEOUT
         self._bot_user: str | None = None
         self._locales: dict[str, tuple[float, str]] = {}
         self._on_watch = on_watch
@@ -166,17 +192,17 @@ class SlackBot:
         app.event("message")(self._on_message)
         app.event("app_home_opened")(self._on_home_opened)
         app.command("/kueue")(self._on_command)
-        app.action("kueue_recheck")(self._on_recheck)
-        app.action("kueue_watch")(self._on_watch_button)
-        app.action("kueue_show_queue")(self._on_show_queue)
-        app.action("kueue_pick")(self._on_pick)
+        app.action("kueue_recheck")(self._button("recheck", self._on_recheck))
+        app.action("kueue_watch")(self._button("watch", self._on_watch_button))
+        app.action("kueue_show_queue")(self._button("queue", self._on_show_queue))
+        app.action("kueue_pick")(self._button("pick", self._on_pick))
         for action_id in ("kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"):
-            app.action(action_id)(self._on_notification_button)
+            app.action(action_id)(self._button("notification", self._on_notification_button))
         app.error(self._on_error)
 
     async def _drop_retries(self, body: dict[str, Any], next: Callable[[], Awaitable[None]]) -> BoltResponse | None:
         event_id = body.get("event_id")
-        if isinstance(event_id, str) and not self._seen.first_time(event_id):
+        if isinstance(event_id, str) and not await self._seen.first_time(f"event:{event_id}"):
             log.info("slack: duplicate event dropped", extra={"event_id": event_id})
             return BoltResponse(status=200, body="")
         await next()
@@ -425,89 +451,99 @@ class SlackBot:
         ts = str(container.get("message_ts") or message.get("ts") or "")
         return user, channel, ts
 
-    async def _on_recheck(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
-        await ack()
-        user, channel, ts = self._where(body)
-        value = _button_value(body)
-        try:
-            language = await self.language(user)
-            asker = Asker(user, channel)
-            outcome = await self.service.ask(
-                asker, str(value.get("name") or ""), namespace=value.get("ns"), kind=value.get("kind")
-            )
-            if isinstance(outcome, Answered):
-                message = render.answer_summary(
-                    outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
+    def _button(self, where: str, act: Callable[[_Click], Awaitable[None]]) -> Callable[..., Awaitable[None]]:
+        """A button's listener: ack, read the click (a button value that is not ours gets a friendly
+        ephemeral note, never a public apology), act; an error inside becomes an apology in the thread."""
+
+        async def listener(ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
+            await ack()
+            user, channel, ts = self._where(body)
+            action = (body.get("actions") or [{}])[0]
+            try:
+                click = _Click(
+                    user, channel, ts, _thread_of(body), str(action.get("action_id") or ""), _button_value(body)
                 )
-                await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
-                self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
-            else:
-                await self._answer_in_thread(channel, ts, self._outcome_messages(outcome, language), user=user)
-        except Exception as error:  # noqa: BLE001
-            await self._apology("recheck", channel, ts, user, error)
+            except _BadButton:
+                await self._bad_button(user, channel, ts)
+                return
+            try:
+                await act(click)
+            except BadQuery:  # the value names no job (a crafted button)
+                await self._bad_button(user, channel, ts)
+            except Exception as error:  # noqa: BLE001 - an apology in the thread, never silence
+                await self._apology(where, channel or user, ts, user, error)
 
-    async def _on_show_queue(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
-        await ack()
-        user, channel, ts = self._where(body)
-        value = _button_value(body)
-        try:
-            language = await self.language(user)
-            message = await self._queue_message(
-                Asker(user, channel), value.get("ns"), str(value.get("lq") or ""), language
-            )
-            await self._answer_in_thread(channel, _thread_of(body) or ts, [message], user=user)
-        except Exception as error:  # noqa: BLE001
-            await self._apology("queue", channel, ts, user, error)
+        return listener
 
-    async def _on_watch_button(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
-        await ack()
-        user, channel, ts = self._where(body)
-        value = _button_value(body)
-        try:
-            language = await self.language(user)
-            question = Question(Command.WATCH, value.get("ns"), value.get("name"), value.get("kind"), raw="watch")
-            message = await self._watch_message(question, Asker(user, channel), language)
-            await self.client.chat_postEphemeral(
-                channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=_thread_of(body) or ts
-            )
-        except Exception as error:  # noqa: BLE001
-            await self._apology("watch", channel, ts, user, error)
+    async def _tell(self, user: str, channel: str, text: str) -> None:
+        """A short private note: ephemeral where the click was, or the user's DM when it has no channel
+        (a button of the App Home)."""
+        if channel:
+            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
+        else:
+            await self.client.chat_postMessage(channel=user, text=text)
 
-    async def _on_pick(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
-        await ack()
-        user, channel, ts = self._where(body)
-        value = _button_value(body)
-        try:
-            language = await self.language(user)
-            outcome = await self.service.ask(
-                Asker(user, channel), str(value.get("name") or ""), namespace=value.get("ns"), kind=value.get("kind")
-            )
-            await self._answer_in_thread(
-                channel, _thread_of(body) or ts, self._outcome_messages(outcome, language), user=user
-            )
-        except Exception as error:  # noqa: BLE001
-            await self._apology("pick", channel, ts, user, error)
+    async def _bad_button(self, user: str, channel: str, ts: str) -> None:
+        self.metrics.errors.labels("bad-button").inc()
+        log.info("slack: a button with a value that is not ours", extra={"user": user, "channel": channel})
+        language = await self.language(user)
+        await self._tell(
+            user, channel, render_words("slack.bad_button", {"how": "`/kueue why NAMESPACE/JOB`"}, language)
+        )
 
-    async def _on_notification_button(self, ack: Callable[..., Awaitable[None]], body: dict[str, Any]) -> None:
-        await ack()
-        user, channel, ts = self._where(body)
-        action = str(((body.get("actions") or [{}])[0]).get("action_id") or "")
+    async def _on_recheck(self, click: _Click) -> None:
+        language = await self.language(click.user)
+        value = click.value
+        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
+        if isinstance(outcome, Answered):
+            message = render.answer_summary(
+                outcome.explanation, language=language, snapshot_age_seconds=self.service.age_seconds()
+            )
+            await self.client.chat_update(channel=click.channel, ts=click.ts, text=message.text, blocks=message.blocks)
+            self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
+        else:
+            messages = self._outcome_messages(outcome, language)
+            await self._answer_in_thread(click.channel, click.ts, messages, user=click.user)
+
+    async def _on_show_queue(self, click: _Click) -> None:
+        language = await self.language(click.user)
+        message = await self._queue_message(click.asker, click.value["ns"], click.value["lq"] or "", language)
+        await self._answer_in_thread(click.channel, click.thread, [message], user=click.user)
+
+    async def _on_watch_button(self, click: _Click) -> None:
+        language = await self.language(click.user)
+        value = click.value
+        question = Question(Command.WATCH, value["ns"], value["name"], value["kind"], raw="watch")
+        message = await self._watch_message(question, click.asker, language)
+        await self.client.chat_postEphemeral(
+            channel=click.channel, user=click.user, text=message.text, blocks=message.blocks, thread_ts=click.thread
+        )
+
+    async def _on_pick(self, click: _Click) -> None:
+        language = await self.language(click.user)
+        value = click.value
+        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
+        await self._answer_in_thread(
+            click.channel, click.thread, self._outcome_messages(outcome, language), user=click.user
+        )
+
+    async def _on_notification_button(self, click: _Click) -> None:
+        """Snooze or Stop under a DM (bot.notify.actions: for a namespace the clicker may see, like every read),
+        confirmed privately, the job named escaped (a crafted value is shown as text, never as markup)."""
         if self._on_notification_action is None:
             return
-        value = _button_value(body)
-        try:
-            until = await self._on_notification_action(user, action, value)
-            language = await self.language(user)
-            job = f"{value.get('ns')}/{value.get('name')}"
-            if action == "kueue_stop" or until is None:
-                text = render_words("slack.stopped", {"job": job}, language)
-            else:
-                text = render_words(
-                    "slack.snoozed", {"job": job, "until": until.strftime("%Y-%m-%d %H:%M UTC")}, language
-                )
-            await self.client.chat_postEphemeral(channel=channel, user=user, text=text)
-        except Exception as error:  # noqa: BLE001
-            await self._apology("notification", channel, ts, user, error)
+        done = await self._on_notification_action(click.user, click.channel, click.action, click.value)
+        language = await self.language(click.user)
+        job = code(f"{done.namespace}/{done.name}")  # what a crafted button names is shown, never formatted
+        if done.refused:
+            text = render.refused(done.namespace, language=language).text
+        elif done.until is None:
+            text = render_words("slack.stopped", {"job": job}, language)
+        else:
+            text = render_words(
+                "slack.snoozed", {"job": job, "until": done.until.strftime("%Y-%m-%d %H:%M UTC")}, language
+            )
+        await self._tell(click.user, click.channel, text)
 
     async def _on_home_opened(self, event: dict[str, Any]) -> None:
         if event.get("tab") not in (None, "home"):

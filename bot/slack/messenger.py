@@ -1,4 +1,7 @@
-"""The notifier's Slack side: DMs (and digests) with metadata naming their Workloads, updated in place."""
+"""The notifier's Slack side: DMs (and digests) with metadata naming their Workloads, updated in place.
+
+Slack's errors stop here: a failed call raises bot.errors.SlackUnavailable (the method and Slack's error
+code), never SlackApiError or an HTTP client's exception, so bot.notify knows nothing of slack_sdk."""
 
 from __future__ import annotations
 
@@ -7,16 +10,36 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import timedelta
 from typing import Any
 
-from slack_sdk.errors import SlackApiError
+from slack_sdk.errors import SlackApiError, SlackClientError
 from slack_sdk.web.async_client import AsyncWebClient
+from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
+from bot.copy import render as render_words
+from bot.errors import SlackUnavailable
+from bot.notify.watcher import Closing
 from bot.slack import render
+from bot.slack.transport import HTTP_CLIENT_ERRORS
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "kueue_bot_notification"
 _HISTORY_PAGES = 5
+_CLOSINGS_LISTED = 20  # a digest's closing lists this many jobs, then "and N more"
+
+
+_UNREACHABLE: tuple[type[Exception], ...] = (SlackClientError, TimeoutError, *HTTP_CLIENT_ERRORS)
+
+
+async def _call(method: str, call: Awaitable[AsyncSlackResponse]) -> AsyncSlackResponse:
+    """One Web API call, its failures as SlackUnavailable."""
+    try:
+        return await call
+    except SlackApiError as error:
+        code = str(error.response.get("error") if error.response is not None else "") or "error"
+        raise SlackUnavailable(method, code) from error
+    except _UNREACHABLE as error:
+        raise SlackUnavailable(method, type(error).__name__) from error
 
 
 def _reason(explanation: Explanation) -> render.NotificationReason:
@@ -38,7 +61,7 @@ class SlackMessenger:
         if target[:1] not in ("U", "W"):
             return target
         if target not in self._dm_channels:
-            response = await self.client.conversations_open(users=target)
+            response = await _call("conversations.open", self.client.conversations_open(users=target))
             self._dm_channels[target] = str((response.get("channel") or {}).get("id"))
         return self._dm_channels[target]
 
@@ -58,8 +81,11 @@ class SlackMessenger:
     async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
         channel = await self._channel(target)
         message = self._message(explanations, await self._words_for(target), updated=False)
-        response = await self.client.chat_postMessage(
-            channel=channel, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+        response = await _call(
+            "chat.postMessage",
+            self.client.chat_postMessage(
+                channel=channel, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+            ),
         )
         return str(response.get("channel") or channel), str(response["ts"])
 
@@ -68,23 +94,42 @@ class SlackMessenger:
         if not explanations:
             return
         message = self._message(explanations, await self._words_for(target), updated=True)
-        await self.client.chat_update(
-            channel=channel, ts=ts, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+        await _call(
+            "chat.update",
+            self.client.chat_update(
+                channel=channel, ts=ts, text=message.text, blocks=message.blocks, metadata=self._metadata(keys, target)
+            ),
         )
 
-    async def close(self, channel: str, ts: str, job: str, outcome: str, waited_seconds: int, target: str) -> None:
-        namespace, _, name = job.partition("/")
+    async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
         language = await self._words_for(target)
-        closed: render.ClosedOutcome = outcome if outcome in ("admitted", "finished", "deleted") else "finished"  # type: ignore[assignment]
-        message = render.notification_closed(namespace, name, closed, waited_seconds, language=language)
-        await self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+        messages = []
+        for closing in closings[:_CLOSINGS_LISTED]:
+            namespace, _, name = closing.job.partition("/")
+            closed: render.ClosedOutcome = (
+                closing.outcome if closing.outcome in ("admitted", "finished", "deleted") else "finished"  # type: ignore[assignment]
+            )
+            messages.append(
+                render.notification_closed(namespace, name, closed, closing.waited_seconds, language=language)
+            )
+        if len(messages) == 1:
+            message = messages[0]
+        else:
+            text = "\n".join(m.text for m in messages)
+            if len(closings) > len(messages):
+                text += "\n" + render_words("slack.digest.more", {"count": len(closings) - len(messages)}, language)
+            message = render.SlackMessage(text, [block for m in messages for block in m.blocks])
+        await _call(
+            "chat.update", self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
+        )
 
     async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
         channel = await self._channel(target)
         cursor: str | None = None
         for _ in range(_HISTORY_PAGES):
-            response = await self.client.conversations_history(
-                channel=channel, include_all_metadata=True, limit=100, cursor=cursor
+            response = await _call(
+                "conversations.history",
+                self.client.conversations_history(channel=channel, include_all_metadata=True, limit=100, cursor=cursor),
             )
             for message in response.get("messages") or []:
                 metadata = message.get("metadata") or {}
@@ -98,9 +143,9 @@ class SlackMessenger:
 
     async def user_for_email(self, email: str) -> str | None:
         try:
-            response = await self.client.users_lookupByEmail(email=email)
-        except SlackApiError as error:
-            if error.response is not None and error.response.get("error") == "users_not_found":
+            response = await _call("users.lookupByEmail", self.client.users_lookupByEmail(email=email))
+        except SlackUnavailable as error:
+            if error.error == "users_not_found":
                 log.info("notifier: no Slack user for an owner's email")
                 return None
             raise
@@ -109,9 +154,10 @@ class SlackMessenger:
     async def utc_offset(self, user: str) -> timedelta | None:
         if user not in self._offsets:
             try:
-                response = await self.client.users_info(user=user)
+                response = await _call("users.info", self.client.users_info(user=user))
                 offset = (response.get("user") or {}).get("tz_offset")
                 self._offsets[user] = timedelta(seconds=int(offset)) if offset is not None else None
-            except SlackApiError:
+            except SlackUnavailable as error:
+                log.info("notifier: a user's timezone is unknown", extra={"error": str(error)})
                 self._offsets[user] = None
         return self._offsets[user]

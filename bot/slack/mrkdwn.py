@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 ELLIPSIS = "…"
-_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+_ESCAPE_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
 _UNESCAPES = {"amp": "&", "lt": "<", "gt": ">"}
 _ENTITY = re.compile(r"&(amp|lt|gt);")
 # Characters Slack reads as formatting, and look-alikes it does not.
@@ -27,12 +27,14 @@ _LINE_BREAKS = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
 _SCHEME = re.compile(r"://")
 _BROADCAST = re.compile(r"@(?=(?:here|channel|everyone)\b)", re.IGNORECASE)
 _ZWSP = "\u200b"
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")
+_MARKERS = re.compile("[`*]")
 _WORD_JOINER = "\u2060"
 
 
 def escape(text: str) -> str:
     """`&`, `<` and `>` as the entities Slack asks for; nothing else changes."""
-    return "".join(_ESCAPES.get(char, char) for char in text)
+    return text.translate(_ESCAPE_TABLE)
 
 
 def unescape(text: str) -> str:
@@ -70,35 +72,51 @@ def plain(text: str) -> str:
 
 def slack_len(text: str) -> int:
     """Length as Slack counts it: UTF-16 code units (an emoji outside the BMP counts 2)."""
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+    if text.isascii():
+        return len(text)
+    # A lone surrogate (invalid, but a Python str may hold one) is one unit, as in UTF-16 itself.
+    return len(text.encode("utf-16-le", "surrogatepass")) >> 1
+
+
+def _fitting(text: str, budget: int) -> int:
+    """The length (in characters) of the longest prefix of `text` that is at most `budget` UTF-16 units."""
+    if budget <= 0:
+        return 0
+    cut = min(len(text), budget)
+    if text.isascii():
+        return cut
+    # The prefix of i characters holding k characters outside the BMP is i + k units long: the first such
+    # character at or after `budget - k` (k of them before it) ends the prefix there.
+    found = 0
+    for match in _ASTRAL.finditer(text, 0, cut):
+        if match.start() >= budget - found:
+            return budget - found
+        found += 1
+    return min(len(text), budget - found)
 
 
 def truncate(text: str, limit: int) -> str:
     """`text` (mrkdwn the bot built) shortened to `limit` with "…", never inside an entity, code span or bold run."""
     if slack_len(text) <= limit:
         return text
-    budget = limit - slack_len(ELLIPSIS)
-    safe = 0  # the longest prefix that is whole: outside any entity, code span and bold run
-    used = 0
+    end = _fitting(text, limit - slack_len(ELLIPSIS))
+    # An entity is one piece: the cut never falls inside one (entities hold no `&`, so the last `&` tells).
+    amp = text.rfind("&", max(0, end - 4), end)
+    if amp >= 0 and (match := _ENTITY.match(text, amp)) is not None and match.end() > end:
+        end = amp
+    # The longest whole prefix: outside every code span and bold run. Backticks toggle code; stars toggle
+    # bold outside code; a marker that opens a span from the outside is the last safe place while it lasts.
     in_code = in_bold = False
-    index = 0
-    while index < len(text):
-        char = text[index]
-        if char == "&" and (match := _ENTITY.match(text, index)) is not None:
-            step = match.end() - index
-        else:
-            step = 1
-            if char == "`":
-                in_code = not in_code
-            elif char == "*" and not in_code:
-                in_bold = not in_bold
-        width = slack_len(text[index : index + step])
-        if used + width > budget:
-            break
-        used += width
-        index += step
-        if not in_code and not in_bold:
-            safe = index
+    opened = 0
+    for match in _MARKERS.finditer(text, 0, end):
+        outside = not in_code and not in_bold
+        if match.group() == "`":
+            in_code = not in_code
+        elif not in_code:
+            in_bold = not in_bold
+        if outside and (in_code or in_bold):
+            opened = match.start()
+    safe = end if not in_code and not in_bold else opened
     return text[:safe].rstrip() + ELLIPSIS
 
 
@@ -106,12 +124,4 @@ def truncate_plain(text: str, limit: int) -> str:
     """Plain text shortened to `limit` (UTF-16 units) with "…"."""
     if slack_len(text) <= limit:
         return text
-    budget = limit - slack_len(ELLIPSIS)
-    used = cut = 0
-    for char in text:
-        width = slack_len(char)
-        if used + width > budget:
-            break
-        used += width
-        cut += 1
-    return text[:cut].rstrip() + ELLIPSIS
+    return text[: _fitting(text, limit - slack_len(ELLIPSIS))].rstrip() + ELLIPSIS

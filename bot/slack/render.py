@@ -18,11 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from bot.copy import render
+from bot.copy import render, render_value
 from bot.slack.mrkdwn import bold, code, literal, plain, slack_len, truncate, truncate_plain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explain import amounts
-from bot.trace.explanation import Explanation, Position, Text
+from bot.trace.explanation import LOWER_BOUND, Explanation, Position, Text
 from bot.trace.quantity import human
 from bot.trace.queueview import QueueView
 
@@ -165,7 +165,9 @@ def _job(namespace: str | None, name: str) -> str:
     return _name(f"{namespace}/{name}" if namespace else name)
 
 
-def _fragment(name: str, value: object) -> str | int:
+def _fragment(name: str, value: object, language: str) -> str | int:
+    if isinstance(value, Text | tuple):  # a fragment the engine composed: in the reader's language too
+        value = render_value(value, language)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value)
@@ -174,7 +176,7 @@ def _fragment(name: str, value: object) -> str | int:
 
 def _text(value: Text, language: str) -> str:
     """One of the engine's sentences as mrkdwn: names as code, cluster text literal."""
-    return _say(value.key, language, **{name: _fragment(name, v) for name, v in value.params.items()})
+    return _say(value.key, language, **{name: _fragment(name, v, language) for name, v in value.params.items()})
 
 
 def family(verdict: Verdict) -> Family:
@@ -311,6 +313,11 @@ def _verdict_line(explanation: Explanation, language: str) -> str:
 
 def _position_text(position: Position, language: str, *, named: bool) -> str:
     fragments: dict[str, str | int] = {"cq_position": _ordinal(position.cluster_queue, language)}
+    if position.source == LOWER_BOUND:  # one namespace's Workloads only: never stated as the queue's position
+        fragments["namespace"] = _name(position.scope or "-")
+        if named:
+            fragments["cluster_queue"] = _name(position.cluster_queue_name or "-")
+        return _say("slack.summary.position-at-least", language, **fragments)
     if position.pending_total:
         fragments["total"] = position.pending_total
     if position.local_queue:

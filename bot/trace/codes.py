@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
 
 
@@ -38,25 +39,60 @@ class Verdict(StrEnum):
     @property
     def never_fixes_itself(self) -> bool:
         """True when waiting will not help: someone must change the job or the cluster's configuration."""
-        return self in _NEVER
+        return _TRAITS[self].never
+
+    @property
+    def tells_at_once(self) -> bool:
+        """True when the owner is told at once (no grace period): a configuration problem Kueue can report."""
+        return _TRAITS[self].at_once
+
+    @property
+    def waits_for_admission(self) -> bool:
+        """False once there is nothing to wait for from Kueue: admitted, finished, or no job at all."""
+        return _TRAITS[self].waiting
+
+    @property
+    def in_queue(self) -> bool:
+        """True when Kueue holds the Workload in its queue manager: it has a place, others wait behind it."""
+        return _TRAITS[self].queued
 
 
-_NEVER = frozenset(
-    {
-        Verdict.NOT_MANAGED,
-        Verdict.WORKLOAD_MISSING,
-        Verdict.LOCAL_QUEUE_MISSING,
-        Verdict.CLUSTER_QUEUE_MISSING,
-        Verdict.QUEUE_INACTIVE,
-        Verdict.NAMESPACE_NOT_ALLOWED,
-        Verdict.NO_MATCHING_FLAVOR,
-        Verdict.EXCEEDS_MAX_QUOTA,
-        Verdict.TOPOLOGY_PLACEMENT_FAILED,
-        Verdict.ADMISSION_CHECK_REJECTED,
-        Verdict.DEACTIVATED,
-        Verdict.INVALID_REQUEST,
-    }
-)
+@dataclass(frozen=True)
+class _Traits:
+    never: bool = False  # waiting never fixes it
+    at_once: bool = False  # a never-fixes-itself Kueue reports with certainty: tell the owner at once
+    waiting: bool = True  # waits for admission by Kueue
+    queued: bool = True  # held in a ClusterQueue's queue (a position; behind it others wait)
+
+
+_NEVER_AT_ONCE = _Traits(never=True, at_once=True)
+_OFF_QUEUE = _Traits(queued=False)
+_TRAITS: dict[Verdict, _Traits] = {
+    Verdict.JOB_NOT_FOUND: _Traits(waiting=False, queued=False),
+    Verdict.NOT_MANAGED: _Traits(never=True, queued=False),
+    Verdict.WORKLOAD_MISSING: _Traits(never=True, queued=False),
+    Verdict.LOCAL_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
+    Verdict.CLUSTER_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
+    Verdict.QUEUE_STOPPED: _Traits(),
+    Verdict.QUEUE_INACTIVE: _NEVER_AT_ONCE,
+    Verdict.NAMESPACE_NOT_ALLOWED: _NEVER_AT_ONCE,
+    Verdict.NO_MATCHING_FLAVOR: _NEVER_AT_ONCE,
+    Verdict.EXCEEDS_MAX_QUOTA: _NEVER_AT_ONCE,
+    Verdict.WAITING_FOR_QUOTA: _Traits(),
+    Verdict.WAITING_FOR_PREEMPTION: _Traits(),
+    Verdict.TOPOLOGY_PLACEMENT_FAILED: _Traits(never=True),
+    Verdict.WAITING_FOR_PODS_READY: _Traits(),
+    Verdict.NOT_YET_EVALUATED: _Traits(),
+    Verdict.ADMISSION_GATED: _Traits(),
+    Verdict.ADMISSION_CHECKS_PENDING: _OFF_QUEUE,
+    Verdict.ADMISSION_CHECK_REJECTED: _Traits(never=True, at_once=True, queued=False),
+    Verdict.REQUEUE_BACKOFF: _OFF_QUEUE,
+    Verdict.DEACTIVATED: _Traits(never=True, queued=False),
+    Verdict.PODS_PENDING: _Traits(waiting=False, queued=False),
+    Verdict.RUNNING: _Traits(waiting=False, queued=False),
+    Verdict.FINISHED: _Traits(waiting=False, queued=False),
+    Verdict.INVALID_REQUEST: _NEVER_AT_ONCE,
+}
 
 
 class Outcome(StrEnum):

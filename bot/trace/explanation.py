@@ -10,17 +10,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from bot.copy.text import Text, Value
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
 
-Params = Mapping[str, "str | int | None"]
+__all__ = ["LOWER_BOUND", "Action", "Ahead", "Explanation", "JobRef", "Params", "Position", "Step", "Text", "Value"]
+
+Params = Mapping[str, "Value | None"]
 Data = Mapping[str, object]
-
-
-@dataclass(frozen=True)
-class Text:
-    key: str
-    params: Mapping[str, str | int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -48,15 +45,21 @@ class Ahead:
     workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, job name, priority): the nearest, in queue order
 
 
+# Position.source when only one namespace's Workloads could be read and no pending-workloads answer came:
+# the position counts that namespace's Workloads only, so the real one is this or further back.
+LOWER_BOUND = "namespace-lower-bound"
+
+
 @dataclass(frozen=True)
 class Position:
     cluster_queue: int  # 1-based
     local_queue: int | None
-    source: str  # visibility-api | computed
+    source: str  # visibility-api | computed | namespace-lower-bound (LOWER_BOUND)
     cluster_queue_name: str
     local_queue_name: str
     pending_total: int | None = None
     ahead: Ahead | None = None
+    scope: str | None = None  # with LOWER_BOUND: the one namespace whose Workloads were counted
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,8 @@ class Explanation:
     admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
+    suggestions: tuple[str, ...] = ()  # job-not-found: close names in the namespace asked ("did you mean")
+    other_namespaces: tuple[str, ...] = ()  # job-not-found: namespaces holding a job of that very name
 
     @property
     def never_fixes_itself(self) -> bool:

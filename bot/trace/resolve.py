@@ -106,41 +106,64 @@ def _pick(workloads: Sequence[Workload]) -> tuple[Workload | None, tuple[Workloa
     return ordered[0], tuple(ordered[1:])
 
 
-def _workload_of(snapshot: Snapshot, job: Job) -> tuple[Workload | None, str, tuple[Workload, ...]]:
-    namespace = job.meta.namespace or ""
+_Found = tuple[Workload, str, tuple[Workload, ...]]
+
+
+def _by_prebuilt(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     prebuilt = job.meta.labels.get(PREBUILT_WORKLOAD_LABEL) or job.meta.annotations.get(PREBUILT_WORKLOAD_LABEL)
-    if prebuilt:
-        found = snapshot.workload(namespace, prebuilt)
-        if found is not None:
-            return found, "prebuilt", ()
-    if job.meta.uid:
-        chosen, others = _pick(snapshot.workloads_for_job_uid(namespace, job.meta.uid))
-        if chosen is not None:
-            return chosen, "job-uid-label", others
-        owned = [w for w in snapshot.workloads_in(namespace) if any(o.uid == job.meta.uid for o in w.meta.owners)]
-        chosen, others = _pick(owned)
-        if chosen is not None:
-            return chosen, "owner-reference", others
+    found = snapshot.workload(namespace, prebuilt) if prebuilt else None
+    return (found, "prebuilt", ()) if found is not None else None
+
+
+def _by_uid(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
+    if not job.meta.uid:
+        return None
+    chosen, others = _pick(snapshot.workloads_for_job_uid(namespace, job.meta.uid))
+    if chosen is not None:
+        return chosen, "job-uid-label", others
+    owned = [w for w in snapshot.workloads_in(namespace) if any(o.uid == job.meta.uid for o in w.meta.owners)]
+    chosen, others = _pick(owned)
+    return (chosen, "owner-reference", others) if chosen is not None else None
+
+
+def _by_pod_group(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     group_name = job.meta.labels.get(POD_GROUP_LABEL) if job.meta.kind == "Pod" else None
-    if group_name:
-        found = snapshot.workload(namespace, group_name)
-        if found is not None:
-            return found, "pod-group", ()
+    found = snapshot.workload(namespace, group_name) if group_name else None
+    return (found, "pod-group", ()) if found is not None else None
+
+
+def _by_name(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     kind = job.meta.kind
-    if kind in JOB_KIND_GROUPS and job.meta.uid:
-        group = job.meta.group if job.meta.api_version else JOB_KIND_GROUPS[kind]
-        for max_length in (253, 63):
-            found = snapshot.workload(
-                namespace, workload_name(kind, group, job.meta.name, job.meta.uid, "", max_length)
-            )
-            if found is not None:
-                return found, "name", ()
-    for event in reversed(snapshot.events_about(namespace, kind, job.meta.name)):
+    if kind not in JOB_KIND_GROUPS or not job.meta.uid:
+        return None
+    group = job.meta.group if job.meta.api_version else JOB_KIND_GROUPS[kind]
+    for max_length in (253, 63):
+        found = snapshot.workload(namespace, workload_name(kind, group, job.meta.name, job.meta.uid, "", max_length))
+        if found is not None:
+            return found, "name", ()
+    return None
+
+
+def _by_event(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
+    for event in reversed(snapshot.events_about(namespace, job.meta.kind, job.meta.name)):
         match = _CREATED.search(event.message) if event.reason == "CreatedWorkload" else None
         if match and match.group(1) == namespace:
             found = snapshot.workload(namespace, match.group(2))
             if found is not None:
                 return found, "event", ()
+    return None
+
+
+_FINDERS = (_by_prebuilt, _by_uid, _by_pod_group, _by_name, _by_event)
+
+
+def _workload_of(snapshot: Snapshot, job: Job) -> tuple[Workload | None, str, tuple[Workload, ...]]:
+    """A job's Workload, found the first way that works (Kueue's own links first, its event last)."""
+    namespace = job.meta.namespace or ""
+    for finder in _FINDERS:
+        found = finder(snapshot, job, namespace)
+        if found is not None:
+            return found
     return None, "", ()
 
 

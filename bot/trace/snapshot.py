@@ -64,6 +64,12 @@ class Snapshot(Protocol):
     def taken_at(self) -> datetime | None:
         """When the view was last known to match the cluster (None: a dump of unknown age)."""
 
+    @property
+    def read_scope(self) -> str | None:
+        """The one namespace whose Workloads and LocalQueues were read, when those of the others could not be
+        (None: every namespace). A queue order computed from such a view is a lower bound within that
+        namespace, and a count of LocalQueues counts that namespace's only."""
+
     def jobs_named(self, namespace: str, name: str) -> Sequence[Job]: ...
     def jobs_in(self, namespace: str) -> Sequence[Job]: ...
     def workload(self, namespace: str, name: str) -> Workload | None: ...
@@ -109,8 +115,10 @@ class MemorySnapshot:
         objects: Iterable[object],
         *,
         taken_at: datetime | None = None,
+        read_scope: str | None = None,
     ) -> None:
         self._taken_at = taken_at
+        self._read_scope = read_scope
         self._jobs: dict[tuple[str, str], list[Job]] = defaultdict(list)
         self._jobs_by_ns: dict[str, list[Job]] = defaultdict(list)
         self._workloads: dict[tuple[str, str], Workload] = {}
@@ -176,6 +184,10 @@ class MemorySnapshot:
     @property
     def taken_at(self) -> datetime | None:
         return self._taken_at
+
+    @property
+    def read_scope(self) -> str | None:
+        return self._read_scope
 
     def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
         return self._jobs.get((namespace, name), [])

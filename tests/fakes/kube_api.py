@@ -20,6 +20,26 @@ and delete() write directly (delete ignores finalizers).
 
 Objects are stored once per kind, whatever version they were written in, and are served at the version
 asked for by rewriting apiVersion only (no conversion between Kueue's v1beta1 and v1beta2 fields).
+
+Compared with a real kube-apiserver (v1.36.2, ../shared/real-cluster; issue 12), where the bot depends on it:
+
+* Bookmarks, as the apiserver's cacher sends them (cache_watcher.go `process`, cacher.go `dispatchEvents`):
+  only once the watched resource changed after the watch started (a bookmark's resourceVersion must be
+  newer than the watch's; other kinds' changes move nothing), then every `bookmark_interval` (real: about a
+  minute) and 2 s before the watch's deadline, carrying the resource's last resourceVersion. A quiet kind
+  gets nothing for the whole watch: this fake used to send bookmarks on a timer to every watch, which hid
+  that the informers took silence for death. Checked on the real server: a watch of ResourceFlavors
+  with timeoutSeconds=6 sent nothing and ended after 6 s.
+* A watch ends at its timeoutSeconds; without one at `min_request_timeout` (1800 s) times a random 1 to 2,
+  as the server's --min-request-timeout does (this fake used to keep it open forever).
+* Watch options are validated as the server does (422 Invalid, ListOptions): sendInitialEvents needs
+  resourceVersionMatch=NotOlderThan, and resourceVersionMatch on a watch needs sendInitialEvents.
+
+Still different (the bot does not depend on these): the real cacher's resourceVersion of a quiet resource
+also advances with etcd's progress notifications (every 10 min by default) and with consistent LISTs, which
+bring bookmarks to its watches; this fake never does (so its quiet watches are stricter). The real
+pending-workloads API has no upper bound on `limit` (this fake caps at 100,000); a LIST's
+remainingItemCount is only an estimate on the real server.
 """
 
 from __future__ import annotations
@@ -32,6 +52,7 @@ import copy
 import itertools
 import json
 import logging
+import random
 import secrets
 import string
 import threading
@@ -256,6 +277,20 @@ class _Watch:
             self.request.transport.abort()
 
 
+@dataclass
+class _Progress:
+    """What a watch's bookmarks may say: the resourceVersion it started at and that of the last change of
+    its kind (any namespace or selector: the cacher is per resource). A bookmark is due only once the kind
+    changed after the start (cache_watcher.go sends no bookmark whose resourceVersion is not newer)."""
+
+    start: int
+    changed: int
+
+    @property
+    def due(self) -> bool:
+        return self.changed > self.start
+
+
 class _Events:
     """A watch's events, written together as the API server writes them: it flushes its stream when no more
     events are ready (so a burst goes out in few chunks, each event on its own line), or every 64 KiB."""
@@ -304,6 +339,7 @@ class FakeKubeAPI:
         history_window: int = 1000,
         bookmark_interval: float = 1.0,
         server_version: str = "v1.33.1",
+        min_request_timeout: float = 1800.0,
     ) -> None:
         """
         token: the admin's bearer token; None accepts requests without a token as the admin.
@@ -311,7 +347,9 @@ class FakeKubeAPI:
         visibility: whether the pending-workloads API is served (at the same versions as Kueue).
         job_kinds: the optional job CRDs installed (JobSet, RayJob, ...); others answer 404.
         history_window: how many changes are kept for watches and continue tokens (older: 410 Expired).
-        bookmark_interval: seconds between BOOKMARK events on watches that allow them.
+        bookmark_interval: seconds between BOOKMARK events on watches that allow them, once their kind has
+            changed since the watch started (the real server: about a minute).
+        min_request_timeout: a watch without timeoutSeconds ends after this times a random 1 to 2.
         """
         unknown = set(kueue_versions) - set(KUEUE_VERSIONS)
         if unknown:
@@ -320,6 +358,8 @@ class FakeKubeAPI:
         self.visibility_versions: tuple[str, ...] = tuple(kueue_versions) if visibility else ()
         self.discovery = Discovery(self.registry, self.visibility_versions, server_version)
         self.bookmark_interval = bookmark_interval
+        self.min_request_timeout = min_request_timeout
+        self.watch_deadlines = True  # False: watches outlive their timeoutSeconds (a hung server, for tests)
         self._store = ObjectStore(history_window)
         self._admin = Identity(user, (SUPERUSER_GROUP, "system:authenticated"))
         self._anonymous_identity = self._admin if token is None else None
@@ -546,10 +586,14 @@ class FakeKubeAPI:
         user: str,
         rules: Iterable[PolicyRule | Mapping[str, Any]] | None = None,
         groups: Sequence[str] = (),
+        namespace_rules: Mapping[str, Iterable[PolicyRule | Mapping[str, Any]]] | None = None,
     ) -> Identity:
         """A bearer token for `user`, allowed what `rules` (RBAC PolicyRules, as dicts or PolicyRule)
-        allow; None: everything. SubjectAccessReviews about `user` are answered from the same rules."""
-        identity = Identity(user, (*groups, "system:authenticated"), None if rules is None else as_rules(rules))
+        allow; None: everything. `namespace_rules`: Roles bound in one namespace each (RoleBindings).
+        SubjectAccessReviews about `user` are answered from the same rules."""
+        namespaced = tuple((ns, as_rules(found)) for ns, found in (namespace_rules or {}).items())
+        cluster = None if rules is None and not namespaced else as_rules(rules or ())
+        identity = Identity(user, (*groups, "system:authenticated"), cluster, namespaced)
         with self._lock:
             self._identities[token] = identity
             self._identities_by_user[user] = identity
@@ -830,12 +874,36 @@ class FakeKubeAPI:
             "items": [self._served(rt, target.version, obj, in_list=True) for obj in matching],
         }
 
+    @staticmethod
+    def _check_watch_options(query: Mapping[str, str]) -> None:
+        """As the API server validates a watch's options (ListOptions validation: 422 Invalid)."""
+        match = query.get("resourceVersionMatch", "")
+        problems = []
+        if "sendInitialEvents" in query and match != "NotOlderThan":
+            problems.append("sendInitialEvents requires setting resourceVersionMatch to NotOlderThan")
+        if match and "sendInitialEvents" not in query:
+            problems.append("resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")
+        if problems:
+            said = [f"resourceVersionMatch: Forbidden: {problem}" for problem in problems]
+            message = 'ListOptions.meta.k8s.io "" is invalid: ' + (
+                said[0] if len(said) == 1 else f"[{', '.join(said)}]"
+            )
+            causes = [
+                {"reason": "FieldValueForbidden", "message": f"Forbidden: {p}", "field": "resourceVersionMatch"}
+                for p in problems
+            ]
+            details = {"group": "meta.k8s.io", "kind": "ListOptions", "causes": causes}
+            raise KubeStatusError(status_body(422, message, details=details))
+
     async def _watch(self, request: web.Request, rt: ResourceType, target: _Target) -> web.StreamResponse:
+        self._check_watch_options(request.query)
         selector = self._selector(rt, request.query)
         requested = request.query.get("resourceVersion", "")
         since = None if requested in ("", "0") else _int_param(request.query, "resourceVersion")
         bookmarks = _true(request.query, "allowWatchBookmarks")
         timeout = _int_param(request.query, "timeoutSeconds")
+        if timeout is None:  # the server's own: --min-request-timeout (1800 s) times a random 1 to 2
+            timeout = int(self.min_request_timeout * (1 + random.random()))
         response = web.StreamResponse(headers={"Content-Type": "application/json"})
         response.enable_chunked_encoding()
         events = _Events(response)
@@ -855,7 +923,11 @@ class FakeKubeAPI:
         try:
             await response.prepare(request)
             with contextlib.suppress(ConnectionResetError):
+                start = last_rv if since is None else since
+                changed = 0  # the resourceVersion of this kind's last change the watch has seen (0: none)
                 for change in initial:
+                    if change.key[:2] == (rt.group, rt.plural):
+                        changed = change.rv
                     if event := self._watch_event(rt, target, selector, change):
                         events.add(*event)
                         if events.full:
@@ -863,8 +935,9 @@ class FakeKubeAPI:
                 if bookmarks and since is None and _true(request.query, "sendInitialEvents"):
                     events.add("BOOKMARK", self._bookmark(rt, target.version, last_rv, initial_end=True))
                 await events.flush()
-                deadline = None if timeout is None else loop.time() + timeout
-                await self._stream(watch, rt, target, selector, events, last_rv, bookmarks, deadline)
+                deadline = loop.time() + timeout if self.watch_deadlines else None
+                progress = _Progress(start, changed) if bookmarks else None
+                await self._stream(watch, rt, target, selector, events, progress, deadline)
         finally:
             with self._lock:
                 self._watches.discard(watch)
@@ -878,26 +951,34 @@ class FakeKubeAPI:
         target: _Target,
         selector: Selector,
         events: _Events,
-        last_rv: int,
-        bookmarks: bool,
+        progress: _Progress | None,
         deadline: float | None,
     ) -> None:
-        """Send the changes as they come (those ready together in one write), and bookmarks while none do,
-        until the deadline or an end."""
+        """Send the changes as they come (those ready together in one write), and, on a watch that allows
+        them, a bookmark every `bookmark_interval` and 2 s before the deadline, once this kind has changed
+        since the watch started (as the apiserver's cacher does), until the deadline or an end."""
         loop = asyncio.get_running_loop()
         queue = watch.subscription.queue
+        next_bookmark = loop.time() + self.bookmark_interval
         while True:
-            wait = self.bookmark_interval if bookmarks else None
+            now = loop.time()
+            wait = None
+            if progress is not None:
+                if deadline is not None and deadline - 2 > now:
+                    next_bookmark = min(next_bookmark, deadline - 2)
+                wait = max(0.0, next_bookmark - now)
             if deadline is not None:
-                remaining = deadline - loop.time()
+                remaining = deadline - now
                 if remaining <= 0:
                     return
                 wait = remaining if wait is None else min(wait, remaining)
             try:
                 item = await asyncio.wait_for(queue.get(), wait)
             except TimeoutError:
-                if bookmarks:
-                    await events.send("BOOKMARK", self._bookmark(rt, target.version, last_rv))
+                if progress is not None and loop.time() >= next_bookmark:
+                    next_bookmark = loop.time() + self.bookmark_interval
+                    if progress.due:
+                        await events.send("BOOKMARK", self._bookmark(rt, target.version, progress.changed))
                 continue
             while True:
                 if item is StreamEnd.CLOSE:
@@ -907,7 +988,8 @@ class FakeKubeAPI:
                     await events.flush()
                     watch.cut()
                     return
-                last_rv = item.rv
+                if progress is not None and item.key[:2] == (rt.group, rt.plural):
+                    progress.changed = item.rv
                 if event := self._watch_event(rt, target, selector, item):
                     events.add(*event)
                     if watch.sent_one():

@@ -69,11 +69,15 @@ class Identity:
     user: str
     groups: tuple[str, ...] = ()
     rules: tuple[PolicyRule, ...] | None = None
+    # Roles bound in one namespace (RoleBindings): namespace -> rules, which allow nothing elsewhere
+    namespaced: tuple[tuple[str, tuple[PolicyRule, ...]], ...] = ()
 
     def allows(self, attrs: Attributes) -> bool:
         if self.rules is None or SUPERUSER_GROUP in self.groups:
             return True
-        return any(rule.allows(attrs) for rule in self.rules)
+        if any(rule.allows(attrs) for rule in self.rules):
+            return True
+        return any(ns == attrs.namespace and any(r.allows(attrs) for r in rules) for ns, rules in self.namespaced)
 
 
 def as_rules(rules: Iterable[PolicyRule | Mapping[str, Any]]) -> tuple[PolicyRule, ...]:

@@ -26,9 +26,7 @@ from tests.paths import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = sorted(p.parent.name for p in SCENARIOS.glob("*/expect.yaml"))
-FAST = InformerSettings(
-    backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
-)
+FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
 NS = "team-a"
 
 
@@ -369,6 +367,23 @@ async def test_offline_the_cache_answers_and_says_how_old_then_catches_up(api: F
         await api.go_online()
         await cache.wait_for(lambda: cache.workload(NS, "job-while-away-abcde") is not None)
         await cache.wait_for(lambda: cache.stale_seconds(clock.now) == 0)
+
+
+async def test_quiet_open_watches_are_fresh_however_long_nothing_changes(api: FakeKubeAPI, client: KubeClient) -> None:
+    """The real API server sends quiet kinds nothing at all: an open watch is still a fresh one (issue 12)."""
+    _small_cluster(api)
+    clock = Clock()
+    async with ClusterCache(client, clock=clock, settings=FAST) as cache:
+        await cache.wait_ready(10)
+        await cache.wait_for(lambda: cache.watching() == {kind for kind in cache.informers if cache.served(kind)})
+        clock.now += timedelta(minutes=15)
+        assert cache.stale_seconds(clock.now) == 0 and cache.taken_at == clock.now
+        assert not cache.errors
+        broken_at = clock.now
+        await api.go_offline()
+        await cache.wait_for(lambda: not cache.watching())
+        clock.now += timedelta(minutes=2)
+        assert cache.taken_at == broken_at and cache.stale_seconds(clock.now) == 120
 
 
 async def test_the_source_port(api: FakeKubeAPI, client: KubeClient) -> None:

@@ -10,16 +10,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from bot.kube.cache import ClusterCache
+from bot.kube.cache import SYNC_GC_THRESHOLD, ClusterCache
 from bot.kube.client import KubeClient, load_api_client
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource
 
 from tests.fakes.kube_api import FakeKubeAPI
 
-FAST = InformerSettings(
-    backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
-)
+FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
 
 
 def _clock() -> datetime:
@@ -69,3 +67,41 @@ async def test_a_cache_leaves_the_collector_alone_unless_asked(client: KubeClien
     async with ClusterCache(client, clock=_clock, settings=FAST) as cache:
         await cache.wait_ready(10)
         assert cache.gc_frozen == 0 and gc.get_freeze_count() == 0
+
+
+async def test_the_first_sync_collects_the_young_generation_rarely_then_restores_it(
+    api: FakeKubeAPI, client: KubeClient
+) -> None:
+    """Issue 14: the first sync's objects all live on; collecting them every 700 allocations cost ~20 % of it."""
+    before = gc.get_threshold()
+    api.delay(0.3, method="GET", path=r"/apis/kueue\.x-k8s\.io/v1beta2/workloads", watch=False)
+    cache = ClusterCache(client, clock=_clock, settings=FAST, freeze_gc=True)
+    await cache.start()
+    try:
+        assert gc.get_threshold()[0] == max(before[0], SYNC_GC_THRESHOLD) and not cache.ready
+        await cache.wait_ready(10)
+        assert gc.get_threshold() == before and cache.gc_frozen > 0
+    finally:
+        await cache.stop()
+    assert gc.get_threshold() == before
+
+
+async def test_a_cache_stopped_before_it_synced_restores_the_collector(api: FakeKubeAPI, client: KubeClient) -> None:
+    before = gc.get_threshold()
+    api.delay(1, method="GET", path=r"/apis/kueue\.x-k8s\.io/v1beta2/workloads", watch=False)
+    cache = ClusterCache(client, clock=_clock, settings=FAST, freeze_gc=True)
+    await cache.start()
+    await cache.stop()
+    assert gc.get_threshold() == before and not cache.ready
+
+
+async def test_start_twice_is_an_error_and_starts_nothing_more(api: FakeKubeAPI, client: KubeClient) -> None:
+    """Issue 14: a second start() silently started a second set of informers (every object replayed)."""
+    async with ClusterCache(client, clock=_clock, settings=FAST) as cache:
+        await cache.wait_ready(10)
+        informers = dict(cache.informers)
+        with pytest.raises(RuntimeError, match="already started"):
+            await cache.start()
+        assert cache.informers == informers
+        assert all(informer.lists == 1 for informer in informers.values() if cache.served(informer.kind))
+    assert api.count_requests(path=r"/apis/kueue\.x-k8s\.io/v1beta2/workloads", watch=False) == 1

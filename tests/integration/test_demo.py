@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 import yaml
-from bot.demo import build_cluster
 from bot.demo.run import DemoOptions, run, tour_lines
 from bot.demo.source import MOMENTS, DemoClock, DemoSource, load_moment
 from bot.demo.text import Button, Style, buttons, matches, message_lines, mrkdwn
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.resolve import workload_name
+from tools import build_cluster
 
 from tests.fakes.kube_schema import dump_problems
 from tests.paths import SHARED_TOOLS
@@ -73,7 +73,7 @@ def test_the_demo_dumps_validate_with_the_shared_tool() -> None:
 def test_the_dumps_are_what_build_cluster_writes() -> None:
     for index, moment in enumerate(MOMENTS):
         assert (CLUSTER / moment.file).read_text(encoding="utf-8") == build_cluster.render(index), (
-            f"{moment.file} is stale: run python -m bot.demo.build_cluster"
+            f"{moment.file} is stale: run tools/build_cluster.py"
         )
 
 

@@ -221,3 +221,69 @@ def test_no_kubeconfig_is_one_clear_line(tmp_path: Path, capsys: pytest.CaptureF
     code, _, err = _run(capsys, "explain", "ns/job", "--kubeconfig", str(tmp_path / "missing"))
     assert code == EXIT_UNAVAILABLE
     assert len(err.strip().splitlines()) == 1
+
+
+# --- one namespace's Workloads only (issue 12, item 2) ----------------------------------------------------
+
+_CLUSTER_KINDS = {
+    "apiGroups": ["kueue.x-k8s.io"],
+    "resources": ["clusterqueues", "resourceflavors", "admissionchecks", "workloadpriorityclasses", "cohorts"],
+    "verbs": ["get", "list"],
+}
+_IN_NAMESPACE = [
+    {"apiGroups": ["kueue.x-k8s.io"], "resources": ["workloads", "localqueues"], "verbs": ["get", "list"]},
+    {"apiGroups": ["batch"], "resources": ["jobs"], "verbs": ["get", "list"]},
+]
+_PENDING_IN_NAMESPACE = {
+    "apiGroups": ["visibility.kueue.x-k8s.io"],
+    "resources": ["localqueues/pendingworkloads"],
+    "verbs": ["get"],
+}
+
+
+def _namespace_reader(server: FakeKubeAPI, tmp_path: Path, *, pending_api: bool) -> Path:
+    """ml-vision's Workloads and LocalQueues only (a RoleBinding there), the cluster-scoped kinds everywhere.
+    ml-nlp/llm-eval-suite-xl, first in the ClusterQueue, is out of its sight."""
+    server.load_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml")
+    rules = [*_IN_NAMESPACE, _PENDING_IN_NAMESPACE] if pending_api else _IN_NAMESPACE
+    server.add_identity("reader-token", "reader", [_CLUSTER_KINDS], namespace_rules={"ml-vision": rules})
+    return server.write_kubeconfig(tmp_path / "kubeconfig", token="reader-token")
+
+
+def _explain(capsys: pytest.CaptureFixture[str], kubeconfig: Path, *extra: str) -> tuple[str, str]:
+    code, out, err = _run(
+        capsys,
+        "explain",
+        "ml-vision/segformer-finetune",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--now",
+        "2026-11-03T09:41:00Z",
+        *extra,
+    )
+    assert code == EXIT_OK, err
+    return out, err
+
+
+def test_one_namespace_only_takes_the_position_from_the_pending_workloads_api(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The LocalQueue endpoint is namespace-scoped: it gives the true place in the ClusterQueue (3rd: a
+    Workload of ml-nlp is ahead), where the Workloads of ml-vision alone would say 2nd."""
+    out, _ = _explain(capsys, _namespace_reader(server, tmp_path, pending_api=True), "--format", "json")
+    position = json.loads(out)["position"]
+    assert (position["clusterQueue"], position["localQueue"], position["source"]) == (3, 2, "visibility-api")
+    assert position.get("pendingInClusterQueue") is None  # one namespace cannot count the whole queue
+
+
+def test_one_namespace_only_without_the_api_says_the_position_is_a_lower_bound(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    kubeconfig = _namespace_reader(server, tmp_path, pending_api=False)
+    out, err = _explain(capsys, kubeconfig)
+    assert "workloads.kueue.x-k8s.io read in namespace ml-vision only" in err
+    assert "Position 2 or further back in ClusterQueue gpu-a100-shared" in out
+    assert "only namespace ml-vision's Workloads could be read" in out
+    assert "Position 2 in the queue" not in out and "LocalQueue(s) feed it" not in out
+    answer = json.loads(_explain(capsys, kubeconfig, "--format", "json")[0])
+    assert (answer["position"]["clusterQueue"], answer["position"]["source"]) == (2, "namespace-lower-bound")

@@ -436,6 +436,40 @@ async def test_watch_sends_bookmarks_and_initial_events(api: FakeKubeAPI, http: 
     }
 
 
+async def test_a_quiet_kind_gets_no_bookmark_until_it_changes(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
+    """As kube-apiserver's cacher: a bookmark is sent only once its resourceVersion is newer than the watch's,
+    i.e. once this resource changed; other kinds' changes move nothing (cache_watcher.go, process())."""
+    listed = await get_json(http, "/api/v1/pods")
+    rv = listed["metadata"]["resourceVersion"]
+    query = f"watch=true&allowWatchBookmarks=true&timeoutSeconds=1&resourceVersion={rv}"
+    async with http.get(f"/api/v1/namespaces/ns/pods?{query}") as response:
+        api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "busy"}})
+        api.add({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "namespace": "busy"}})
+        async with asyncio.timeout(5):
+            quiet = await response.read()  # the whole stream: it ends at its timeoutSeconds
+    assert quiet == b""
+    async with http.get(f"/api/v1/namespaces/ns/pods?{query}") as response:
+        added = api.add(pod("elsewhere", "p"))  # another namespace: no event here, but the resource changed
+        stream = WatchReader(response)
+        bookmark = await stream.next()
+    assert bookmark["type"] == "BOOKMARK"
+    assert bookmark["object"]["metadata"] == {"resourceVersion": added["metadata"]["resourceVersion"]}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        pytest.param("sendInitialEvents=true&allowWatchBookmarks=true", id="initial-events-without-match"),
+        pytest.param("resourceVersionMatch=NotOlderThan", id="match-without-initial-events"),
+    ],
+)
+async def test_watch_options_are_validated_as_the_server_does(http: aiohttp.ClientSession, query: str) -> None:
+    async with http.get(f"/api/v1/pods?watch=true&{query}") as response:
+        assert response.status == 422
+        body = await response.json()
+    assert body["reason"] == "Invalid" and "resourceVersionMatch" in body["message"]
+
+
 async def test_watch_resumes_from_a_resource_version(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
     api.add(pod("ns", "a"))
     listed = await get_json(http, "/api/v1/pods")

@@ -48,9 +48,7 @@ AHEAD = "job-detr-prod-hotfix-f739e"  # waits ahead of it
 ADMITTED_JOB = "yolo-prod-retrain"  # admitted, running: its job is read on demand
 ALICE, CHANNEL = "U0ALICE01", "C0MLVISION"
 T0 = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
-FAST = InformerSettings(
-    backoff_base=0.02, backoff_cap=0.1, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
-)
+FAST = InformerSettings(backoff_base=0.02, backoff_cap=0.1, watch_timeout_seconds=60, request_timeout=5.0)
 
 
 class Clock:
@@ -194,6 +192,7 @@ async def test_the_api_server_going_away_answers_from_the_last_view_saying_how_o
     # Fails if the cache dropped its state on a broken connection, or a question needed the API server.
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     await api.go_offline()
+    await live.cache.wait_for(lambda: not live.cache.watching(), 10)  # the age counts from the broken watches
     live.clock.now = T0 + timedelta(minutes=10)
     reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     assert "waiting-for-quota" in reply and "3rd" in reply

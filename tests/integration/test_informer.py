@@ -1,5 +1,6 @@
 """Informers over real HTTP to the fake API server: list with pages, watch with bookmarks, relist on 410
-(the HTTP status and the ERROR event), reconnect after dropped or silent streams, back off on 5xx and
+(the HTTP status and the ERROR event), reconnect after dropped streams, quiet watches kept to their
+timeoutSeconds and hung ones given up after it, back off on 5xx and
 slow answers, v1beta1-only servers, kinds not served, and threads that end on stop()."""
 
 from __future__ import annotations
@@ -21,9 +22,7 @@ from tests.fakes.kube_api import FakeKubeAPI
 
 NS = "team-a"
 WORKLOADS = r"/apis/kueue\.x-k8s\.io/v1beta2/workloads"
-FAST = InformerSettings(
-    backoff_base=0.05, backoff_cap=0.2, idle_timeout=5.0, watch_timeout_seconds=60, request_timeout=5.0
-)
+FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
 
 
 def _clock() -> datetime:
@@ -90,10 +89,38 @@ async def test_the_watch_starts_at_the_list_and_bookmarks_advance_it(api: FakeKu
         watch = await api.wait_for_request(path=WORKLOADS, watch=True)
         assert watch.query["resourceVersion"] == listed_at
         assert watch.query["allowWatchBookmarks"] == "true"
-        api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})  # not a Workload
         informer = cache.informers["Workload"]
-        await cache.wait_for(lambda: informer.resource_version == str(api.resource_version))
-        assert cache.applied["Workload"] == 1  # the bookmark moved the version, no object changed
+        changed = api.update(_workload("w0") | {"metadata": {"name": "w0", "namespace": NS, "labels": {"a": "b"}}})
+        await cache.wait_for(lambda: informer.resource_version == changed["metadata"]["resourceVersion"])
+        assert cache.applied["Workload"] == 2
+
+
+async def test_a_quiet_watch_lives_its_whole_timeout_and_is_no_failure(api: FakeKubeAPI, client: KubeClient) -> None:
+    """A real API server sends a kind that nobody changes neither events nor bookmarks: the watch ends at its
+    timeoutSeconds and is renewed from the same resourceVersion, without an error, a backoff or a relist."""
+    api.add(_workload("w0"))
+    quick = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=1, watch_read_grace=5.0)
+    async with _cache(client, quick) as cache:
+        await cache.wait_ready(10)
+        api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})  # not a Workload
+        first = await api.wait_for_request(path=WORKLOADS, watch=True)
+        second = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
+        informer = cache.informers["Workload"]
+        assert informer.last_error == "" and informer.failures == 0 and not cache.errors
+        assert informer.lists == 1 and second.query["resourceVersion"] == first.query["resourceVersion"]
+
+
+async def test_a_watch_the_server_never_ends_is_given_up_after_its_timeout(
+    api: FakeKubeAPI, client: KubeClient
+) -> None:
+    api.watch_deadlines = False  # a server that is gone without closing: nothing comes, ever
+    hung = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=1, watch_read_grace=0.5)
+    async with _cache(client, hung) as cache:
+        await cache.wait_ready(10)
+        await cache.wait_for(lambda: "Workload" in cache.errors, timeout=10)
+        assert "outlived its timeoutSeconds" in cache.errors["Workload"]
+        await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
+        assert cache.informers["Workload"].lists == 1
 
 
 async def test_an_expired_watch_relists_and_forgets_what_was_deleted_meanwhile(
@@ -136,18 +163,6 @@ async def test_a_dropped_stream_is_watched_again_from_where_it_was(api: FakeKube
         api.add(_workload("after"))
         await cache.wait_for(lambda: _names(cache) == {"after"})
         assert cache.informers["Workload"].lists == 1
-
-
-async def test_a_silent_stream_is_dead_and_restarted(client: KubeClient, tmp_path: Path) -> None:
-    async with FakeKubeAPI(bookmark_interval=3600) as quiet:
-        api_client = load_api_client(str(quiet.write_kubeconfig(tmp_path / "quiet")))
-        try:
-            silent = InformerSettings(backoff_base=0.01, backoff_cap=0.05, idle_timeout=0.2)
-            async with _cache(KubeClient(api_client), silent) as cache:
-                await cache.wait_ready(10)
-                await quiet.wait_for_request(path=WORKLOADS, watch=True, count=3)
-        finally:
-            api_client.close()  # type: ignore[no-untyped-call]
 
 
 async def test_server_errors_are_retried_with_backoff(api: FakeKubeAPI, client: KubeClient) -> None:

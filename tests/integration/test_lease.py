@@ -15,8 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot.errors import Fenced
 from bot.kube.client import KubeClient, load_api_client
+from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.lease import LeaderElector
+from bot.notify.state import Fence, State
 
 from tests.fakes.kube_api import FakeKubeAPI
 
@@ -332,3 +335,34 @@ async def test_defaults_follow_client_go(client: KubeClient) -> None:
     elector = LeaderElector(client, NS, NAME, "pod-a", clock=real_clock)
     assert (elector.lease_seconds, elector.renew_every, elector.renew_deadline) == (15, 5, 10)
     await elector.stop()  # never started: nothing to do
+
+
+async def test_the_fence_names_the_tenure_and_ends_the_moment_the_renewal_deadline_passes(
+    api: FakeKubeAPI, client: KubeClient, tmp_path: Path
+) -> None:
+    api.add(
+        {
+            "apiVersion": "coordination.k8s.io/v1",
+            "kind": "Lease",
+            "metadata": {"name": NAME, "namespace": NS},
+            "spec": {"holderIdentity": None, "leaseDurationSeconds": 15, "leaseTransitions": 4},
+        }
+    )
+    clock = FakeClock()
+    changes: Changes = []
+    elector = _elector(client, "pod-a", changes, clock=clock, lease_seconds=15.0, renew_every=5.0)
+    assert elector.fence() is None
+    async with elector:
+        await asyncio.wait_for(elector.leading.wait(), 5)
+        assert elector.fence() == Fence("pod-a", 5)  # the Lease's leaseTransitions of this tenure
+        store = ConfigMapStore(client, NS, lease=NAME)
+        assert await store.record_intent("ns/w/uid", "U1", "v", 1, "h", clock(), fence=Fence("pod-a", 5))
+        fresh = ConfigMapStore(client, NS, "fresh-state", lease=NAME)  # shards that never saw a fence: the Lease says
+        with pytest.raises(Fenced, match="held by pod-a"):
+            await fresh.record_intent("ns/w/uid", "U1", "v", 1, "h", clock(), fence=Fence("pod-old", 4))
+        assert await fresh.load() == State()
+        # Frozen past the renewal deadline (10 s of a 15 s lease): on waking, the fence says so at once,
+        # before the renewal loop has run.
+        clock.advance(10.0)
+        assert elector.fence() is None
+        assert not elector.is_leader and changes[-1] == ("pod-a", False)

@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 import yaml
@@ -16,6 +17,7 @@ from bot.config import Secret, Settings
 from bot.kube.dump import parse_text
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
+from bot.notify.watcher import Closing
 from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot
@@ -384,5 +386,305 @@ async def test_closed_dms_are_forgotten_after_the_retention(slack: FakeSlack, db
         clock.now += timedelta(days=31)
         await server.notifier.run_pass()
         assert (await server.store.load()).deliveries == ()
+    finally:
+        await server.stop()
+
+
+# --- closing: the DM is edited first, recorded closed after; texts name the job and measure the whole wait ---
+
+
+def _without(docs: list[dict[str, Any]], *names: str) -> list[dict[str, Any]]:
+    """The cluster without the named jobs and their Workloads."""
+    return [
+        d
+        for d in docs
+        if not (
+            d["metadata"]["name"] in names
+            or any(o.get("name") in names for o in d["metadata"].get("ownerReferences") or [])
+        )
+    ]
+
+
+async def test_a_job_deleted_after_28_days_is_closed_naming_the_job_and_the_whole_wait(
+    slack: FakeSlack, db: Path
+) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 12, 1, 7, 48, 5, tzinfo=UTC))  # created 28 days ago to the second
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        assert len(_dm_posts(slack)) == 1
+        clock.now += timedelta(seconds=30)
+        source.become(_snapshot(_without(docs, "segformer-finetune")))
+        await server.notifier.run_pass()
+        closing = json.dumps((await slack.wait_for_call("chat.update")).params)
+        assert "segformer-finetune" in closing and SEG_WORKLOAD not in closing
+        assert "deleted after waiting 28 d" in closing and "30 s" not in closing
+        assert (await server.store.load()).open_deliveries() == ()
+    finally:
+        await server.stop()
+
+
+async def test_a_failed_closing_edit_leaves_the_dm_open_and_is_retried_next_pass(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        ts = _dm_posts(slack)[0].response["ts"]
+        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
+        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
+        slack.fail("chat.update", error="internal_error")
+        await server.notifier.run_pass()
+        assert len((await server.store.load()).open_deliveries()) == 1  # not recorded closed: Slack still says "waits"
+        await server.notifier.run_pass()
+        edits = slack.calls("chat.update")
+        assert len(edits) == 2 and edits[1].params["ts"] == ts and "admitted" in json.dumps(edits[1].params)
+        assert (await server.store.load()).open_deliveries() == ()
+        await server.notifier.run_pass()
+        assert len(slack.calls("chat.update")) == 2
+    finally:
+        await server.stop()
+
+
+async def test_a_digest_whose_jobs_were_all_deleted_in_one_pass_is_edited(slack: FakeSlack, db: Path) -> None:
+    docs = _many_pending(3)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 1 and "3" in posts[0].params["text"]  # one digest of three
+        source.become(_snapshot(_without(docs, "sweep-0000", "sweep-0001", "sweep-0002")))
+        await server.notifier.run_pass()
+        edits = slack.calls("chat.update")
+        assert len(edits) == 1 and edits[0].params["ts"] == posts[0].response["ts"]
+        text = edits[0].params["text"]
+        assert all(f"sweep-000{i}" in text for i in range(3)) and text.count("was deleted") == 3
+        assert (await server.store.load()).open_deliveries() == ()
+    finally:
+        await server.stop()
+
+
+# --- who is told: watchers and owners both; caps on owners per job and DMs per pass ---
+
+BOB = "U0BOB0002"
+
+
+async def test_watching_a_job_first_does_not_divert_its_owners_dm(slack: FakeSlack, db: Path) -> None:
+    slack.add_user(BOB, name="bob")
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.store.subscribe(Subscription(BOB, "ml-vision", "segformer-finetune", "Job", clock()))
+        await server.notifier.run_pass()
+        await server.notifier.run_pass()
+        told = sorted(str(c.params["channel"]) for c in _dm_posts(slack))
+        assert told == sorted([slack.dm_channel(ALICE), slack.dm_channel(BOB)])  # one DM each
+    finally:
+        await server.stop()
+
+
+async def test_an_annotation_naming_150_people_tells_ten_and_says_so(
+    slack: FakeSlack, db: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    people = [f"U0MANY{index:04d}" for index in range(150)]
+    for person in people:
+        slack.add_user(person, name=person.lower())
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ",".join(people))
+    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
+    try:
+        assert server.notifier is not None
+        await server.notifier.run_pass()
+        await server.notifier.run_pass()
+        assert sorted(str(c.params["channel"]) for c in _dm_posts(slack)) == sorted(
+            slack.dm_channel(p) for p in people[:10]
+        )
+        assert "name too many people" in caplog.text
+        assert b'kueue_bot_notify_capped_total{cap="owners-per-job"} 140.0' in server.metrics.exposition()
+    finally:
+        await server.stop()
+
+
+async def test_dms_past_the_cap_of_a_pass_wait_for_the_next_pass(slack: FakeSlack, db: Path) -> None:
+    people = [f"U0MANY{index:04d}" for index in range(5)]
+    for person in people:
+        slack.add_user(person, name=person.lower())
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ",".join(people))
+    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
+    try:
+        assert server.notifier is not None
+        server.notifier.max_dms_per_pass = 2
+        counts = []
+        for _ in range(4):
+            await server.notifier.run_pass()
+            counts.append(len(_dm_posts(slack)))
+        assert counts == [2, 4, 5, 5]
+        assert b'kueue_bot_notify_capped_total{cap="dms-per-pass"} 4.0' in server.metrics.exposition()
+    finally:
+        await server.stop()
+
+
+async def test_the_messenger_turns_slack_failures_into_slack_unavailable(slack: FakeSlack) -> None:
+    from bot.errors import SlackUnavailable
+    from bot.slack.messenger import SlackMessenger
+    from slack_sdk.web.async_client import AsyncWebClient
+
+    async def english(_: str) -> str:
+        return "en"
+
+    client = AsyncWebClient(token=slack.bot_token, base_url=slack.api_url)
+    messenger = SlackMessenger(client, english, "en")
+    slack.fail("chat.update", error="message_not_found")
+    with pytest.raises(SlackUnavailable, match=r"chat\.update failed: message_not_found") as caught:
+        await messenger.close("D0NOWHERE", "1.2", [Closing("ns/job", "deleted", 30)], ALICE)
+    assert caught.value.error == "message_not_found"
+    slack.fail("conversations.history", status=503)
+    with pytest.raises(SlackUnavailable, match=r"conversations\.history"):
+        await messenger.find_sent(ALICE, "ns/w/uid")
+    assert await messenger.user_for_email("nobody@example.com") is None  # users_not_found: no such person
+
+
+# --- a live cluster: the cache holds no jobs; the owners named on the job (and its owners) are read --------
+
+
+async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_told(
+    slack: FakeSlack, db: Path, tmp_path: Path
+) -> None:
+    from bot.kube.client import KubeClient, load_api_client
+    from bot.kube.ondemand import CacheSource
+
+    from tests.fakes.kube_api import FakeKubeAPI
+
+    slack.add_user(BOB, name="bob")
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    job = _find(docs, "Job", "segformer-finetune")
+    parent = {
+        "apiVersion": "jobset.x-k8s.io/v1alpha2",
+        "kind": "JobSet",
+        "metadata": {
+            "name": "segformer-suite",
+            "namespace": "ml-vision",
+            "uid": "20000000-0000-4000-8000-000000000001",
+            "annotations": {"kueue-bot.io/notify": BOB},
+        },
+        "spec": {"replicatedJobs": []},
+    }
+    reference = {"apiVersion": "jobset.x-k8s.io/v1alpha2", "kind": "JobSet", "name": "segformer-suite"}
+    job["metadata"]["ownerReferences"] = [{**reference, "uid": parent["metadata"]["uid"], "controller": True}]
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    async with FakeKubeAPI() as api:
+        api.add_all([*docs, parent], validate=False)
+        api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
+        source = CacheSource.connect(KubeClient(api_client), clock=clock, freeze_gc=False)
+        server = build_server(_settings(slack), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
+        await server.start()
+        try:
+            await source.cache.wait_ready(10)
+            assert server.notifier is not None
+            await server.notifier.run_pass()
+            await server.notifier.run_pass()
+            told = sorted(str(c.params["channel"]) for c in _dm_posts(slack))
+            assert told == sorted([slack.dm_channel(ALICE), slack.dm_channel(BOB)])
+        finally:
+            await server.stop()
+            api_client.close()  # type: ignore[no-untyped-call]
+
+
+# --- Stop and Snooze: about the job clicked on, never a wildcard; confirmed where the user sees it ---------
+
+
+async def test_stop_on_a_job_without_a_workload_silences_that_job_only(slack: FakeSlack, db: Path) -> None:
+    docs = _annotate(_annotate(_docs(SEGFORMER), "segformer-finetune", ALICE), "vit-ablation-lr3e4", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await _server(slack, source, clock, db)
+    try:
+        assert server.notifier is not None and server.store is not None
+        await server.notifier.run_pass()
+        posts = _dm_posts(slack)
+        assert len(posts) == 2
+        crafted = json.dumps({"ns": "ml-vision", "name": "no-workload-at-all"})  # a job Kueue never saw
+        for value in (crafted, None):  # then Stop on the segformer DM itself
+            await slack.deliver_block_action(
+                f"{server.url}/slack/events", action_id="kueue_stop", user_id=ALICE,
+                channel_id=posts[0].params["channel"], message_ts=posts[0].response["ts"], value=value,
+            )  # fmt: skip
+        await slack.wait_for_call("chat.postEphemeral", nth=2)
+        snoozes = (await server.store.load()).snoozes
+        stopped = json.dumps(posts[0].params["blocks"])
+        assert {s.key for s in snoozes} == {"ml-vision/no-workload-at-all", f"ml-vision/{_job_in(stopped)}"}
+        held = copy.deepcopy(docs)
+        _find(held, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+        source.become(_snapshot(held))
+        await server.notifier.run_pass()
+        updates = slack.calls("chat.update")
+        assert [u.params["ts"] for u in updates] == [posts[1].response["ts"]]  # the other job still tells
+    finally:
+        await server.stop()
+
+
+def _job_in(blocks: str) -> str:
+    return "segformer-finetune" if "segformer-finetune" in blocks else "vit-ablation-lr3e4"
+
+
+async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_escaped(
+    slack: FakeSlack, db: Path
+) -> None:
+    import time
+
+    import aiohttp
+
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    server = await _server(
+        slack, Timeline(_snapshot(_docs(SEGFORMER))), clock, db, channel_namespaces={"*": ("ml-vision",)}
+    )
+
+    async def click(namespace: str, name: str) -> None:
+        payload = {
+            "type": "block_actions",
+            "team": {"id": slack.identity.team_id},
+            "user": {"id": ALICE},
+            "api_app_id": "A0KUEUEBOT",
+            "container": {"type": "view", "view_id": "V0HOME"},
+            "view": {"type": "home", "id": "V0HOME"},
+            "trigger_id": "1.2.3",
+            "actions": [
+                {"type": "button", "action_id": "kueue_snooze_1d", "block_id": "b",
+                 "value": json.dumps({"ns": namespace, "name": name}), "action_ts": "1.1"}
+            ],
+        }  # fmt: skip
+        body = urlencode({"payload": json.dumps(payload)})
+        stamp = int(time.time())
+        headers = {
+            "Content-Type": "application/x-www-form-urlencoded",
+            "X-Slack-Request-Timestamp": str(stamp),
+            "X-Slack-Signature": slack.sign(body, stamp),
+        }
+        async with (
+            aiohttp.ClientSession() as session,
+            session.post(f"{server.url}/slack/events", data=body, headers=headers) as response,
+        ):
+            assert response.status == 200
+
+    try:
+        assert server.store is not None
+        await click("ml-vision", "<!channel> *now*")
+        confirmation = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE)
+        assert "Snoozed" in confirmation.params["text"]
+        assert "`ml-vision/&lt;!channel&gt; *now*`" in confirmation.params["text"]
+        assert [s.key for s in (await server.store.load()).snoozes] == ["ml-vision/<!channel> *now*"]
+        await click("team-secret", "payroll")  # a namespace the user may not see: refused, nothing stored
+        refusal = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE, nth=2)
+        assert "Snoozed" not in refusal.params["text"] and "team-secret" in refusal.params["text"]
+        assert len((await server.store.load()).snoozes) == 1
     finally:
         await server.stop()

@@ -4,8 +4,12 @@ stops, the other takes over and does not send the same DM again."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
-from collections.abc import AsyncIterator, Iterator
+import json
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -113,3 +117,119 @@ async def test_two_replicas_send_one_dm_and_the_follower_takes_over_without_rese
         await first_elector.stop()
         await second.stop()
         await first.stop()
+
+
+# --- split brain: the leader frozen (SIGSTOP) past its lease, in the middle of a pass -------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+OWNERS = [f"U0OWNER{index:03d}" for index in range(30)]
+
+
+def _thirty_owners_dump(path: Path) -> Path:
+    """The scenario's cluster with 30 more waiting jobs, each annotated with its own owner."""
+    loaded = yaml.safe_load((SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").read_text())
+    docs: list[dict[str, Any]] = copy.deepcopy(loaded["items"])
+    template = next(d for d in docs if d["kind"] == "Workload" and d["metadata"]["name"].startswith("job-vit-"))
+    job = next(d for d in docs if d["kind"] == "Job" and d["metadata"]["name"] == "vit-ablation-lr3e4")
+    for index, owner in enumerate(OWNERS):
+        name = f"split-{index:03d}"
+        new_job = copy.deepcopy(job)
+        new_job["metadata"].update(name=name, uid=f"00000000-0000-4000-8000-{index:012d}")
+        new_job["metadata"]["annotations"] = {"kueue-bot.io/notify": owner}
+        workload = copy.deepcopy(template)
+        workload["metadata"].update(name=f"job-{name}-abcde", uid=f"10000000-0000-4000-8000-{index:012d}")
+        workload["metadata"]["labels"]["kueue.x-k8s.io/job-uid"] = new_job["metadata"]["uid"]
+        workload["metadata"]["ownerReferences"] = [
+            {
+                "apiVersion": "batch/v1",
+                "kind": "Job",
+                "name": name,
+                "uid": new_job["metadata"]["uid"],
+                "controller": True,
+            }
+        ]
+        docs += [new_job, workload]
+    path.write_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper))
+    return path
+
+
+class _Replica:
+    """A replica process and the events it reports on stdout."""
+
+    def __init__(self, process: asyncio.subprocess.Process, name: str) -> None:
+        self.process = process
+        self.name = name
+        self.events: list[dict[str, Any]] = []
+
+    async def expect(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30) -> dict[str, Any]:  # noqa: ASYNC109
+        """The next event matching `predicate` (reading what the process reports until then)."""
+        assert self.process.stdout is not None
+        async with asyncio.timeout(timeout):
+            while True:
+                line = await self.process.stdout.readline()
+                if not line:
+                    raise AssertionError(f"{self.name} ended (exit {await self.process.wait()})")
+                event = json.loads(line)
+                self.events.append(event)
+                if predicate(event):
+                    return event
+
+
+async def _start_replica(config: dict[str, Any], tmp_path: Path) -> _Replica:
+    path = tmp_path / f"{config['identity']}.json"
+    path.write_text(json.dumps(config))
+    log = (tmp_path / f"{config['identity']}.log").open("wb")
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.integration.replica_process", str(path),
+        stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT),
+    )  # fmt: skip
+    log.close()
+    return _Replica(process, config["identity"])
+
+
+async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets_one_dm(
+    api: FakeKubeAPI, slack: FakeSlack, tmp_path: Path
+) -> None:
+    for owner in OWNERS:
+        slack.add_user(owner, name=owner.lower())
+    slack.slow("chat.postMessage", 0.1)  # a pass of 30 DMs takes about 3 s: the freeze lands in its middle
+    common = {
+        "kubeconfig": str(api.write_kubeconfig(tmp_path / "kubeconfig")),
+        "slack_url": slack.api_url,
+        "token": slack.bot_token,
+        "secret": slack.signing_secret,
+        "dump": str(_thirty_owners_dump(tmp_path / "cluster.yaml")),
+        "namespace": NS,
+        "lease_seconds": 1.0,
+        "renew_every": 0.2,
+        "tick_seconds": 0.5,
+    }
+    first = await _start_replica({**common, "identity": "replica-a"}, tmp_path)
+    second: _Replica | None = None
+    try:
+        await first.expect(lambda e: e["event"] == "leading")
+        second = await _start_replica({**common, "identity": "replica-b"}, tmp_path)
+        await second.expect(lambda e: e["event"] == "ready")
+        is_dm: Callable[[Any], bool] = lambda c: str(c.params.get("channel", "")).startswith("D")  # noqa: E731
+        await slack.wait_for_call("chat.postMessage", is_dm, nth=5, timeout=30)
+        first.process.send_signal(signal.SIGSTOP)  # right after its 5th DM, in the middle of its pass
+        await second.expect(lambda e: e["event"] == "leading")
+        for owner in OWNERS:  # the follower took over and told everyone left
+            channel = slack.dm_channel(owner)
+            await slack.wait_for_call(
+                "chat.postMessage", lambda c, ch=channel: c.params.get("channel") == ch, timeout=30
+            )
+        first.process.send_signal(signal.SIGCONT)
+        # The old leader's pass, resumed, ends: it must not send another DM on its way out.
+        resumed = await first.expect(lambda e: e["event"] == "pass")
+        assert {"event": "following"} in first.events  # it knew it no longer led before acting again
+        await second.expect(lambda e: e["event"] == "pass" and e["decisions"] == 0)  # nothing left to do
+        per_owner = {owner: len(slack.messages(slack.dm_channel(owner))) for owner in OWNERS}
+        assert per_owner == dict.fromkeys(OWNERS, 1)
+        assert resumed["stopped"] == 1  # it stopped at once rather than finishing its pass
+    finally:
+        for replica in (first, second):
+            if replica is not None and replica.process.returncode is None:
+                replica.process.send_signal(signal.SIGCONT)
+                replica.process.kill()
+                await replica.process.wait()

@@ -80,17 +80,19 @@ STEP_NAMES = (
 def _static_keys() -> set[str]:
     """Keys written out in the engine's source: step codes (any "<step>.<what>" literal), actions, and the
     terminal's labels; so a path no test reaches is checked too."""
-    source = (ENGINE / "trace" / "explain.py").read_text(encoding="utf-8")
+    source = "\n".join(path.read_text(encoding="utf-8") for path in sorted((ENGINE / "trace").glob("*.py")))
     steps = "|".join(re.escape(step) for step in STEP_NAMES)
     literals = re.findall(rf'"((?:{steps})\.[a-z-]+)"', source)
-    actions = re.findall(r'self\.act\(\s*"([^"]+)"', source)
+    actions = re.findall(r'(?:walk\.act\(|_simply\()\s*"([^"]+)"', source)
+    fragments = re.findall(r'Text\(\s*"((?:fragment|note)\.[a-z-]+)"', source)
     labels = re.findall(r"render\(\s*['\"](label\.[a-z-]+)['\"]", (ENGINE / "terminal.py").read_text(encoding="utf-8"))
-    return {*literals, *(f"action.{a}" for a in actions), *labels}
+    return {*literals, *(f"action.{a}" for a in actions), *fragments, *labels}
 
 
 def test_the_static_scan_finds_the_keys() -> None:
     keys = _static_keys()
     assert {"workload.found", "quota.never-fits", "action.wait", "label.verdict"} <= keys
+    assert {"fragment.taint", "fragment.missing-flavors", "note.cut-by-kueue", "note.total-nodes"} <= keys
 
 
 @pytest.mark.parametrize("language", sorted(CATALOGUES))

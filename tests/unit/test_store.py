@@ -11,8 +11,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from bot.errors import ConfigError, StoreUnavailable
-from bot.notify.state import ALL, Delivery, Mute, Snooze, State, Subscription, format_time, parse_time
+from bot.errors import ConfigError, Fenced, StoreUnavailable
+from bot.notify.state import ALL, Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
 from bot.notify.store import MIGRATIONS, SQLiteStore, StateStore, migrate, open_store, schema_version
 
 T0 = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
@@ -142,6 +142,41 @@ class StoreContract:
         assert (await store.load()).deliveries == (
             Delivery(KEY, "U1", "", None, "evicted", None, "evicted again", _at(20), _at(20), None),
         )
+
+    async def test_an_intent_is_refused_when_an_open_delivery_appeared_meanwhile(self, store: StateStore) -> None:
+        assert await store.record_intent(KEY, "U1", "v", 1, "h", T0) is True
+        assert await store.record_intent(KEY, "U1", "v", 2, "again", _at(1)) is False  # another sender is at it
+        assert await store.record_intent(KEY, "U1", "v", 3, "reconciled", _at(2), replace=True) is True
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 3, "reconciled", _at(3))
+        assert await store.record_intent(KEY, "U1", "v", 4, "h", _at(4), replace=True) is False  # sent: never twice
+        delivery = (await store.load()).delivery_for(KEY, "U1")
+        assert delivery is not None and (delivery.ts, delivery.position) == ("1.1", 3)
+        await store.close(KEY, "U1", _at(5))
+        assert await store.record_intent(KEY, "U1", "v", 5, "h", _at(6)) is True  # closed: a new wait, a new DM
+
+    async def test_a_delivery_keeps_its_job_and_when_its_wait_began(self, store: StateStore) -> None:
+        await store.record_intent(KEY, "U1", "v", 1, "h", T0, job="team-a/train", since=_at(-60 * 24 * 28))
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", _at(1))
+        delivery = (await store.load()).delivery_for(KEY, "U1")
+        assert delivery is not None and (delivery.job, delivery.since) == ("team-a/train", _at(-60 * 24 * 28))
+        await store.record_update(KEY, "U1", "v", 2, "h", _at(2))
+        await store.close(KEY, "U1", _at(3))
+        assert (await store.load()).deliveries[0].job == "team-a/train"
+
+    async def test_a_write_fenced_by_an_older_leader_is_refused_and_changes_nothing(self, store: StateStore) -> None:
+        old, new = Fence("replica-a", 1), Fence("replica-b", 2)
+        assert await store.record_intent(KEY, "U1", "v", 1, "h", T0, fence=old) is True
+        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0, fence=new)  # the successor writes
+        before = await store.load()
+        with pytest.raises(Fenced, match="replica-b"):
+            await store.record_sent(KEY, "U1", "D1", "9.9", "v", 1, "h", _at(1), fence=old)
+        with pytest.raises(Fenced):
+            await store.close(KEY, "U1", _at(1), fence=old)
+        with pytest.raises(Fenced):
+            await store.record_update(KEY, "U1", "v", 9, "h", _at(1), fence=Fence("replica-c", 2))  # same token
+        assert await store.load() == before
+        assert await store.close(KEY, "U1", _at(2), fence=new) is True  # the leader itself goes on
+        assert await store.record_intent(OTHER_KEY, "U2", "v", 1, "h", _at(3)) is True  # a user's own write: unfenced
 
     async def test_snoozes_per_workload_and_for_everything(self, store: StateStore) -> None:
         await store.snooze("U1", KEY, _at(60))
@@ -298,7 +333,7 @@ async def test_a_version_1_database_is_migrated_and_keeps_its_data(tmp_path: Pat
     )
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == len(MIGRATIONS) == 2
+        assert schema_version(db) == len(MIGRATIONS) == 4
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         db.close()
@@ -313,7 +348,7 @@ async def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
         await store.aclose()
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == 2
+        assert schema_version(db) == len(MIGRATIONS) == 4
         assert db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
     finally:
         db.close()

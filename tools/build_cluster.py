@@ -1,7 +1,11 @@
 """Writes the demo cluster (`bot/demo/cluster/*.yaml`): one `kubectl get -o yaml` dump per moment of the story.
 
-    python -m bot.demo.build_cluster          # rewrite the dumps (review the diff)
-    python -m bot.demo.build_cluster --check  # exit 1 when the dumps differ from what this file says
+    .venv/bin/python tools/build_cluster.py          # rewrite the dumps (review the diff)
+    .venv/bin/python tools/build_cluster.py --check  # exit 1 when the dumps differ from what this file says
+
+A hand-run tool, not the product: the package ships the dumps, not this file (tests/integration/test_demo.py
+checks that the dumps are what it writes). The dumps' header still names the generator's former home
+(`bot.demo.build_cluster`): it is kept byte for byte so that regenerating leaves the shipped dumps unchanged.
 
 A small multi-team cluster on 2026-10-14: four namespaces, four nodes (two CPU, two A100 nodes, one of them
 with two unhealthy GPUs), four ClusterQueues (two of them lend each other GPUs in the cohort ml-gpu-pool).
@@ -33,14 +37,13 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-
 from bot.demo.source import MOMENTS
 from bot.trace.quantity import format_quantity, parse
 from bot.trace.resolve import workload_name
 
 Obj = dict[str, Any]
 
-CLUSTER_DIR = Path(__file__).resolve().parent / "cluster"
+CLUSTER_DIR = Path(__file__).resolve().parents[1] / "bot" / "demo" / "cluster"
 _UID_SPACE = uuid.UUID("6f1c2a3e-5b4d-4c8e-9a7f-0d2e4b6a8c10")
 _POD_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _KUEUE_MANAGER = "kueue-controller-manager-7c9f6d8b5-x2k4p"
@@ -1309,7 +1312,7 @@ def render(state_index: int) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bot.demo.build_cluster", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="tools/build_cluster.py", description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 when a dump differs from what this file writes")
     args = parser.parse_args(argv)
     stale = []
@@ -1324,7 +1327,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
     if stale:
-        print(f"out of date: {', '.join(stale)} (run python -m bot.demo.build_cluster)", file=sys.stderr)
+        print(f"out of date: {', '.join(stale)} (run tools/build_cluster.py)", file=sys.stderr)
         return 1
     return 0
 

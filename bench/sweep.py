@@ -1,0 +1,178 @@
+"""The trace's cost against the cluster's size: p50/p99 of a question from 1,000 to 200,000 Workloads, and
+from 100 to 5,000 Workloads per namespace (`bench/run.py --sweep`).
+
+Each row fills a `ClusterCache` in this process (the objects of `bench.run.cluster`, decoded with shared
+parts and applied as the informers would, no server), then asks about random pending Workloads exactly as
+the questions phase does (`OnDemand.snapshot_for` + `explain`, position included), with the floor measured
+on the same cache between them. The fill is not timed: only the questions are.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import statistics
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient
+from bot.kube.compact import Interner
+from bot.kube.decode import decode
+from bot.kube.informer import Change
+from bot.kube.ondemand import OnDemand
+from bot.trace.explain import Query, explain
+from bot.trace.model import Workload
+from bot.trace.snapshot import waits_in_queue
+from kubernetes import client as k8s_client
+
+# (Workloads, ClusterQueues, namespaces). The size sweep keeps the queues as they are (500 ClusterQueues,
+# one LocalQueue each, 10 in each of 50 namespaces) and grows the Workloads (20 to 4,000 per namespace); the
+# density sweep keeps 50,000 Workloads over those queues and spreads them over 500 to 10 namespaces.
+SIZES = ((1_000, 500, 50), (10_000, 500, 50), (50_000, 500, 50), (100_000, 500, 50), (200_000, 500, 50))
+DENSITIES = ((50_000, 500, 500), (50_000, 500, 100), (50_000, 500, 50), (50_000, 500, 10))
+
+
+@dataclass(frozen=True)
+class Row:
+    workloads: int
+    queues: int
+    namespaces: int
+    per_namespace: int
+    trace_p50_ms: float
+    trace_p99_ms: float
+    floor_p50_us: float
+    loadavg_1m: float
+
+    @property
+    def over_floor(self) -> float:
+        return self.trace_p50_ms * 1000 / self.floor_p50_us
+
+
+def filled_cache(objects: list[dict[str, Any]], now: datetime) -> ClusterCache:
+    """A cache holding `objects`, filled as the informers fill it (decoded with shared parts), no server."""
+    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: now)
+    parts = Interner()
+    changes = []
+    for raw in objects:
+        for decoded in decode(raw, parts):
+            kind = raw["kind"]
+            if kind in ("Namespace",):
+                continue
+            meta = raw["metadata"]
+            changes.append(Change(kind, "upsert", (meta.get("namespace", ""), meta["name"]), decoded))
+    order = {"ResourceFlavor": 0, "WorkloadPriorityClass": 0, "ClusterQueue": 1, "LocalQueue": 2, "Workload": 3}
+    changes.sort(key=lambda change: order.get(change.kind, 0))
+    cache.apply(changes)
+    return cache
+
+
+def pending_sample(cache: ClusterCache, count: int, seed: int) -> list[Workload]:
+    namespaces = sorted(
+        {lq.meta.namespace or "" for cq in cache.cluster_queues() for lq in cache.local_queues_of(cq.name)}
+    )
+    pending = [w for ns in namespaces for w in cache.workloads_in(ns) if waits_in_queue(w)]
+    return random.Random(seed).sample(pending, min(count, len(pending)))
+
+
+def floor_once(cache: ClusterCache, workload: Workload) -> str:
+    """The least any answer with a position does: the owner index lookup, two bisects (the ClusterQueue's and
+    the LocalQueue's order) and one formatted line."""
+    job = workload.meta.owners[0].name
+    found = cache.workloads_owned_by(workload.namespace, "Job", job)[0]
+    local_queue = cache.local_queue(found.namespace, found.queue_name)
+    assert local_queue is not None
+    position = cache.position_in(local_queue.cluster_queue, found)
+    assert position is not None
+    return f"{found.namespace}/{job} waits in {local_queue.cluster_queue}: #{position[0] + 1} (#{position[1] + 1} here)"
+
+
+def floor_us(cache: ClusterCache, sample: list[Workload]) -> list[float]:
+    timings = []
+    for workload in sample:
+        started = time.perf_counter()
+        floor_once(cache, workload)
+        timings.append((time.perf_counter() - started) * 1e6)
+    return timings
+
+
+async def trace_ms(cache: ClusterCache, ondemand: OnDemand, sample: list[Workload], now: datetime) -> list[float]:
+    timings = []
+    for workload in sample:
+        job = workload.meta.owners[0].name
+        started = time.perf_counter()
+        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
+        answer = explain(view, Query(workload.namespace, job, "Job"), now=now)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert answer.position is not None, (workload.name, answer.verdict)
+    return timings
+
+
+async def row(
+    cluster: Callable[..., list[dict[str, Any]]],
+    percentile: Callable[[list[float], float], float],
+    shape: tuple[int, int, int],
+    *,
+    questions: int,
+    seed: int,
+    now: datetime,
+) -> Row:
+    workloads, queues, namespaces = shape
+    cache = filled_cache(cluster(workloads, queues, seed, namespaces=namespaces), now)
+    gc.collect()
+    gc.freeze()  # as the production cache does once synced
+    try:
+        sample = pending_sample(cache, questions, seed + 2)
+        ondemand = OnDemand(cache.client, cache, visibility=False)
+        await trace_ms(cache, ondemand, sample[:50], now)  # warm the views, as a running bot has them
+        floor = floor_us(cache, sample)
+        trace = await trace_ms(cache, ondemand, sample, now)
+    finally:
+        gc.unfreeze()
+    used = min(namespaces, queues)
+    return Row(
+        workloads=workloads,
+        queues=queues,
+        namespaces=used,
+        per_namespace=workloads // used,
+        trace_p50_ms=round(statistics.median(trace), 3),
+        trace_p99_ms=round(percentile(trace, 0.99), 3),
+        floor_p50_us=round(statistics.median(floor), 2),
+        loadavg_1m=round(os.getloadavg()[0], 2),
+    )
+
+
+async def sweep(
+    cluster: Callable[..., list[dict[str, Any]]],
+    percentile: Callable[[list[float], float], float],
+    *,
+    questions: int,
+    seed: int,
+    now: datetime,
+    largest: int,
+) -> Iterator[tuple[str, Row]]:
+    rows = []
+    for label, shapes in (("size", SIZES), ("density", DENSITIES)):
+        for shape in shapes:
+            if shape[0] <= largest:
+                rows.append((label, await row(cluster, percentile, shape, questions=questions, seed=seed, now=now)))
+                gc.collect()
+    return iter(rows)
+
+
+def table(rows: list[tuple[str, Row]]) -> str:
+    lines = [
+        "| sweep | Workloads | ClusterQueues | namespaces | Workloads/namespace | trace p50 ms | trace p99 ms "
+        "| floor p50 µs | p50 / floor | load 1m |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for label, r in rows:
+        lines.append(
+            f"| {label} | {r.workloads:,} | {r.queues} | {r.namespaces} | {r.per_namespace:,} | {r.trace_p50_ms} "
+            f"| {r.trace_p99_ms} | {r.floor_p50_us} | {r.over_floor:.0f} × | {r.loadavg_1m} |"
+        )
+    return "\n".join(lines)

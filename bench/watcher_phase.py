@@ -1,0 +1,150 @@
+"""The watcher phase of `bench/run.py`: the proactive-DM watcher (`bot.notify.watcher.Notifier`) over the
+benchmark's synced cache, with a real SQLite store (a file in a temporary directory) and a messenger that
+records what it is asked to send (no Slack: that is the Slack phase). Passes are driven one at a time
+(`Notifier.run_pass`), with the clock frozen a day after the Workloads were created, so every pending
+Workload of an owner is due:
+
+  first pass      everything due is told (DMs and digests recorded, intents and deliveries written)
+  steady passes   nothing changed in the cluster: CPU seconds per pass (`watcher_steady_cpu_seconds`,
+                  the median of `--steady-passes`)
+  changed pass    after 1 % of the Workloads changed (priority + 1 through the fake API server, applied by
+                  the cache's watch): CPU seconds of the next pass (`watcher_changed_cpu_seconds`)
+
+CPU is this process's (every thread: the loop, SQLite's worker thread, the idle informers). A probe
+coroutine sleeps 1 ms at a time during every pass; `loop_lag_max_ms` is the worst it overslept (how long
+the event loop was held), over all passes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from bot.kube.cache import ClusterCache
+from bot.kube.ondemand import CacheSource, OnDemand
+from bot.notify.policy import PolicyConfig
+from bot.notify.store import SQLiteStore
+from bot.notify.watcher import Notifier
+from bot.trace.explanation import Explanation
+
+PROBE_INTERVAL = 0.001
+
+
+class RecordingMessenger:
+    """The watcher's Messenger port, recording: one DM (or digest) per send, updates and closes counted."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []  # (target, Workloads in the message)
+        self.updates = 0
+        self.closes = 0
+
+    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+        self.sent.append((target, len(keys)))
+        return f"D{target[1:]}", f"{len(self.sent)}.000100"
+
+    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+        self.updates += 1
+
+    async def close(self, channel: str, ts: str, job: str, outcome: str, waited_seconds: int, target: str) -> None:
+        self.closes += 1
+
+    async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
+        return None
+
+    async def user_for_email(self, email: str) -> str | None:
+        return None
+
+    async def utc_offset(self, user: str) -> timedelta | None:
+        return None
+
+
+class LagProbe:
+    """A coroutine that sleeps PROBE_INTERVAL at a time and keeps the worst oversleep while `running`."""
+
+    def __init__(self) -> None:
+        self.worst = 0.0
+        self._task: asyncio.Task[None] | None = None
+
+    async def __aenter__(self) -> LagProbe:
+        self.worst = 0.0
+        self._task = asyncio.create_task(self._run())
+        await asyncio.sleep(0)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self._task
+
+    async def _run(self) -> None:
+        while True:
+            started = time.perf_counter()
+            await asyncio.sleep(PROBE_INTERVAL)
+            self.worst = max(self.worst, time.perf_counter() - started - PROBE_INTERVAL)
+
+
+async def timed_pass(notifier: Notifier) -> dict[str, float | int]:
+    async with LagProbe() as probe:
+        cpu, wall = time.process_time(), time.perf_counter()
+        decisions = await notifier.run_pass()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    return {
+        "cpu_seconds": round(cpu, 3),
+        "wall_seconds": round(wall, 3),
+        "lag_max_ms": round(probe.worst * 1000, 2),
+        "decisions": len(decisions),
+    }
+
+
+async def watcher_phase(
+    cache: ClusterCache,
+    *,
+    now: datetime,
+    change: Callable[[int], Awaitable[int]],
+    changed: int,
+    steady_passes: int,
+) -> dict[str, Any]:
+    """`change(k)` modifies k Workloads in the cluster and returns once the cache applied them."""
+    messenger = RecordingMessenger()
+    with tempfile.TemporaryDirectory() as tmp:
+        store = SQLiteStore(Path(tmp) / "state.sqlite3")
+        source = CacheSource(cache, OnDemand(cache.client, cache, visibility=False))
+        notifier = Notifier(source=source, store=store, messenger=messenger, clock=lambda: now, config=PolicyConfig())
+        try:
+            first = await timed_pass(notifier)
+            dms_first = len(messenger.sent)
+            steady = [await timed_pass(notifier) for _ in range(steady_passes)]
+            applied = await change(changed)
+            after_change = await timed_pass(notifier)
+            steady_after = await timed_pass(notifier)
+        finally:
+            await store.aclose()
+    passes = [first, *steady, after_change, steady_after]
+    return {
+        "watcher_first_cpu_seconds": first["cpu_seconds"],
+        "watcher_steady_cpu_seconds": statistics.median(p["cpu_seconds"] for p in steady) if steady else None,
+        "watcher_changed_cpu_seconds": after_change["cpu_seconds"],
+        "watcher_changed_workloads": applied,
+        "loop_lag_max_ms": max(p["lag_max_ms"] for p in passes),
+        "watcher_passes": {
+            "first": first,
+            "steady": steady,
+            "changed": after_change,
+            "steady_after_change": steady_after,
+        },
+        "watcher_dms": {
+            "first_pass": dms_first,
+            "workloads_told_first_pass": sum(n for _, n in messenger.sent[:dms_first]),
+            "sent_after": len(messenger.sent) - dms_first,
+            "updates": messenger.updates,
+            "closes": messenger.closes,
+        },
+    }

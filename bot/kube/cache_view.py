@@ -1,0 +1,221 @@
+"""One question's detached, immutable view of the informer cache (`ClusterCache.view`), and the copies of
+the small kinds that every view shares until one of them changes."""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from bot.kube.cache_index import order_key
+from bot.kube.informer import Key
+from bot.trace.model import (
+    JOB_UID_LABEL,
+    AdmissionCheck,
+    ClusterQueue,
+    Cohort,
+    Event,
+    Job,
+    LocalQueue,
+    Namespace,
+    Node,
+    PendingEntry,
+    Pod,
+    PriorityClass,
+    ResourceFlavor,
+    Workload,
+)
+from bot.trace.snapshot import MemorySnapshot
+
+if TYPE_CHECKING:
+    from bot.kube.cache_index import CacheIndex
+
+
+class Small:
+    """Copies of the small kinds for views (shared by every view until one of them changes), and the
+    cohort trees: which ClusterQueues share a tree, and which of those report no reservation."""
+
+    def __init__(self, cache: CacheIndex) -> None:
+        self.local_queues = dict(cache._lqs)
+        self.lqs_by_ns = {ns: tuple(bucket.values()) for ns, bucket in cache._lq_ns.items()}
+        self.lqs_by_cq = {cq: tuple(bucket.values()) for cq, bucket in cache._lq_cq.items()}
+        self.cluster_queues = dict(cache._cqs)
+        self.flavors = dict(cache._flavors)
+        self.cohorts = dict(cache._cohorts)
+        self.checks = dict(cache._checks)
+        self.priorities = dict(cache._priorities)
+        self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
+        self._unreported_in: dict[str, list[str]] = {}
+        for name, root in self._root_of.items():
+            if self.cluster_queues[name].reservation is None:
+                self._unreported_in.setdefault(root, []).append(name)
+
+    def unreported_around(self, focus: Iterable[str]) -> set[str]:
+        """The ClusterQueues sharing a cohort tree with any of `focus` (themselves included) that are
+        unknown or report no reservation (a view counts their Workloads itself)."""
+        found = set()
+        for name in focus:
+            known = self.cluster_queues.get(name)
+            if known is None or known.reservation is None:
+                found.add(name)
+            root = self._root_of.get(name)
+            if root is not None:
+                found.update(self._unreported_in.get(root, ()))
+        return found
+
+
+def _index_in(order: tuple[Workload, ...], workload: Workload) -> int | None:
+    """Where `workload` is in a view's order (a tuple of Workloads sorted by order_key), or None."""
+    index = bisect_left(order, order_key(workload), key=order_key)
+    if index < len(order):
+        found = order[index]
+        if found.name == workload.name and found.namespace == workload.namespace:
+            return index
+    return None
+
+
+def _root(cohort: str, cohorts: Mapping[str, Cohort]) -> str:
+    """The root of a cohort's tree (a cycle ends where it closes)."""
+    seen = set()
+    while cohort and cohort not in seen:
+        seen.add(cohort)
+        parent = cohorts[cohort].parent if cohort in cohorts else ""
+        if not parent:
+            return cohort
+        cohort = parent
+    return cohort
+
+
+class CacheView:
+    """One question's immutable view of the cache (see ClusterCache.view): safe to read from any thread."""
+
+    def __init__(
+        self,
+        *,
+        taken_at: datetime | None,
+        namespace: str,
+        workloads: dict[str, Workload],
+        local_queues: dict[Key, LocalQueue],
+        lqs_by_ns: dict[str, tuple[LocalQueue, ...]],
+        lqs_by_cq: dict[str, tuple[LocalQueue, ...]],
+        cluster_queues: dict[str, ClusterQueue],
+        flavors: dict[str, ResourceFlavor],
+        cohorts: dict[str, Cohort],
+        checks: dict[str, AdmissionCheck],
+        priorities: dict[str, PriorityClass],
+        cq_orders: dict[str, tuple[Workload, ...]],
+        lq_orders: dict[Key, tuple[Workload, ...]],
+        in_cluster_queue: dict[str, tuple[Workload, ...]],
+        extras: MemorySnapshot,
+    ) -> None:
+        self._taken_at = taken_at
+        self.focus = namespace
+        self._workloads = workloads
+        self._workload_list = tuple(workloads.values())  # the trace asks for these sequences many times
+        self._local_queues = local_queues
+        self._lqs_by_ns = lqs_by_ns
+        self._lqs_by_cq = lqs_by_cq
+        self._cluster_queues = cluster_queues
+        self._cluster_queue_list = tuple(cluster_queues.values())
+        self._flavors = flavors
+        self._cohorts = cohorts
+        self._cohort_list = tuple(cohorts.values())
+        self._checks = checks
+        self._priorities = priorities
+        self._cq_orders = cq_orders
+        self._lq_orders = lq_orders
+        self._in_cq = in_cluster_queue
+        self.extras = extras
+
+    @property
+    def taken_at(self) -> datetime | None:
+        return self._taken_at
+
+    @property
+    def read_scope(self) -> str | None:
+        return None
+
+    def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
+        return self.extras.jobs_named(namespace, name)
+
+    def jobs_in(self, namespace: str) -> Sequence[Job]:
+        return self.extras.jobs_in(namespace)
+
+    def workload(self, namespace: str, name: str) -> Workload | None:
+        return self._workloads.get(name) if namespace == self.focus else None
+
+    def workloads_in(self, namespace: str) -> Sequence[Workload]:
+        return self._workload_list if namespace == self.focus else ()
+
+    def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
+        if namespace != self.focus:
+            return ()
+        return tuple(w for w in self._workloads.values() if w.meta.labels.get(JOB_UID_LABEL) == uid)
+
+    def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
+        return self._in_cq.get(cluster_queue, ())
+
+    def local_queue(self, namespace: str, name: str) -> LocalQueue | None:
+        return self._local_queues.get((namespace, name))
+
+    def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]:
+        return self._lqs_by_ns.get(namespace, ())
+
+    def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]:
+        return self._lqs_by_cq.get(cluster_queue, ())
+
+    def cluster_queue(self, name: str) -> ClusterQueue | None:
+        return self._cluster_queues.get(name)
+
+    def cluster_queues(self) -> Sequence[ClusterQueue]:
+        return self._cluster_queue_list
+
+    def flavor(self, name: str) -> ResourceFlavor | None:
+        return self._flavors.get(name)
+
+    def cohort(self, name: str) -> Cohort | None:
+        return self._cohorts.get(name)
+
+    def cohorts(self) -> Sequence[Cohort]:
+        return self._cohort_list
+
+    def admission_check(self, name: str) -> AdmissionCheck | None:
+        return self._checks.get(name)
+
+    def priority_class(self, name: str) -> PriorityClass | None:
+        return self._priorities.get(name)
+
+    def namespace(self, name: str) -> Namespace | None:
+        return self.extras.namespace(name)
+
+    def namespaces(self) -> Sequence[Namespace]:
+        return self.extras.namespaces()
+
+    def pods_in(self, namespace: str) -> Sequence[Pod]:
+        return self.extras.pods_in(namespace)
+
+    def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
+        return self.extras.events_about(namespace, kind, name)
+
+    def nodes(self) -> Sequence[Node]:
+        return self.extras.nodes()
+
+    def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
+        return self.extras.pending_entry(namespace, name)
+
+    def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
+        return self._cq_orders.get(cluster_queue, ())
+
+    def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
+        order = self._cq_orders.get(cluster_queue)
+        if not order:
+            return None
+        in_cq = _index_in(order, workload)
+        if in_cq is None:
+            return None
+        in_lq = None
+        lq_order = self._lq_orders.get((workload.namespace, workload.queue_name))
+        if lq_order:
+            in_lq = _index_in(lq_order, workload)
+        return (in_cq, in_lq if in_lq is not None else 0)

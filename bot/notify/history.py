@@ -1,0 +1,272 @@
+"""The admissions and finishes the bot observes, per ClusterQueue and flavor: what the ETA rests on.
+
+    recorder = HistoryRecorder(SQLiteHistory(path))   # or MemoryHistory() where no database is configured
+    await recorder.load()                              # what earlier runs saw (survives restarts)
+    await recorder.observe(snapshot, now)              # each notifier pass: new admissions and finishes
+    explain(snapshot, query, now=now, history=recorder.history)
+
+`observations(snapshot, ...)` is pure: it reads each Workload's own record (QuotaReserved/Admitted and
+Finished conditions, with their times), so an admission is seen even when it happened between two passes,
+and recording it twice is harmless (its identity is the Workload's UID, the flavor and the admission time).
+A Workload that disappears while holding quota finished at the pass that no longer sees it. The history is
+bounded: at most MAX_PER_QUEUE admissions and finishes per ClusterQueue, none older than RETENTION.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from bot.errors import StoreUnavailable
+from bot.notify.state import format_time, parse_time
+from bot.notify.store import DEFAULT_BUSY_TIMEOUT, migrate
+from bot.trace.eta import Finished, History, Observed
+from bot.trace.holders import reserved_at
+from bot.trace.model import Workload
+from bot.trace.snapshot import Snapshot, queue_order_time
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+RETENTION = timedelta(days=7)
+MAX_PER_QUEUE = 2000
+_COMMON = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+
+
+@dataclass(frozen=True)
+class Seen:
+    """What the previous pass saw holding quota: key -> (cluster queue, flavors, admitted at)."""
+
+    holding: dict[str, tuple[str, tuple[str, ...], datetime]]
+
+
+def main_resource(workload: Workload) -> str:
+    """The resource an admission is measured by: an accelerator (anything but cpu, memory, pods,
+    ephemeral-storage) when it asks for one, else cpu."""
+    names = sorted({r for a in (workload.admission.assignments if workload.admission else ()) for r in a.usage})
+    special = [name for name in names if name not in _COMMON and not name.startswith("hugepages-")]
+    return special[0] if special else "cpu"
+
+
+def _flavors(workload: Workload) -> dict[str, Decimal]:
+    """flavor -> the amount of the main resource assigned there (0 for flavors of other resources)."""
+    resource = main_resource(workload)
+    found: dict[str, Decimal] = {}
+    for assignment in workload.admission.assignments if workload.admission else ():
+        for name, flavor in assignment.flavors.items():
+            amount = assignment.usage.get(resource, Decimal(0)) if name == resource else Decimal(0)
+            found[flavor] = found.get(flavor, Decimal(0)) + amount
+    return found
+
+
+def _queued_since(workload: Workload) -> datetime | None:
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
+        return evicted.since
+    return workload.meta.created or queue_order_time(workload)
+
+
+def observations(
+    snapshot: Snapshot, namespaces: Iterable[str], seen: Seen, now: datetime
+) -> tuple[list[Observed], list[Finished], Seen]:
+    """New admissions and finishes in `snapshot` (and the Workloads gone since `seen`), and what to remember."""
+    admissions: list[Observed] = []
+    finishes: list[Finished] = []
+    holding: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
+    for namespace in namespaces:
+        for workload in snapshot.workloads_in(namespace):
+            if workload.admission is None:
+                continue
+            at = reserved_at(workload)
+            queued = _queued_since(workload)
+            if at is None:
+                continue
+            cq = workload.admission.cluster_queue
+            flavors = _flavors(workload)
+            key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
+            for flavor, amount in sorted(flavors.items()):  # one admission per flavor it got
+                if queued is not None and queued <= at:
+                    admissions.append(Observed(cq, flavor, queued, at, amount or None, key))
+            finished = workload.condition("Finished")
+            if finished is not None and finished.is_true and finished.since is not None:
+                finishes.extend(Finished(cq, flavor, at, finished.since) for flavor in sorted(flavors))
+            elif workload.holds_quota:
+                holding[key] = (cq, tuple(sorted(flavors)), at)
+    for key, (queue, held, since) in seen.holding.items():  # gone, or evicted: its quota was freed
+        if key not in holding and not any(f.admitted_at == since and f.cluster_queue == queue for f in finishes):
+            finishes.extend(Finished(queue, flavor, since, now) for flavor in held)
+    return admissions, finishes, Seen(holding)
+
+
+def bounded(history: History, now: datetime) -> History:
+    """At most MAX_PER_QUEUE of each per ClusterQueue, the most recent, none older than RETENTION."""
+    since = now - RETENTION
+    admissions: dict[str, list[Observed]] = {}
+    for a in sorted(history.admissions, key=lambda a: a.admitted_at):
+        if a.admitted_at >= since:
+            admissions.setdefault(a.cluster_queue, []).append(a)
+    finishes: dict[str, list[Finished]] = {}
+    for f in sorted(history.finishes, key=lambda f: f.finished_at):
+        if f.finished_at >= since:
+            finishes.setdefault(f.cluster_queue, []).append(f)
+    return History(
+        tuple(a for items in admissions.values() for a in items[-MAX_PER_QUEUE:]),
+        tuple(f for items in finishes.values() for f in items[-MAX_PER_QUEUE:]),
+    )
+
+
+class HistoryStore(Protocol):
+    async def load(self) -> History: ...
+    async def add(self, admissions: Sequence[Observed], finishes: Sequence[Finished], now: datetime) -> None:
+        """Record these (idempotent), then forget what falls outside the bounds."""
+        ...
+
+    async def aclose(self) -> None: ...
+
+
+class MemoryHistory:
+    """A history kept in memory only (a store that has no database: it starts empty after a restart)."""
+
+    def __init__(self) -> None:
+        self._history = History()
+
+    async def load(self) -> History:
+        return self._history
+
+    async def add(self, admissions: Sequence[Observed], finishes: Sequence[Finished], now: datetime) -> None:
+        self._history = bounded(self._history.union(History(tuple(admissions), tuple(finishes))), now)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class SQLiteHistory:
+    """The history in the state database (the `history` table of the store's schema, migration 4)."""
+
+    def __init__(self, path: str | Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
+        self.path = str(path)
+        self.busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        with self._lock:
+            try:
+                if self._db is None:
+                    db = sqlite3.connect(
+                        self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
+                    )
+                    db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+                    db.execute("PRAGMA journal_mode = WAL")
+                    db.execute("PRAGMA synchronous = FULL")
+                    migrate(db)
+                    self._db = db
+                db = self._db
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.rollback()
+                    raise
+                return result
+            except sqlite3.DatabaseError as error:
+                raise StoreUnavailable(f"the state database {self.path} failed: {error}") from error
+
+    async def load(self) -> History:
+        def work(db: sqlite3.Connection) -> History:
+            admissions: list[Observed] = []
+            finishes: list[Finished] = []
+            for kind, cq, flavor, uid, queued, admitted, finished, amount in db.execute(
+                "SELECT kind, cluster_queue, flavor, uid, queued_at, admitted_at, finished_at, amount FROM history"
+            ):
+                if kind == "admitted":
+                    admissions.append(
+                        Observed(
+                            cq,
+                            flavor,
+                            parse_time(queued),
+                            parse_time(admitted),
+                            Decimal(amount) if amount else None,
+                            uid,
+                        )
+                    )
+                else:
+                    finishes.append(Finished(cq, flavor, parse_time(admitted), parse_time(finished)))
+            return History(tuple(admissions), tuple(finishes))
+
+        return await asyncio.to_thread(self._run, work)
+
+    async def add(self, admissions: Sequence[Observed], finishes: Sequence[Finished], now: datetime) -> None:
+        rows = [
+            ("admitted", a.cluster_queue, a.flavor, a.workload, format_time(a.queued_at), format_time(a.admitted_at),
+             "", str(a.amount) if a.amount is not None else None)
+            for a in admissions
+        ] + [
+            ("finished", f.cluster_queue, f.flavor, "", "", format_time(f.admitted_at),
+             format_time(f.finished_at), None)
+            for f in finishes
+        ]  # fmt: skip
+        limit = format_time(now - RETENTION)
+
+        def work(db: sqlite3.Connection) -> None:
+            db.executemany(
+                "INSERT OR IGNORE INTO history (kind, cluster_queue, flavor, uid, queued_at, admitted_at,"
+                " finished_at, amount) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+            db.execute("DELETE FROM history WHERE coalesce(nullif(finished_at, ''), admitted_at) < ?", (limit,))
+            for kind, cq in {(row[0], row[1]) for row in rows}:
+                db.execute(
+                    "DELETE FROM history WHERE kind = ? AND cluster_queue = ? AND rowid NOT IN (SELECT rowid FROM"
+                    " history WHERE kind = ? AND cluster_queue = ? ORDER BY coalesce(nullif(finished_at, ''),"
+                    " admitted_at) DESC LIMIT ?)",
+                    (kind, cq, kind, cq, MAX_PER_QUEUE),
+                )
+
+        if rows:
+            await asyncio.to_thread(self._run, work)
+
+    async def aclose(self) -> None:
+        def close() -> None:
+            with self._lock:
+                if self._db is not None:
+                    self._db.close()
+                    self._db = None
+
+        await asyncio.to_thread(close)
+
+
+class HistoryRecorder:
+    """Keeps the history in memory for the engine (a pure value) and in its store for restarts."""
+
+    def __init__(self, store: HistoryStore) -> None:
+        self.store = store
+        self.history = History()
+        self._seen = Seen({})
+
+    async def load(self) -> History:
+        self.history = await self.store.load()
+        return self.history
+
+    async def observe(self, snapshot: Snapshot, namespaces: Iterable[str], now: datetime) -> int:
+        """Record what changed since the last pass; returns how many new records it made."""
+        admissions, finishes, self._seen = observations(snapshot, list(namespaces), self._seen, now)
+        known = set(self.history.admissions) | set(self.history.finishes)
+        new_admissions = [a for a in admissions if a not in known]
+        new_finishes = [f for f in finishes if f not in known]
+        if not new_admissions and not new_finishes:
+            return 0
+        await self.store.add(new_admissions, new_finishes, now)
+        self.history = bounded(self.history.union(History(tuple(new_admissions), tuple(new_finishes))), now)
+        return len(new_admissions) + len(new_finishes)

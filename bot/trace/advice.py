@@ -1,0 +1,241 @@
+"""The headline's parameters and the advice of a pending Workload: one small function a verdict, in tables.
+
+`headline_params` gives the names and numbers the headline of a verdict needs (the sentence is in
+bot.copy, `headline.<verdict>`); `advise` writes what the reader can do about it. Both read Kueue's
+record first and the engine's own checks (`walk.fit`) where Kueue recorded nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.trace import checks, messages
+from bot.trace.checks import Fit
+from bot.trace.codes import Verdict
+from bot.trace.explanation import LOWER_BOUND, Text, Value
+from bot.trace.messages import Cause, Classification
+from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.quantity import human
+from bot.trace.queuecheck import inactive_detail
+from bot.trace.walk import Walk
+
+HeadlineParams = dict[str, Value | None]
+_Headline = Callable[[Walk, Workload, Classification | None], HeadlineParams]
+_Advice = Callable[[Walk, Workload, Classification | None], None]
+_FLAVOR_CAUSES = (Cause.UNTOLERATED_TAINT, Cause.NODE_AFFINITY_MISMATCH, Cause.RESOURCE_NOT_COVERED)
+
+
+def _facts(record: Classification | None) -> tuple[messages.Fact, ...]:
+    return record.facts if record is not None else ()
+
+
+def _fact(record: Classification | None, *causes: Cause) -> messages.Fact | None:
+    return next((f for f in _facts(record) if f.cause in causes), None)
+
+
+def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
+    if walk.fit is None:
+        return None
+    shortfalls = [s for s in walk.fit.shortfalls() if s.never == never]
+    return shortfalls[0] if shortfalls else None
+
+
+# --- headlines ---------------------------------------------------------------------------------------
+
+
+def _exceeds_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    shortfall = first_shortfall(walk, never=True)
+    if shortfall is not None:
+        return {
+            "resource": shortfall.resource,
+            "flavor": shortfall.flavor,
+            "requested": human(shortfall.requested, shortfall.resource),
+            "maximum": human(shortfall.capacity.maximum, shortfall.resource),
+        }
+    fact = _fact(record, Cause.EXCEEDS_MAX_CAPACITY)
+    if fact is not None:
+        return {"resource": fact.resource, "flavor": fact.flavor, "requested": fact.requested, "maximum": fact.maximum}
+    return {}
+
+
+def _waiting_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    params: HeadlineParams = {}
+    fact = _fact(record, Cause.INSUFFICIENT_UNUSED_QUOTA)
+    shortfall = first_shortfall(walk, never=False)
+    if fact is not None:
+        params.update(resource=fact.resource, flavor=fact.flavor, needed=fact.needed)
+    elif shortfall is not None:
+        params.update(
+            resource=shortfall.resource, flavor=shortfall.flavor, needed=human(shortfall.needed, shortfall.resource)
+        )
+    if record is not None and record.preemptions_pending:
+        params["preemptions"] = record.preemptions_pending
+    return params
+
+
+def _no_flavor_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    fact = _fact(record, *_FLAVOR_CAUSES)
+    if fact is not None and fact.cause == Cause.UNTOLERATED_TAINT:
+        return {"flavor": fact.flavor or "", "detail": Text("fragment.taint", {"taint": fact.taint or ""})}
+    if fact is not None and fact.cause == Cause.RESOURCE_NOT_COVERED:
+        return {"detail": Text("fragment.not-covered", {"resources": fact.resource or ""})}
+    if fact is not None:
+        return {"flavor": fact.flavor, "detail": Text("fragment.node-labels")}
+    if walk.fit is not None and walk.fit.uncovered:
+        return {"detail": Text("fragment.not-covered", {"resources": ", ".join(walk.fit.uncovered)})}
+    blocking = walk.fit.blocking_flavors() if walk.fit else []
+    taint = next((a for a in blocking if a.taint is not None), None)
+    if taint is not None:
+        return {"flavor": taint.flavor, "detail": Text("fragment.taint", {"taint": str(taint.taint)})}
+    if blocking:
+        return {"flavor": blocking[0].flavor, "detail": Text("fragment.node-labels")}
+    return {}
+
+
+def _stopped_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    chain = walk.chain
+    if chain is None:
+        return _record_headline(walk, workload, record)
+    stopped = workload.queue_name if chain.stopped_by == "LocalQueue" else chain.cluster_queue_name
+    return {"kind": chain.stopped_by or "ClusterQueue", "policy": chain.stop_policy or "Hold", "stopped": stopped}
+
+
+def _inactive_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    if walk.chain is None:
+        return _record_headline(walk, workload, record)
+    return {"detail": inactive_detail(walk.chain)}
+
+
+def _record_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    facts = _facts(record)
+    return {"detail": facts[0].text} if facts else {}
+
+
+_HEADLINES: dict[Verdict, _Headline] = {
+    Verdict.EXCEEDS_MAX_QUOTA: _exceeds_headline,
+    Verdict.WAITING_FOR_QUOTA: _waiting_headline,
+    Verdict.WAITING_FOR_PREEMPTION: _waiting_headline,
+    Verdict.NO_MATCHING_FLAVOR: _no_flavor_headline,
+    Verdict.QUEUE_STOPPED: _stopped_headline,
+    Verdict.QUEUE_INACTIVE: _inactive_headline,
+}
+
+
+def headline_params(walk: Walk, workload: Workload, verdict: Verdict, record: Classification | None) -> HeadlineParams:
+    params: HeadlineParams = {"cluster_queue": walk.cluster_queue_name, "queue": workload.queue_name}
+    if walk.position is not None and walk.position.source != LOWER_BOUND:
+        params["position"] = walk.position.cluster_queue
+        params["ahead"] = walk.position.cluster_queue - 1
+    params.update(_HEADLINES.get(verdict, _record_headline)(walk, workload, record))
+    return params
+
+
+# --- advice ------------------------------------------------------------------------------------------
+
+
+def _exceeds_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+    shortfall = first_shortfall(walk, never=True)
+    if shortfall is not None and walk.fit is not None and len(workload.pod_sets) == 1:
+        pods = checks.max_pods_that_fit(walk.fit, workload.pod_sets[0].name, now=False)
+        if pods:
+            walk.act("shrink-request", {"pods": pods, "cluster_queue": walk.fit.cluster_queue}, pods=pods)
+    other_queues(walk, workload, now=False)
+    if shortfall is not None:
+        walk.act(
+            "ask-admin-quota",
+            {
+                "cluster_queue": shortfall.capacity.cluster_queue,
+                "resource": shortfall.resource,
+                "flavor": shortfall.flavor,
+                "requested": human(shortfall.requested, shortfall.resource),
+            },
+        )
+
+
+def _waiting_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+    walk.act("wait", {})
+    if walk.fit is not None and len(workload.pod_sets) == 1:
+        pods = checks.max_pods_that_fit(walk.fit, workload.pod_sets[0].name, now=True)
+        if pods and pods < workload.pod_sets[0].count:
+            walk.act("shrink-to-start-now", {"pods": pods}, pods=pods)
+    other_queues(walk, workload, now=True)
+    walk.act("ask-admin-priority")
+
+
+def _no_flavor_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+    blocking = walk.fit.blocking_flavors() if walk.fit else []
+    facts = _facts(record)
+    taints = sorted({str(a.taint) for a in blocking if a.taint is not None})
+    taints += [f.taint for f in facts if f.cause == Cause.UNTOLERATED_TAINT and f.taint and f.taint not in taints]
+    for taint in taints[:3]:
+        walk.act("add-toleration", {"taint": taint})
+    if any(a.affinity_mismatch for a in blocking) or any(f.cause == Cause.NODE_AFFINITY_MISMATCH for f in facts):
+        walk.act("fix-node-selector")
+    uncovered = list(walk.fit.uncovered) if walk.fit else []
+    uncovered += [
+        f.resource
+        for f in facts
+        if f.cause == Cause.RESOURCE_NOT_COVERED and f.resource and f.resource not in uncovered
+    ]
+    for resource in uncovered[:3]:
+        walk.act("ask-admin-cover", {"resource": resource, "cluster_queue": walk.cluster_queue_name})
+    other_queues(walk, workload, now=False)
+
+
+def _elsewhere_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+    other_queues(walk, workload, now=False)
+
+
+def _missing_cq_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+    walk.act("ask-admin-cluster-queue", {"cluster_queue": walk.cluster_queue_name})
+
+
+def _simply(code: str) -> _Advice:
+    def advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
+        walk.act(code)
+
+    return advice
+
+
+_ADVICE: dict[Verdict, _Advice] = {
+    Verdict.EXCEEDS_MAX_QUOTA: _exceeds_advice,
+    Verdict.WAITING_FOR_QUOTA: _waiting_advice,
+    Verdict.WAITING_FOR_PREEMPTION: _waiting_advice,
+    Verdict.NO_MATCHING_FLAVOR: _no_flavor_advice,
+    Verdict.QUEUE_STOPPED: _elsewhere_advice,
+    Verdict.NAMESPACE_NOT_ALLOWED: _elsewhere_advice,
+    Verdict.CLUSTER_QUEUE_MISSING: _missing_cq_advice,
+    Verdict.WAITING_FOR_PODS_READY: _simply("wait"),
+    Verdict.ADMISSION_GATED: _simply("ask-gate-owner"),
+    Verdict.INVALID_REQUEST: _simply("fix-requests"),
+    Verdict.TOPOLOGY_PLACEMENT_FAILED: _simply("relax-topology"),
+    Verdict.ADMISSION_CHECKS_PENDING: _simply("wait"),
+    Verdict.NOT_YET_EVALUATED: _simply("wait"),
+}
+
+
+def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classification | None) -> None:
+    advice = _ADVICE.get(verdict)
+    if advice is not None:
+        advice(walk, workload, record)
+
+
+def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:
+    """LocalQueues of the namespace whose ClusterQueue could take the job (now, or ever)."""
+    current = walk.cluster_queue_name
+    for local_queue in sorted(walk.snapshot.local_queues_in(workload.namespace), key=lambda lq: lq.name):
+        if local_queue.name == workload.queue_name:
+            continue
+        chain = checks.queue_chain(walk.snapshot, workload.namespace, local_queue.name)
+        if chain.blocker is not None or chain.cluster_queue is None or chain.cluster_queue_name == current:
+            continue
+        if checks.namespace_allowed(walk.snapshot, chain.cluster_queue, workload.namespace) is False:
+            continue
+        fit = checks.fit_in_queue(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
+        if fit.fit == Fit.FITS if now else fit.fit in (Fit.FITS, Fit.WAITS):
+            walk.act(
+                "use-other-queue",
+                {"queue": local_queue.name, "cluster_queue": chain.cluster_queue_name, "label": QUEUE_NAME_LABEL},
+                queue=local_queue.name,
+                now=fit.fit == Fit.FITS,
+            )

@@ -1,0 +1,297 @@
+"""Who holds what a pending job needs: the admitted Workloads using the contested resource in the contested
+flavor, in its ClusterQueue and across its cohort tree. Pure: a snapshot, a Workload and `now` in, data out.
+
+For each holder: how much of the contested resource it uses, how long it has run, whether its ClusterQueue
+borrows in that flavor (a cohort reclaim would give that back), whether a job of the waiting job's priority
+could preempt it under the waiting job's ClusterQueue's preemption policy (Kueue's rules,
+pkg/scheduler/preemption/classical/hierarchical_preemption.go: withinClusterQueue for its own queue,
+reclaimWithinCohort for the other queues of the cohort, and only those that borrow), and how long it may
+still run when its Workload sets maximumExecutionTimeSeconds. StrictFIFO and waitForPodsReady.blockAdmission
+name their blockers the same way. Names are carried with their namespace: the renderer shows them only to
+readers allowed to see that namespace (counts and amounts otherwise), as for who waits ahead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from decimal import Decimal
+
+from bot.trace import checks
+from bot.trace.demand import PODS
+from bot.trace.model import ClusterQueue, Workload, job_name
+from bot.trace.quota import ZERO, capacity
+from bot.trace.snapshot import Snapshot, queue_order_time
+
+MAX_LISTED = 10
+
+# Why a holder could be preempted (Kueue's preemption reasons).
+IN_CLUSTER_QUEUE = "in-cluster-queue"
+RECLAIM = "reclaim"
+# What kind of blocker a job waits behind, other than quota.
+STRICT_FIFO_HEAD = "strict-fifo-head"
+PODS_READY = "pods-ready"
+
+
+@dataclass(frozen=True)
+class Holder:
+    namespace: str
+    name: str  # the job's name (its Workload's when it has no owner)
+    cluster_queue: str
+    priority: int
+    amount: Decimal  # of the contested resource in the contested flavor
+    running_seconds: int | None
+    borrowing: bool  # its ClusterQueue (another one of the cohort) uses more than its nominal quota there
+    preemptible: str = ""  # "" | in-cluster-queue | reclaim: a job of the waiting one's priority could preempt it
+    seconds_left: int | None = None  # maximumExecutionTimeSeconds less its running time, when set
+
+
+@dataclass(frozen=True)
+class Contest:
+    """One contested (flavor, resource) and who holds it."""
+
+    flavor: str
+    resource: str
+    needed: Decimal  # how much more must be free now for the job to fit
+    held_here: Decimal  # used by the job's own ClusterQueue
+    held_in_cohort: Decimal  # used by the other ClusterQueues of the cohort tree
+    reclaimable: Decimal  # what a cohort reclaim would give back to the job's ClusterQueue
+    preemptible: Decimal  # held by workloads a job of its priority could preempt
+    holders: tuple[Holder, ...]  # the largest first, at most MAX_LISTED
+    count: int  # every holder, listed or not
+
+
+@dataclass(frozen=True)
+class Blocker:
+    kind: str  # strict-fifo-head | pods-ready
+    namespace: str
+    name: str
+    priority: int
+    since_seconds: int | None = None
+
+
+@dataclass(frozen=True)
+class Holders:
+    cluster_queue: str
+    cohort: str
+    policy: tuple[tuple[str, str], ...]  # the ClusterQueue's preemption policy, as configured
+    contests: tuple[Contest, ...] = ()
+    blockers: tuple[Blocker, ...] = ()
+    blockers_count: int = 0
+
+    @property
+    def empty(self) -> bool:
+        return not self.contests and not self.blockers
+
+    def namespaces(self) -> set[str]:
+        """Every namespace the answer would name (for the reader's access check)."""
+        found = {h.namespace for c in self.contests for h in c.holders}
+        found.update(b.namespace for b in self.blockers)
+        return found
+
+
+def _seconds(start: datetime | None, now: datetime) -> int | None:
+    return None if start is None else max(0, int((now - start).total_seconds()))
+
+
+def reserved_at(workload: Workload) -> datetime | None:
+    """When the Workload got its quota (QuotaReserved True), else when it was admitted."""
+    for kind in ("QuotaReserved", "Admitted"):
+        condition = workload.condition(kind)
+        if condition is not None and condition.is_true and condition.since is not None:
+            return condition.since
+    return None
+
+
+def usage_of(workload: Workload, flavor: str, resource: str) -> Decimal:
+    """What a Workload holding quota uses of `resource` in `flavor` (its admission's assignments)."""
+    if workload.admission is None or not workload.holds_quota:
+        return ZERO
+    used = ZERO
+    for assignment in workload.admission.assignments:
+        if assignment.flavors.get(resource) == flavor:
+            used += assignment.usage.get(resource, ZERO)
+        elif resource == PODS and assignment.flavors and flavor in assignment.flavors.values():
+            used += assignment.usage.get(PODS, ZERO)
+    return used
+
+
+def cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
+    """Every ClusterQueue of the cohort tree `cq` belongs to (itself first); just itself without a cohort."""
+    if not cq.cohort:
+        return [cq]
+    root, seen = cq.cohort, {cq.cohort}
+    while True:
+        cohort = snapshot.cohort(root)
+        if cohort is None or not cohort.parent or cohort.parent in seen:
+            break
+        root = cohort.parent
+        seen.add(root)
+    members = {root}
+    changed = True
+    cohorts = snapshot.cohorts()
+    while changed:
+        changed = False
+        for cohort in cohorts:
+            if cohort.parent in members and cohort.name not in members:
+                members.add(cohort.name)
+                changed = True
+    others = sorted((q for q in snapshot.cluster_queues() if q.cohort in members and q.name != cq.name), key=_name)
+    return [cq, *others]
+
+
+def _name(cq: ClusterQueue) -> str:
+    return cq.name
+
+
+def _allows(policy: str, preemptor: Workload, candidate: Workload) -> bool:
+    """Kueue's satisfiesPreemptionPolicy for one policy value."""
+    if policy == "Any":
+        return True
+    if policy == "LowerPriority":
+        return candidate.priority < preemptor.priority
+    if policy == "LowerOrNewerEqualPriority":
+        if candidate.priority < preemptor.priority:
+            return True
+        return candidate.priority == preemptor.priority and queue_order_time(preemptor) < queue_order_time(candidate)
+    return False
+
+
+def preemption_reason(cq: ClusterQueue, preemptor: Workload, candidate: Workload, candidate_borrows: bool) -> str:
+    """Whether a job of `preemptor`'s priority, in `cq`, could preempt `candidate`: "" (no), in-cluster-queue,
+    or reclaim (the candidate's ClusterQueue borrows and reclaimWithinCohort lets it be taken back)."""
+    admitted_in = candidate.admission.cluster_queue if candidate.admission else ""
+    if admitted_in == cq.name:
+        return (
+            IN_CLUSTER_QUEUE if _allows(cq.preemption.get("withinClusterQueue", "Never"), preemptor, candidate) else ""
+        )
+    if not candidate_borrows:
+        return ""  # Kueue never reclaims from a ClusterQueue within its nominal quota
+    return RECLAIM if _allows(cq.preemption.get("reclaimWithinCohort", "Never"), preemptor, candidate) else ""
+
+
+def contested(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> list[tuple[str, str, Decimal]]:
+    """(flavor, resource, more needed now) where the job does not fit now, by the engine's quota math; the
+    flavors it would take when it fits (Kueue's record may be ahead of the snapshot)."""
+    fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload)
+    found: dict[tuple[str, str], Decimal] = {}
+    for pod_set in fit.pod_sets:
+        for group in pod_set.groups:
+            for attempt in group.tries:  # every flavor it could wait for, not only the first
+                if attempt.fit != checks.Fit.WAITS:
+                    continue
+                for shortfall in attempt.shortfalls:
+                    if not shortfall.never:
+                        key = (shortfall.flavor, shortfall.resource)
+                        found[key] = max(found.get(key, ZERO), shortfall.needed)
+    if not found:
+        for cap in fit.capacities():
+            found.setdefault((cap.flavor, cap.resource), ZERO)
+    return [(flavor, resource, needed) for (flavor, resource), needed in found.items()]
+
+
+def find_holders(
+    snapshot: Snapshot,
+    workload: Workload,
+    cq: ClusterQueue,
+    *,
+    now: datetime,
+    pods_ready_blocked: bool = False,
+) -> Holders:
+    """Who holds what `workload` (pending in `cq`) needs; with `pods_ready_blocked` (Kueue's
+    waitForPodsReady.blockAdmission holds it), the admitted workloads whose pods are not ready yet."""
+    tree = cohort_tree(snapshot, cq)
+    contests: list[Contest] = []
+    for flavor, resource, needed in contested(snapshot, cq, workload):
+        contests.append(_contest(snapshot, workload, cq, tree, flavor, resource, needed, now))
+    blockers: list[Blocker] = []
+    count = 0
+    if cq.queueing_strategy == "StrictFIFO":
+        pending = snapshot.pending_in(cq.name)
+        if pending and (pending[0].namespace, pending[0].name) != (workload.namespace, workload.name):
+            head = pending[0]
+            since = queue_order_time(head)
+            blockers.append(
+                Blocker(STRICT_FIFO_HEAD, head.namespace, job_name(head), head.priority, _seconds(since, now))
+            )
+            count = 1
+    if pods_ready_blocked:
+        waiting = _not_ready(snapshot)
+        count += len(waiting)
+        for other in waiting[:MAX_LISTED]:
+            blockers.append(
+                Blocker(PODS_READY, other.namespace, job_name(other), other.priority, _seconds(reserved_at(other), now))
+            )
+    policy = tuple(sorted((k, v) for k, v in cq.preemption.items()))
+    return Holders(cq.name, cq.cohort, policy, tuple(contests), tuple(blockers), count)
+
+
+def _not_ready(snapshot: Snapshot) -> list[Workload]:
+    found = []
+    for namespace in snapshot.namespaces():
+        for other in snapshot.workloads_in(namespace.meta.name):
+            if other.admitted and not other.finished and not other.is_true("PodsReady"):
+                found.append(other)
+    found.sort(key=_oldest_first)
+    return found
+
+
+def _oldest_first(workload: Workload) -> tuple[bool, float, str, str]:
+    since = reserved_at(workload)
+    return (since is None, since.timestamp() if since else 0.0, workload.namespace, workload.name)
+
+
+def _contest(
+    snapshot: Snapshot,
+    workload: Workload,
+    cq: ClusterQueue,
+    tree: Sequence[ClusterQueue],
+    flavor: str,
+    resource: str,
+    needed: Decimal,
+    now: datetime,
+) -> Contest:
+    holders: list[Holder] = []
+    held_here = held_elsewhere = borrowed_elsewhere = preemptible = ZERO
+    own = capacity(snapshot, cq, flavor, resource)
+    for queue in tree:
+        cap = capacity(snapshot, queue, flavor, resource)
+        borrows = queue.name != cq.name and cap.borrowed > 0
+        if borrows:
+            borrowed_elsewhere += cap.borrowed
+        for other in snapshot.workloads_in_cluster_queue(queue.name):
+            if other.admission is None or other.admission.cluster_queue != queue.name:
+                continue
+            amount = usage_of(other, flavor, resource)
+            if amount <= 0:
+                continue
+            running = _seconds(reserved_at(other), now)
+            left = None
+            if other.maximum_execution_seconds is not None and running is not None:
+                left = max(0, other.maximum_execution_seconds - running)
+            reason = preemption_reason(cq, workload, other, borrows)
+            holders.append(
+                Holder(
+                    other.namespace, job_name(other), queue.name, other.priority, amount, running, borrows, reason, left
+                )
+            )
+            if queue.name == cq.name:
+                held_here += amount
+            else:
+                held_elsewhere += amount
+            if reason:
+                preemptible += amount
+    holders.sort(key=lambda h: (h.cluster_queue != cq.name, -h.amount, -(h.running_seconds or 0), h.namespace, h.name))
+    reclaimable = min(max(ZERO, own.nominal - own.used), borrowed_elsewhere)
+    return Contest(
+        flavor=flavor,
+        resource=resource,
+        needed=needed,
+        held_here=held_here,
+        held_in_cohort=held_elsewhere,
+        reclaimable=reclaimable,
+        preemptible=preemptible,
+        holders=tuple(holders[:MAX_LISTED]),
+        count=len(holders),
+    )

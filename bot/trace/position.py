@@ -1,0 +1,121 @@
+"""Where a pending Workload stands in its ClusterQueue, and who waits ahead of it.
+
+Kueue's pending-workloads API is the authority when the snapshot has its answer; otherwise the engine
+computes the place from the snapshot's queue order (bot.trace.snapshot). Who is ahead is listed (and
+summed) only while the queue ahead is short, so that a question stays cheap on a busy cluster.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+
+from bot.trace.checks import QueueChain
+from bot.trace.codes import Outcome
+from bot.trace.demand import workload_demand
+from bot.trace.explanation import LOWER_BOUND, Ahead, Position
+from bot.trace.model import Workload, job_name
+from bot.trace.walk import Walk, amounts
+
+MAX_AHEAD_LISTED = 10
+MAX_AHEAD_DETAILED = 200
+
+
+def total_demand(workloads: Sequence[Workload]) -> dict[str, Decimal]:
+    total: dict[str, Decimal] = {}
+    for workload in workloads:
+        for name, amount in workload_demand(workload).items():
+            total[name] = total.get(name, Decimal(0)) + amount
+    return total
+
+
+def _place(walk: Walk, workload: Workload, cq_name: str) -> tuple[int, int, str, tuple[int, int] | None] | None:
+    """(place in the ClusterQueue, place in the LocalQueue, source, the computed places) or None."""
+    entry = walk.snapshot.pending_entry(workload.namespace, workload.name)
+    computed = walk.snapshot.position_in(cq_name, workload)
+    if entry is not None:
+        return entry.position_in_cluster_queue + 1, entry.position_in_local_queue + 1, "visibility-api", computed
+    if computed is not None:
+        # Workloads read in one namespace only: the order is partial, the place a lower bound
+        source = "computed" if walk.snapshot.read_scope is None else LOWER_BOUND
+        return computed[0] + 1, computed[1] + 1, source, computed
+    return None
+
+
+def place(walk: Walk, workload: Workload) -> None:
+    """Set `walk.position` and write the position steps (nothing when there is no queue to wait in)."""
+    chain = walk.chain
+    if chain is None or chain.local_queue is None or chain.cluster_queue is None:
+        return  # no queue to wait in: Kueue queues nothing there
+    cq_name = chain.cluster_queue_name
+    found = _place(walk, workload, cq_name)
+    if found is None:
+        return
+    cq_pos, lq_pos, source, computed = found
+    scope = walk.snapshot.read_scope
+    # how many wait in the whole queue is not known from one namespace
+    pending = walk.snapshot.pending_in(cq_name) if scope is None else ()
+    detailed = computed is not None and source == "computed" and computed[0] <= MAX_AHEAD_DETAILED
+    ahead_list = list(pending[: computed[0]]) if detailed and computed is not None else []
+    by_priority = Counter(w.priority for w in ahead_list)
+    ahead = Ahead(
+        count=cq_pos - 1,
+        by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if detailed else None,
+        workloads=tuple((w.namespace, job_name(w), w.priority) for w in ahead_list[-MAX_AHEAD_LISTED:]),
+    )
+    walk.position = Position(
+        cluster_queue=cq_pos,
+        local_queue=lq_pos,
+        source=source,
+        cluster_queue_name=cq_name,
+        local_queue_name=workload.queue_name,
+        pending_total=len(pending) if pending else None,
+        ahead=ahead,
+        scope=scope if source == LOWER_BOUND else None,
+    )
+    params = _params(walk, workload, cq_pos, lq_pos, source, pending)
+    if source == LOWER_BOUND:
+        walk.step("position", Outcome.INFO, "position.lower-bound", params, source=source)
+        return
+    walk.step("position", Outcome.INFO, "position.in-queue", params, source=source)
+    if ahead_list and ahead.by_priority:
+        summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
+        demand = total_demand(ahead_list)
+        walk.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
+    _strict_fifo_head(walk, chain, workload, pending, cq_pos)
+
+
+def _params(
+    walk: Walk, workload: Workload, cq_pos: int, lq_pos: int, source: str, pending: Sequence[Workload]
+) -> dict[str, str | int | None]:
+    chain = walk.chain
+    assert chain is not None
+    params: dict[str, str | int | None] = {
+        "position": cq_pos,
+        "local_position": lq_pos,
+        "cluster_queue": chain.cluster_queue_name,
+        "local_queue": workload.queue_name,
+        "ahead": cq_pos - 1,
+        "source": source,
+    }
+    if walk.snapshot.read_scope is None:  # one namespace cannot count the whole queue
+        params["total"] = len(pending) if pending else cq_pos
+    if source == LOWER_BOUND:
+        params["namespace"] = walk.snapshot.read_scope
+    return params
+
+
+def _strict_fifo_head(
+    walk: Walk, chain: QueueChain, workload: Workload, pending: Sequence[Workload], cq_pos: int
+) -> None:
+    cq = chain.cluster_queue
+    if cq is None or cq.queueing_strategy != "StrictFIFO" or not pending or pending[0] is workload or cq_pos <= 1:
+        return
+    head = pending[0]
+    walk.step(
+        "position",
+        Outcome.INFO,
+        "position.strict-fifo-head",
+        {"priority": head.priority, "cluster_queue": chain.cluster_queue_name},
+    )

@@ -1,0 +1,214 @@
+"""The engine's own checks of a pending Workload's queues: LocalQueue, ClusterQueue, namespace, flavors, quota.
+
+Kueue's record decides first (bot.trace.record); these checks decide where Kueue has recorded nothing, and
+overrule it when a queue problem came up that Kueue has not written down yet (`decide`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Sequence
+from decimal import Decimal
+
+from bot.trace import checks, messages
+from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
+from bot.trace.codes import Outcome, Verdict
+from bot.trace.demand import PODS
+from bot.trace.explanation import Text, Value
+from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.quantity import human
+from bot.trace.quota import Capacity
+from bot.trace.walk import Walk
+
+_STRUCTURAL = frozenset(
+    {
+        Verdict.LOCAL_QUEUE_MISSING,
+        Verdict.CLUSTER_QUEUE_MISSING,
+        Verdict.QUEUE_STOPPED,
+        Verdict.QUEUE_INACTIVE,
+        Verdict.NAMESPACE_NOT_ALLOWED,
+    }
+)
+
+
+def inactive_detail(chain: QueueChain) -> Value:
+    """Why a ClusterQueue is inactive, in Kueue's words when it wrote them, else what the engine found."""
+    if chain.missing_flavors:
+        return Text("fragment.missing-flavors", {"flavors": ", ".join(chain.missing_flavors)})
+    if chain.missing_checks:
+        return Text("fragment.missing-checks", {"checks": ", ".join(chain.missing_checks)})
+    return chain.inactive_message or chain.inactive_reason
+
+
+def local_queue_missing(walk: Walk, namespace: str, queue: str, queues: Sequence[str]) -> None:
+    walk.step(
+        "local-queue",
+        Outcome.FAIL,
+        "local-queue.missing",
+        {"queue": queue, "namespace": namespace, "queues": ", ".join(queues)},
+        existing=list(queues),
+    )
+    close = difflib.get_close_matches(queue, list(queues), n=1, cutoff=0.3)
+    if queues:
+        walk.act(
+            "fix-queue-name",
+            {"label": QUEUE_NAME_LABEL, "queue": close[0] if close else queues[0], "queues": ", ".join(queues)},
+        )
+    walk.act("ask-admin-local-queue", {"namespace": namespace})
+
+
+def decide(walk: Walk, record: messages.Classification | None, own: Verdict | None) -> Verdict:
+    """Kueue's record first; the engine's checks where Kueue recorded nothing (or was overtaken by a
+    queue problem it has not written down yet)."""
+    if record is None or record.verdict == Verdict.NOT_YET_EVALUATED:
+        return own or Verdict.NOT_YET_EVALUATED
+    verdict = record.verdict
+    if verdict == Verdict.QUEUE_INACTIVE and own == Verdict.QUEUE_STOPPED:
+        return Verdict.QUEUE_STOPPED
+    if verdict == Verdict.QUEUE_INACTIVE and walk.chain and walk.chain.blocker == Verdict.QUEUE_STOPPED:
+        return Verdict.QUEUE_STOPPED
+    if own in _STRUCTURAL and verdict not in _STRUCTURAL:
+        return own
+    return verdict
+
+
+def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
+    """Queue chain, namespace selector, flavors and quota; returns the first blocker (None: fits)."""
+    chain = walk.chain
+    assert chain is not None
+    blocker = _local_queue_checks(walk, workload, chain)
+    if blocker is not None or chain.cluster_queue is None:
+        return blocker
+    blocker = _cluster_queue_checks(walk, chain)
+    if blocker is not None:
+        return blocker
+    cq = chain.cluster_queue
+    allowed = checks.namespace_allowed(walk.snapshot, cq, workload.namespace)
+    if allowed is False:
+        params = {"cluster_queue": cq.name, "namespace": workload.namespace}
+        walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
+        walk.act("ask-admin-namespace", params)
+        return Verdict.NAMESPACE_NOT_ALLOWED
+    walk.fit = checks.fit_in_queue(walk.snapshot, cq, workload.pod_sets, workload)
+    flavor_steps(walk, walk.fit)
+    return checks.verdict_of(walk.fit)
+
+
+def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
+    namespace = workload.namespace
+    if chain.local_queue is None:
+        queues = sorted(lq.name for lq in walk.snapshot.local_queues_in(namespace))
+        local_queue_missing(walk, namespace, workload.queue_name, queues)
+        return Verdict.LOCAL_QUEUE_MISSING
+    lq_params = {"queue": chain.local_queue.name, "cluster_queue": chain.cluster_queue_name}
+    if chain.blocker == Verdict.QUEUE_STOPPED and chain.stopped_by == "LocalQueue":
+        walk.step("local-queue", Outcome.FAIL, "local-queue.stopped", {**lq_params, "policy": chain.stop_policy})
+        walk.act("ask-admin-resume", {"kind": "LocalQueue", "queue": chain.local_queue.name})
+        return Verdict.QUEUE_STOPPED
+    walk.step("local-queue", Outcome.PASS, "local-queue.ok", lq_params)
+    if chain.cluster_queue is None:
+        params = {"cluster_queue": chain.cluster_queue_name}
+        walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.missing", params)
+        walk.act("ask-admin-cluster-queue", params)
+        return Verdict.CLUSTER_QUEUE_MISSING
+    return None
+
+
+def _cluster_queue_checks(walk: Walk, chain: QueueChain) -> Verdict | None:
+    cq = chain.cluster_queue
+    assert cq is not None
+    if chain.blocker == Verdict.QUEUE_STOPPED:
+        params = {"cluster_queue": cq.name, "policy": chain.stop_policy}
+        walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.stopped", params)
+        walk.act("ask-admin-resume", {"kind": "ClusterQueue", "queue": cq.name})
+        return Verdict.QUEUE_STOPPED
+    if chain.blocker == Verdict.QUEUE_INACTIVE:
+        detail = inactive_detail(chain)
+        walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.inactive", {"cluster_queue": cq.name, "detail": detail})
+        walk.act("ask-admin-inactive", {"cluster_queue": cq.name, "detail": detail})
+        return Verdict.QUEUE_INACTIVE
+    cq_params: dict[str, str | int | None] = {"cluster_queue": cq.name, "strategy": cq.queueing_strategy}
+    if walk.snapshot.read_scope is None:  # one namespace's LocalQueues are not those of the ClusterQueue
+        cq_params["local_queues"] = len(walk.snapshot.local_queues_of(cq.name))
+    if cq.cohort:
+        cq_params["cohort"] = cq.cohort
+    walk.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
+    return None
+
+
+def flavor_steps(walk: Walk, fit: QueueFit) -> None:
+    for resource in fit.uncovered:
+        walk.step(
+            "flavors",
+            Outcome.FAIL,
+            "flavors.resource-not-covered",
+            {"resource": resource, "cluster_queue": fit.cluster_queue},
+        )
+    for pod_set in fit.pod_sets:
+        for group in pod_set.groups:
+            for attempt in group.tries:
+                _attempt_steps(walk, pod_set, attempt)
+
+
+def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
+    base: dict[str, str | int | None] = {"flavor": attempt.flavor, "pod_set": pod_set.pod_set}
+    if attempt.missing_flavor:
+        walk.step("flavors", Outcome.FAIL, "flavors.missing", base)
+    elif attempt.taint is not None:
+        walk.step("flavors", Outcome.FAIL, "flavors.taint", {**base, "taint": str(attempt.taint)})
+    elif attempt.affinity_mismatch:
+        flavor = walk.snapshot.flavor(attempt.flavor)
+        labels = ", ".join(f"{k}={v}" for k, v in sorted((flavor.node_labels if flavor else {}).items()))
+        walk.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels})
+    elif attempt.missing_resources:
+        walk.step(
+            "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}
+        )
+    for cap in attempt.capacities:
+        _capacity_step(walk, pod_set, attempt, cap, base)
+
+
+def _capacity_step(
+    walk: Walk, pod_set: PodSetFit, attempt: FlavorTry, cap: Capacity, base: dict[str, str | int | None]
+) -> None:
+    shortfall = next((s for s in attempt.shortfalls if s.resource == cap.resource), None)
+    need = shortfall.requested if shortfall is not None else _requested(pod_set, cap.resource)
+    params: dict[str, str | int | None] = {
+        **base,
+        "resource": cap.resource,
+        "requested": human(need, cap.resource),
+        "nominal": human(cap.nominal, cap.resource),
+        "used": human(cap.used, cap.resource),
+        "available": human(max(Decimal(0), cap.available), cap.resource),
+        "maximum": human(cap.maximum, cap.resource),
+        "cluster_queue": cap.cluster_queue,
+        "borrowed": human(cap.borrowed, cap.resource),
+        "elsewhere": human(cap.cohort_used_elsewhere, cap.resource),
+    }
+    data = {
+        "resource": cap.resource,
+        "flavor": cap.flavor,
+        "requested": str(need),
+        "nominal": str(cap.nominal),
+        "used": str(cap.used),
+        "available": str(cap.available),
+        "maximum": str(cap.maximum),
+        "borrowingLimit": None if cap.borrowing_limit is None else str(cap.borrowing_limit),
+        "lendingLimit": None if cap.lending_limit is None else str(cap.lending_limit),
+    }
+    if cap.cohort:
+        params["cohort"] = cap.cohort
+    if shortfall is not None and shortfall.never:
+        code, outcome = "quota.never-fits", Outcome.FAIL
+    elif shortfall is not None:
+        params["needed"] = human(shortfall.needed, cap.resource)
+        code, outcome = ("quota.in-cohort-waits" if cap.cohort else "quota.waits"), Outcome.FAIL
+    else:
+        code, outcome = ("quota.in-cohort-fits" if cap.cohort else "quota.fits"), Outcome.PASS
+    walk.step("quota", outcome, code, params, **data)
+
+
+def _requested(pod_set: PodSetFit, resource: str) -> Decimal:
+    if resource == PODS:
+        return Decimal(pod_set.count)
+    return pod_set.per_pod.get(resource, Decimal(0)) * pod_set.count

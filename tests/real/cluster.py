@@ -1,0 +1,179 @@
+"""What the real-server suite writes, as the cluster's admin: a read-only identity bound to deploy/'s
+ClusterRole, Kueue's objects and Jobs in namespaces of their own, and their removal (no garbage collector
+on the kit's cluster: Workloads are deleted by hand, finalizers stripped, namespaces finalized)."""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+from bot.errors import BotError
+from bot.kube.client import JSON_PATCH, KubeClient, NotFound
+
+KUEUE = "/apis/kueue.x-k8s.io"
+RBAC = "/apis/rbac.authorization.k8s.io/v1"
+FINALIZERS = [{"op": "replace", "path": "/metadata/finalizers", "value": []}]
+
+
+class Cluster:
+    def __init__(self, admin: KubeClient, run_id: str) -> None:
+        self.admin = admin
+        self.run_id = run_id
+        self.reader_namespace = f"kueue-bot-real-{run_id}"
+        self.reader_path = Path()
+        self.kueue_version = admin.served_version("kueue.x-k8s.io", ("v1beta2", "v1beta1")) or "v1beta1"
+        self.kueue_running = admin.served_version("visibility.kueue.x-k8s.io", ("v1beta2", "v1beta1")) is not None
+
+    # --- the read-only identity -------------------------------------------------------------------
+
+    def reader_kubeconfig(self, cluster_role: Mapping[str, Any], path: Path) -> Path:
+        """A ServiceAccount bound to `cluster_role` (renamed for this run) and a kubeconfig with its token."""
+        name = f"kueue-bot-real-{self.run_id}"
+        role = copy.deepcopy(dict(cluster_role))
+        role["metadata"] = {"name": name}
+        self.admin.create("/api/v1/namespaces", _namespace(self.reader_namespace))
+        self.admin.create(
+            f"/api/v1/namespaces/{self.reader_namespace}/serviceaccounts",
+            {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "reader"}},
+        )
+        self.admin.create(f"{RBAC}/clusterroles", role)
+        self.admin.create(
+            f"{RBAC}/clusterrolebindings",
+            {
+                "apiVersion": "rbac.authorization.k8s.io/v1",
+                "kind": "ClusterRoleBinding",
+                "metadata": {"name": name},
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": name},
+                "subjects": [{"kind": "ServiceAccount", "name": "reader", "namespace": self.reader_namespace}],
+            },
+        )
+        answer = self.admin.create(
+            f"/api/v1/namespaces/{self.reader_namespace}/serviceaccounts/reader/token",
+            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": {"expirationSeconds": 7200}},
+        )
+        configuration = self.admin.api_client.configuration
+        cluster: dict[str, Any] = {"server": configuration.host}
+        if configuration.ssl_ca_cert:
+            cluster["certificate-authority"] = configuration.ssl_ca_cert
+        path.write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "real", "cluster": cluster}],
+                    "users": [{"name": "reader", "user": {"token": answer["status"]["token"]}}],
+                    "contexts": [{"name": "reader", "context": {"cluster": "real", "user": "reader"}}],
+                    "current-context": "reader",
+                }
+            )
+        )
+        return path
+
+    def remove_reader(self) -> None:
+        name = f"kueue-bot-real-{self.run_id}"
+        self._quietly_delete(f"{RBAC}/clusterrolebindings/{name}")
+        self._quietly_delete(f"{RBAC}/clusterroles/{name}")
+        self.remove_namespace(self.reader_namespace)
+
+    # --- Kueue's objects and Jobs -----------------------------------------------------------------
+
+    def kueue_path(self, plural: str, namespace: str = "", name: str = "") -> str:
+        base = f"{KUEUE}/{self.kueue_version}"
+        where = f"{base}/namespaces/{namespace}/{plural}" if namespace else f"{base}/{plural}"
+        return f"{where}/{name}" if name else where
+
+    def create_namespace(self, name: str) -> None:
+        self.admin.create("/api/v1/namespaces", _namespace(name))
+
+    def flavor(self, name: str) -> None:
+        self.admin.create(self.kueue_path("resourceflavors"), self._kueue("ResourceFlavor", name, {}))
+
+    def cluster_queue(self, name: str, flavor: str, cpu: str) -> dict[str, Any]:
+        spec = {
+            "namespaceSelector": {},
+            "resourceGroups": [
+                {
+                    "coveredResources": ["cpu"],
+                    "flavors": [{"name": flavor, "resources": [{"name": "cpu", "nominalQuota": cpu}]}],
+                }
+            ],
+        }
+        return self.admin.create(self.kueue_path("clusterqueues"), self._kueue("ClusterQueue", name, spec))
+
+    def set_quota(self, name: str, cpu: str) -> None:
+        patch = [{"op": "replace", "path": "/spec/resourceGroups/0/flavors/0/resources/0/nominalQuota", "value": cpu}]
+        self.admin.patch(self.kueue_path("clusterqueues", name=name), patch, content_type=JSON_PATCH)
+
+    def local_queue(self, namespace: str, name: str, cluster_queue: str) -> None:
+        body = self._kueue("LocalQueue", name, {"clusterQueue": cluster_queue}) | {}
+        body["metadata"]["namespace"] = namespace
+        self.admin.create(self.kueue_path("localqueues", namespace), body)
+
+    def job(self, namespace: str, name: str, queue: str, cpu: str) -> dict[str, Any]:
+        container = {"name": "main", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}
+        body = {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": name, "namespace": namespace, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+            "spec": {
+                "suspend": True,
+                "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
+            },
+        }
+        return self.admin.create(f"/apis/batch/v1/namespaces/{namespace}/jobs", body)
+
+    def _kueue(self, kind: str, name: str, spec: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "apiVersion": f"kueue.x-k8s.io/{self.kueue_version}",
+            "kind": kind,
+            "metadata": {"name": name},
+            "spec": spec,
+        }
+
+    # --- removal ----------------------------------------------------------------------------------
+
+    def remove_namespace(self, namespace: str) -> None:
+        """Its Jobs, Workloads (finalizers stripped), LocalQueues, then the namespace (finalized)."""
+        for path in (
+            f"/apis/batch/v1/namespaces/{namespace}/jobs",
+            self.kueue_path("workloads", namespace),
+            self.kueue_path("localqueues", namespace),
+        ):
+            for item in self._items(path):
+                self._strip_and_delete(f"{path}/{item['metadata']['name']}")
+        self._quietly_delete(f"/api/v1/namespaces/{namespace}")
+        try:
+            current = self.admin.get(f"/api/v1/namespaces/{namespace}")
+        except NotFound:
+            return
+        current["spec"] = {"finalizers": []}
+        self._quietly(lambda: self.admin.replace(f"/api/v1/namespaces/{namespace}/finalize", current))
+
+    def remove_cluster_scoped(self, plural: str, name: str) -> None:
+        self._strip_and_delete(self.kueue_path(plural, name=name))
+
+    def _items(self, path: str) -> list[dict[str, Any]]:
+        try:
+            return list(self.admin.list(path))
+        except BotError:
+            return []
+
+    def _strip_and_delete(self, path: str) -> None:
+        self._quietly_delete(path)
+        self._quietly(lambda: self.admin.patch(path, FINALIZERS, content_type=JSON_PATCH))
+
+    def _quietly_delete(self, path: str) -> None:
+        self._quietly(lambda: self.admin.delete(path))
+
+    @staticmethod
+    def _quietly(call: Any) -> None:
+        with contextlib.suppress(BotError):  # already gone, or nothing to strip
+            call()
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}

@@ -1,0 +1,1 @@
+"""Hand-run tools (the demo cluster's generator, the README picture): not the product, not shipped."""
