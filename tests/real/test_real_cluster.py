@@ -164,7 +164,7 @@ async def test_quiet_watches_live_five_minutes_and_answers_stay_fresh(
             assert informer.watches - watches[kind] <= 1, kind  # at most the renewal at its timeoutSeconds
     assert cache.stale_seconds(_now()) == 0 and cache.watching() == {k for k in cache.informers if cache.served(k)}
     changed = time.monotonic()
-    cluster.set_quota(queues.cluster_queue, "3")  # "three" fits now: Kueue admits it
+    cluster.set_quota(queues.cluster_queue, "6")  # 2 in use + three (3) + one-c (1): Kueue admits both
     await cache.wait_for(lambda: bool(_condition(cache, queues.namespace, "three", "QuotaReserved").is_true), 60)
     seen_after = time.monotonic() - changed
     answer = await _ask(cache, reader, queues.namespace, "three")
