@@ -1,8 +1,8 @@
 """Small builders of raw Kubernetes and Kueue objects, as `kubectl get -o yaml` returns them.
 
-Every Kueue object they build validates against the real CRDs in ../shared/kueue/crds (a test runs
-../shared/tools/validate-dump over them). `snapshot()` decodes them the way a dump is read, and
-`explain_objects()` runs the engine on them, so a test reads like the cluster it describes.
+Every Kueue object they build validates against the real CRDs in tests/data/kueue/crds (a test checks them,
+and runs ../shared/tools/validate-dump over them too when that folder is there). `snapshot()` decodes them
+the way a dump is read, and `explain_objects()` runs the engine on them, so a test reads like the cluster it describes.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ import hashlib
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import yaml
@@ -23,8 +22,6 @@ from bot.trace.snapshot import MemorySnapshot
 
 Raw = dict[str, Any]
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-SCENARIOS = SHARED / "scenarios"
 KUEUE = "kueue.x-k8s.io/v1beta2"
 KUEUE_V1BETA1 = "kueue.x-k8s.io/v1beta1"
 NS = "team-a"

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -34,6 +36,46 @@ class _NoAliasLoader(_BaseLoader):  # type: ignore[misc, valid-type]
         return super().construct_object(node, deep=deep)
 
 
+# A line at column 0 that is a document marker or a top-level key (every other line of a dump is indented or
+# a `- ` item of a top-level sequence).
+_TOP_LINE = re.compile(r"^(?:(---|\.\.\.)|([A-Za-z_][\w.-]*|\"[^\"\n]*\"|'[^'\n]*')[ \t]*:(?:[ \t]|$))", re.M)
+
+
+def _split_concatenated(text: str) -> str:
+    """Two dumps appended to one file (`kubectl get ... -o yaml > f` then `>> f`) are two mappings with no `---`
+    between them, which YAML reads as ONE mapping whose repeated keys (apiVersion, items, kind) keep the last
+    value: the first dump's objects would be lost without a word. A top-level key met again in the same document
+    starts the next document (kubectl writes keys in order, apiVersion first), so every object is read."""
+    seen: set[str] = set()
+    cuts = []
+    for match in _TOP_LINE.finditer(text):
+        if match.group(1):
+            seen = set()
+            continue
+        key = match.group(2).strip("\"'")
+        if key in seen:
+            cuts.append(match.start())
+            seen = set()
+        seen.add(key)
+    if not cuts:
+        return text
+    pieces = [text[a:b] for a, b in zip([0, *cuts], [*cuts, len(text)], strict=True)]
+    return "---\n".join(piece if piece.endswith("\n") else piece + "\n" for piece in pieces)
+
+
+def _json_documents(text: str) -> list[object] | None:
+    """`kubectl get -o json` appended twice (`}{` or `}\n{`): the JSON values one after the other; None when the
+    text is not a run of JSON values (then it is read as YAML, which also reads a single JSON document)."""
+    decoder, documents, at = json.JSONDecoder(), [], 0
+    while (at := len(text) - len(text[at:].lstrip())) < len(text):
+        try:
+            value, at = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return None
+        documents.append(value)
+    return documents if len(documents) > 1 else None
+
+
 @dataclass(frozen=True)
 class Dump:
     snapshot: MemorySnapshot
@@ -56,24 +98,11 @@ def _items(document: object) -> Iterator[Mapping[str, Any]]:
         yield document
 
 
-def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = None) -> Dump:
-    """Decode a dump's text. Raises DumpUnreadable with a one-line reason."""
-    loader = _NoAliasLoader(text)
-    objects: list[object] = []
-    skipped: list[str] = []
-    documents = 0
+def _yaml_documents(text: str, source: str) -> Iterator[object]:
+    loader = _NoAliasLoader(_split_concatenated(text))
     try:
         while loader.check_data():
-            document = loader.get_data()
-            if isinstance(document, Mapping) and ("kind" in document or "items" in document):
-                documents += 1
-            for raw in _items(document):
-                try:
-                    decoded = decode(raw)
-                except DecodeError as error:
-                    skipped.append(str(error))
-                    continue
-                objects.extend(decoded)
+            yield loader.get_data()
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
@@ -83,6 +112,25 @@ def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = N
         raise DumpUnreadable(f"{source} is nested too deeply to be a kubectl dump") from error
     finally:
         loader.dispose()
+
+
+def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = None) -> Dump:
+    """Decode a dump's text (YAML documents, `*List`s, several dumps appended to one file, appended JSON).
+    Raises DumpUnreadable with a one-line reason."""
+    appended_json = _json_documents(text) if text.lstrip().startswith("{") else None
+    objects: list[object] = []
+    skipped: list[str] = []
+    documents = 0
+    for document in appended_json if appended_json is not None else _yaml_documents(text, source):
+        if isinstance(document, Mapping) and ("kind" in document or "items" in document):
+            documents += 1
+        for raw in _items(document):
+            try:
+                decoded = decode(raw)
+            except DecodeError as error:
+                skipped.append(str(error))
+                continue
+            objects.extend(decoded)
     if documents == 0:
         if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
             raise DumpUnreadable(f"{source} is empty: it holds no Kubernetes objects")

@@ -13,11 +13,13 @@ from pathlib import Path
 
 import yaml
 
+from tests.paths import KUEUE_CRDS
+
 KUEUE_GROUP = "kueue.x-k8s.io"
 VISIBILITY_GROUP = "visibility.kueue.x-k8s.io"
 AUTHORIZATION_GROUP = "authorization.k8s.io"
 KUEUE_VERSIONS = ("v1beta2", "v1beta1")
-CRDS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "kueue" / "crds"
+CRDS_DIR = KUEUE_CRDS
 
 ALL_VERBS = ("create", "delete", "get", "list", "patch", "update", "watch")
 

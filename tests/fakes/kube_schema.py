@@ -138,3 +138,23 @@ def validate_crd_object(obj: Mapping[str, Any], group: str, kind: str, version: 
     validator = crd_validators()[(group, kind, version)]
     errors = {e for error in validator.iter_errors(obj) for e in _field_errors(error)}
     return sorted(errors, key=lambda e: (e.field, e.detail))
+
+
+def dump_problems(text: str) -> list[str]:
+    """What the API server would refuse in a dump (YAML documents, items of `*List`s): every Kueue object
+    checked against its version's CRD schema, one line per field error; [] when the whole dump is valid."""
+    problems = []
+    for doc in yaml.load_all(text, Loader=yaml.CSafeLoader):
+        items = doc.get("items") if isinstance(doc, dict) and str(doc.get("kind", "")).endswith("List") else [doc]
+        for obj in items or []:
+            if not isinstance(obj, dict):
+                continue
+            group, _, version = str(obj.get("apiVersion", "")).rpartition("/")
+            if group != "kueue.x-k8s.io":
+                continue
+            name = (obj.get("metadata") or {}).get("name")
+            if (group, obj.get("kind"), version) not in crd_validators():
+                problems.append(f"{obj.get('kind')} {name}: no CRD serves {group}/{version} {obj.get('kind')}")
+                continue
+            problems += [f"{obj['kind']} {name}: {e}" for e in validate_crd_object(obj, group, obj["kind"], version)]
+    return problems

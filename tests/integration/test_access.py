@@ -33,8 +33,8 @@ from bot.service import StaticSource
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune: ml-nlp's llm-eval-suite-xl waits ahead
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 ALICE, BOB, CAROL = "U0ALICE01", "U0BOB0001", "U0CAROL01"

@@ -23,9 +23,9 @@ from bot.trace.explanation import Explanation
 
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
+from tests.paths import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ROOT.parent / "shared" / "scenarios"
 NAMES = sorted(p.parent.name for p in SCENARIOS.glob("*/expect.yaml"))
 FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
 NS = "team-a"

@@ -22,9 +22,12 @@ from bot.trace.explain import Query, explain
 from bot.trace.resolve import workload_name
 from tools import build_cluster
 
+from tests.fakes.kube_schema import dump_problems
+from tests.paths import SHARED_TOOLS
+
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER = ROOT / "bot" / "demo" / "cluster"
-VALIDATE = ROOT.parent / "shared" / "tools" / "validate-dump"
+VALIDATE = SHARED_TOOLS / "validate-dump"
 START, GPU_FREES, ADMITTED = range(3)
 
 
@@ -52,8 +55,13 @@ def _demo(*args: str, stdin: str | None = None, timeout: float = 60) -> subproce
 # --- the demo cluster ---------------------------------------------------------------------------------
 
 
+def test_the_demo_dumps_validate_against_the_vendored_kueue_crds() -> None:
+    for moment in MOMENTS:
+        assert dump_problems((CLUSTER / moment.file).read_text(encoding="utf-8")) == [], moment.file
+
+
 @pytest.mark.skipif(not VALIDATE.is_file(), reason="the shared validate-dump tool is not here")
-def test_the_demo_dumps_validate_against_the_kueue_crds() -> None:
+def test_the_demo_dumps_validate_with_the_shared_tool() -> None:
     files = [str(CLUSTER / moment.file) for moment in MOMENTS]
     result = subprocess.run(
         [sys.executable, str(VALIDATE), *files], capture_output=True, text=True, timeout=60, check=False

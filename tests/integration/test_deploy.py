@@ -12,7 +12,7 @@ Nothing here needs a network, a Docker engine or a cluster:
 * Every rendered object is validated against the Kubernetes OpenAPI schemas of ``K8S_VERSION`` in strict
   mode (PyPI ``kubernetes-validate``), then checked for the contracts: read-only ClusterRole, restricted
   pod, probes, volumes, env, Service/Ingress wiring.
-* Slack app manifests: Slack's JSON schema (../shared/slack) plus the scopes, events and command.
+* Slack app manifests: Slack's JSON schema (tests/data/slack) plus the scopes, events and command.
 """
 
 from __future__ import annotations
@@ -37,12 +37,12 @@ import yaml
 from kubernetes_validate import utils as kubernetes_validate
 
 from tests.fakes.kube_patch import json_patch
+from tests.paths import SLACK_SCHEMAS
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
 KUSTOMIZE = DEPLOY / "kustomize"
 CHART = DEPLOY / "helm" / "kueue-bot"
-SLACK_SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "slack"
 
 K8S_VERSION = "1.31"
 NAMESPACE = "kueue-bot"
@@ -119,6 +119,10 @@ CONFIG_KEYS = frozenset(
         "LOG_FORMAT",
         "LEADER_ELECTION",
         "USER_IDENTITY_TEMPLATE",
+        "KUBE_GROUPS",
+        "NAMESPACE_NOTIFY",
+        "QUIET_HOURS",
+        "AUDIT_LOG",
     }
 )
 
@@ -251,6 +255,26 @@ HELM_CASES: dict[str, dict[str, Any]] = {
         "nodeSelector": {"kubernetes.io/os": "linux"},
         "tolerations": [{"key": "k", "operator": "Exists"}],
     },
+    "extras": {
+        "nameOverride": "kb",
+        "fullnameOverride": "team-bot",
+        "priorityClassName": "system-cluster-critical",
+        "serviceMonitor": {"enabled": True, "labels": {"release": "prometheus"}},
+        "extraVolumes": [{"name": "ca", "configMap": {"name": "corp-ca"}}],
+        "extraVolumeMounts": [{"name": "ca", "mountPath": "/etc/ssl/corp", "readOnly": True}],
+        "extraObjects": [
+            {
+                "apiVersion": "networking.k8s.io/v1",
+                "kind": "NetworkPolicy",
+                "metadata": {"name": "{{ .Release.Name }}-egress", "namespace": "{{ .Release.Namespace }}"},
+                "spec": {"podSelector": {}, "policyTypes": ["Egress"]},
+            },
+            "apiVersion: scheduling.k8s.io/v1\nkind: PriorityClass\nmetadata:\n  name: as-text\nvalue: 1000\n",
+        ],
+        "namespaceNotify": "team-a=U0123ABCD",
+        "quietHours": "22:00-08:00",
+        "auditLog": False,
+    },
 }
 # The overlay that must produce the same objects as a Helm case.
 SAME_AS_OVERLAY = {"socket": "socket-mode", "http": "http", "ha": "ha"}
@@ -378,6 +402,8 @@ def test_the_loader_builds_what_kustomize_builds(name: str, kustomized: dict[str
 def test_every_object_validates_against_the_kubernetes_schema(objects: list[Obj]) -> None:
     errors = []
     for obj in objects:
+        if obj["apiVersion"].startswith("monitoring.coreos.com/"):
+            continue  # the Prometheus Operator's CRD: test_the_chart_s_extras_render checks it
         try:
             kubernetes_validate.validate(obj, K8S_VERSION, strict=True)
         except kubernetes_validate.ValidationError as e:
@@ -501,7 +527,9 @@ def test_the_probes_ports_resources_and_image(objects: list[Obj]) -> None:
 @pytest.mark.parametrize("objects", DEPLOYED, indirect=True)
 def test_the_writable_paths_are_volumes(objects: list[Obj]) -> None:
     mounts = {m["mountPath"]: m["name"] for m in container(objects)["volumeMounts"]}
-    assert set(mounts) == {"/var/lib/kueue-bot", "/tmp"}
+    extra = [m for m in container(objects)["volumeMounts"] if m["mountPath"] not in ("/var/lib/kueue-bot", "/tmp")]
+    assert {"/var/lib/kueue-bot", "/tmp"} <= set(mounts)
+    assert all(m.get("readOnly") for m in extra)  # only the chart's extraVolumeMounts, read-only here
     volumes = {v["name"]: v for v in pod_spec(objects)["volumes"]}
     assert "emptyDir" in volumes[mounts["/tmp"]]
     state = volumes[mounts["/var/lib/kueue-bot"]]
@@ -735,7 +763,8 @@ BOT_SCOPES = {
     "groups:read",
 }
 USAGE_HINT = (
-    "why <namespace>/<job> | queue <namespace>/<queue> | watch <namespace>/<job> | unwatch <namespace>/<job> | help"
+    "why <namespace>/<job> | queue <namespace>/<queue> | watch <namespace>/<job> | unwatch <namespace>/<job>"
+    " | mute | unmute | help"
 )
 MANIFESTS = {"socket": DEPLOY / "slack-app-manifest.yaml", "http": DEPLOY / "slack-app-manifest.http.yaml"}
 
@@ -932,3 +961,65 @@ def test_the_dockerignore_sends_only_the_sources() -> None:
         "kueue_bot.egg-info/PKG-INFO",
     ]:
         assert excluded(path), path
+
+
+# --- packaging: the licence and what git ignores ----------------------------------------------------------
+
+
+def test_the_licence_file_is_the_full_apache_2_text_pyproject_names() -> None:
+    text = (REPO / "LICENSE").read_text()
+    assert "Apache License" in text and "Version 2.0, January 2004" in text
+    assert "END OF TERMS AND CONDITIONS" in text and "APPENDIX: How to apply the Apache License" in text
+    assert len(text.splitlines()) > 190
+    assert tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["license"] in (
+        "Apache-2.0",
+        {"text": "Apache-2.0"},
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="no git")
+def test_git_ignores_the_sqlite_state_and_its_wal_and_shm_files() -> None:
+    names = ["kueue-bot-state.sqlite3", "kueue-bot-state.sqlite3-wal", "kueue-bot-state.sqlite3-shm", ".env"]
+    done = subprocess.run(["git", "check-ignore", *names], cwd=REPO, capture_output=True, text=True, check=False)
+    assert done.stdout.split() == names
+
+
+def test_the_chart_s_extras_render(helmed: dict[str, list[Obj]]) -> None:
+    """What peers' charts have: name overrides, priorityClassName, a ServiceMonitor, extra volumes/objects, and the
+    notification settings as values."""
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in helmed["extras"]}
+    deployment, config = objects[("Deployment", "team-bot")], objects[("ConfigMap", "team-bot-config")]
+    pod = deployment["spec"]["template"]["spec"]
+    assert deployment["metadata"]["labels"]["app.kubernetes.io/name"] == "kb"
+    assert pod["priorityClassName"] == "system-cluster-critical"
+    assert {"name": "ca", "configMap": {"name": "corp-ca"}} in pod["volumes"]
+    assert {"name": "ca", "mountPath": "/etc/ssl/corp", "readOnly": True} in pod["containers"][0]["volumeMounts"]
+    assert ("NetworkPolicy", f"{RELEASE}-egress") in objects and ("PriorityClass", "as-text") in objects
+    assert config["data"]["NAMESPACE_NOTIFY"] == "team-a=U0123ABCD" and config["data"]["QUIET_HOURS"] == "22:00-08:00"
+    assert config["data"]["AUDIT_LOG"] == "false"
+    monitor, service = objects[("ServiceMonitor", "team-bot")], objects[("Service", "team-bot")]
+    assert (
+        monitor["apiVersion"] == "monitoring.coreos.com/v1" and monitor["metadata"]["labels"]["release"] == "prometheus"
+    )
+    assert monitor["spec"]["selector"]["matchLabels"].items() <= service["metadata"]["labels"].items()
+    assert [e["port"] for e in monitor["spec"]["endpoints"]] == [p["name"] for p in service["spec"]["ports"]]
+    assert monitor["spec"]["endpoints"][0]["path"] == "/metrics"
+    assert not any(o["kind"] == "ServiceMonitor" for o in helmed["socket"])
+
+
+def test_the_settings_are_values_of_the_chart_and_of_the_kustomize_base() -> None:
+    values = yaml.safe_load((CHART / "values.yaml").read_text())
+    assert {"namespaceNotify", "quietHours", "auditLog"} <= values.keys()
+    base = yaml.safe_load((KUSTOMIZE / "base" / "configmap.yaml").read_text())["data"]
+    assert base["AUDIT_LOG"] == "true"
+
+
+def test_the_two_readmes_point_at_sections_that_exist() -> None:
+    def headings(text: str) -> set[str]:
+        return {line.lstrip("#").strip() for line in text.splitlines() if line.startswith("#")}
+
+    readme, deploy = (REPO / "README.md").read_text(), (DEPLOY / "README.md").read_text()
+    cited_in_deploy = re.findall(r'README section "([^"]+)"', deploy)
+    assert cited_in_deploy and set(cited_in_deploy) <= headings(readme)
+    cited_in_readme = re.findall(r'"([^"]+)"', readme.split("deploy/README.md` walks through it", 1)[1][:200])
+    assert cited_in_readme and set(cited_in_readme) <= headings(deploy)

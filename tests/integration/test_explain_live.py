@@ -16,9 +16,9 @@ from bot.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_UNAVAILABLE, main
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.kube_rbac import rules_from_cluster_role
+from tests.paths import SCENARIOS
 
 ROOT = Path(__file__).resolve().parents[2]
-SCENARIOS = ROOT.parent / "shared" / "scenarios"
 CLUSTER_ROLE = ROOT / "deploy" / "kustomize" / "base" / "clusterrole.yaml"
 NAMES = sorted(p.parent.name for p in SCENARIOS.glob("*/expect.yaml"))
 

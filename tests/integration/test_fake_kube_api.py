@@ -19,8 +19,8 @@ from kubernetes import watch as k8s_watch
 from kubernetes.client.exceptions import ApiException
 
 from tests.fakes.kube_api import FakeKubeAPI, rules_from_cluster_role
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 TOKEN = "t0k3n"
 KUEUE = "kueue.x-k8s.io"
 VISIBILITY = "/apis/visibility.kueue.x-k8s.io"

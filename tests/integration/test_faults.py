@@ -40,8 +40,8 @@ from bot.service import StaticSource
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 DUMP = SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml"
 NS = "ml-vision"
 JOB, WORKLOAD = "segformer-finetune", "job-segformer-finetune-0d118"  # pending, 3rd in gpu-a100-shared

@@ -31,8 +31,8 @@ from bot.server import Server, build_server
 from bot.service import StaticSource
 
 from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 DUMP = SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml"
 USER, CHANNEL = "U0ALICE01", "C0MLVISION"
 REPO = Path(__file__).resolve().parents[2]

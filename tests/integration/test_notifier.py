@@ -24,8 +24,8 @@ from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 from tests.clocks import Clock
 from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 ALICE = "U0ALICE01"
 CHANNEL = "C0MLVISION"
 

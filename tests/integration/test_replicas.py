@@ -28,8 +28,8 @@ from bot.standin.slack import Call
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
 from tests.integration.test_notifier import many_pending
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 NS = "kueue-bot"
 ALICE = "U0ALICE01"
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)

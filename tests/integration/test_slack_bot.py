@@ -9,7 +9,6 @@ import json
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import aiohttp
@@ -23,8 +22,8 @@ from bot.service import StaticSource
 from bot.trace.snapshot import Snapshot
 
 from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
 
-SCENARIOS = Path(__file__).resolve().parents[2].parent / "shared" / "scenarios"
 QUESTION_SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, position 3
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 USER = "U0ALICE01"

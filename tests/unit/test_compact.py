@@ -19,7 +19,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.builders import (
-    SCENARIOS,
     assignment,
     check_state,
     condition,
@@ -31,6 +30,7 @@ from tests.builders import (
     toleration,
     workload,
 )
+from tests.paths import SCENARIOS
 
 
 def _without_resource_version(obj: object) -> object:

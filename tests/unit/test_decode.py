@@ -28,7 +28,6 @@ from tests.builders import (
     KUEUE,
     KUEUE_V1BETA1,
     NOW,
-    SHARED,
     Raw,
     admission_check,
     ago,
@@ -58,6 +57,8 @@ from tests.builders import (
     toleration,
     workload,
 )
+from tests.fakes.kube_schema import dump_problems
+from tests.paths import SHARED_TOOLS
 
 
 def one(raw: Raw) -> object:
@@ -423,8 +424,11 @@ def test_the_builders_make_objects_the_crds_accept(tmp_path: Path) -> None:
     ]
     dump = tmp_path / "builders.yaml"
     dump.write_text(as_yaml(objects))
+    assert dump_problems(dump.read_text()) == []
+    if not (SHARED_TOOLS / "validate-dump").is_file():
+        return  # a clone without the session's shared folder: the vendored CRDs above are the check
     done = subprocess.run(
-        [sys.executable, str(SHARED / "tools" / "validate-dump"), str(dump)],
+        [sys.executable, str(SHARED_TOOLS / "validate-dump"), str(dump)],
         capture_output=True,
         text=True,
         timeout=60,

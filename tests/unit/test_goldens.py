@@ -18,7 +18,7 @@ from bot.trace.explanation import Explanation
 from bot.trace.resolve import canonical_kind
 from bot.trace.serialize import to_json
 
-from tests.builders import SCENARIOS
+from tests.paths import SCENARIOS
 
 GOLDENS = Path(__file__).resolve().parents[1] / "goldens" / "scenarios"
 FOLDERS = sorted(path.parent for path in SCENARIOS.glob("*/expect.yaml"))

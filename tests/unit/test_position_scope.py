@@ -5,7 +5,6 @@ the terminal, in English and in French; a view of every namespace is unchanged."
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from pathlib import Path
 
 import pytest
 import yaml
@@ -18,7 +17,10 @@ from bot.trace.model import LocalQueue, Workload
 from bot.trace.serialize import text
 from bot.trace.snapshot import MemorySnapshot
 
-SCENARIO = Path(__file__).resolve().parents[3] / "shared" / "scenarios" / "waiting-for-quota-computed-position"
+from tests.paths import SCENARIOS
+
+SCENARIO = SCENARIOS / "waiting-for-quota-computed-position"
+
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 QUERY = Query("ml-vision", "segformer-finetune", "Job")
 

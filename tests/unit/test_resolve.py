@@ -10,7 +10,6 @@ from bot.trace.resolve import canonical_kind, other_namespaces, resolve, similar
 
 from tests.builders import (
     NS,
-    SHARED,
     Raw,
     ago,
     condition,
@@ -25,10 +24,9 @@ from tests.builders import (
     snapshot,
     workload,
 )
+from tests.paths import WORKLOAD_NAME_VECTORS
 
-VECTORS: list[dict[str, Any]] = json.loads(
-    (SHARED / "kueue" / "reference" / "workload-name-test-vectors.json").read_text()
-)["vectors"]
+VECTORS: list[dict[str, Any]] = json.loads(WORKLOAD_NAME_VECTORS.read_text())["vectors"]
 
 LONG = [v for v in VECTORS if "ownerUID" in v and not v["ownerUID"].startswith("(")]
 

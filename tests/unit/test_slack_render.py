@@ -24,8 +24,8 @@ from bot.trace.queueview import QueueView, QuotaLine, Waiting, describe_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.builders import SCENARIOS
 from tests.fakes.slack_blocks import block_errors
+from tests.paths import SCENARIOS
 
 GOLDENS = Path(__file__).resolve().parents[1] / "goldens" / "blockkit"
 SCENARIO_NAMES = sorted(p.name for p in SCENARIOS.iterdir() if (p / "expect.yaml").is_file())
