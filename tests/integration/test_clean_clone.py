@@ -48,7 +48,8 @@ def test_a_clean_clone_passes_the_readme_test_command(tmp_path: Path) -> None:
     assert cloned.returncode == 0, cloned.stderr
     assert not (clone.parent / "shared").exists() and "bash .ci/run" in (clone / "README.md").read_text()
 
-    done = _run(["bash", ".ci/run", "-q", *FAST_SUBSET], clone, 900)
+    # a subset cannot reach the whole suite's coverage floor: coverage is the full run's gate, not this one's
+    done = _run(["bash", ".ci/run", "-q", "--no-cov", *FAST_SUBSET], clone, 900)
     assert done.returncode == 0, done.stdout[-3000:] + "\n--- stderr ---\n" + done.stderr[-1000:]
     tally = done.stdout.splitlines()[-1]
     assert " passed" in tally and "failed" not in tally and "error" not in tally, tally
