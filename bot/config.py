@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from bot.clusters import AdminSettings, parse_admins
 from bot.errors import ConfigError
 
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
@@ -72,6 +73,7 @@ class Settings:
     user_identity_template: str = ""
     kube_groups: tuple[str, ...] = ()
     audit_log: bool = True
+    admin: AdminSettings = field(default_factory=AdminSettings)  # issue 17: ADMINS, ADMIN_CHANNEL, ADMIN_DIGEST_AT
 
     @property
     def socket_mode(self) -> bool:
@@ -277,6 +279,7 @@ def load_settings(
         user_identity_template=template,
         kube_groups=kube_groups,
         audit_log=_bool("AUDIT_LOG", get("AUDIT_LOG", "true"), problems),
+        admin=parse_admins(get("ADMINS", ""), get("ADMIN_CHANNEL", ""), get("ADMIN_DIGEST_AT", ""), problems),
     )
     if problems:
         raise ConfigError("invalid settings:\n" + "\n".join(f"  - {p}" for p in problems))

@@ -21,12 +21,15 @@ from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.actions import Silenced, silence
+from bot.notify.admin_digest import AdminDigest, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence, Subscription
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
 from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
+from bot.slack.admin import AdminAnswers
+from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
@@ -34,6 +37,9 @@ from bot.slack.transport import SocketConnection, events_handler
 from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
+
+
+DIGEST_TICK_SECONDS = 300.0  # the admins' view is looked at this often at most (it explains many Workloads)
 
 
 def utc_now() -> datetime:
@@ -64,6 +70,7 @@ class Server:
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
+    admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
     store: StateStore | None = None
     source_retry_seconds: float = 5.0  # between tries to start the source while the cluster is out of reach
     _source_starter: asyncio.Task[None] | None = None
@@ -90,6 +97,9 @@ class Server:
                 listen(self.notifier.wake)
             await self.notifier.start()
             self.background.append(self.notifier.stop)
+        if self.admin_digest is not None:
+            await self.admin_digest.start()
+            self.background.append(self.admin_digest.stop)
         if self.store is not None:
             self.background.insert(0, self.store.aclose)
         await self._listen()
@@ -269,6 +279,7 @@ def build_server(
             history=recorder,
         )
         hooks.notifier = notifier
+    admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds)
 
     async def healthz(_: web.Request) -> web.Response:
         """Alive, unless Socket Mode has been down past the grace (a restart may help)."""
@@ -306,6 +317,7 @@ def build_server(
     web_app.router.add_get("/metrics", metrics_endpoint)
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.notifier = notifier
+    server.admin_digest = admin_digest
     server.store = store
     if recorder is not None:
         server.background.append(recorder.store.aclose)
@@ -317,6 +329,35 @@ def build_server(
 
         server.background.append(close_kube_client)
     return server
+
+
+def _admin_side(
+    settings: Settings,
+    source: SnapshotSource,
+    bot: SlackBot,
+    store: StateStore | None,
+    clock: Callable[[], datetime],
+    is_leader: Callable[[], bool] | None,
+    tick_seconds: float,
+) -> AdminDigest | None:
+    """Issue 17: `/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
+    admin = settings.admin
+    if not admin.admins:
+        return None
+    bot.admin = AdminAnswers(source.snapshot, clock, admin.is_admin)
+    if store is None or not admin.targets:
+        return None
+    digests = SQLiteDigests(store.path) if isinstance(store, SQLiteStore) else MemoryDigests()
+    return AdminDigest(
+        source,
+        digests,
+        AdminPoster(bot.client, bot.language, settings.default_language),
+        targets=admin.targets,
+        clock=clock,
+        at=admin.digest_at,
+        is_leader=is_leader or (lambda: True),
+        tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
+    )
 
 
 async def _store_answers(store: StateStore | None) -> bool:

@@ -722,3 +722,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.what-if": "What would get it admitted",
     # --- end of issue 16 ------------------------------------------------------------------------------------
 }
+
+
+# The admins' view (issue 17) lives in its own module.
+from bot.copy.admin_en import ADMIN as _ADMIN  # noqa: E402
+
+CATALOGUE.update(_ADMIN)

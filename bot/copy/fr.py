@@ -768,3 +768,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.what-if": "Ce qui le ferait admettre",
     # --- fin de l'issue 16 ----------------------------------------------------------------------------------
 }
+
+
+# The admins' view (issue 17) lives in its own module.
+from bot.copy.admin_fr import ADMIN as _ADMIN  # noqa: E402
+
+CATALOGUE.update(_ADMIN)

@@ -212,11 +212,22 @@ def _v4_history(db: sqlite3.Connection) -> None:
     )
 
 
+def _v5_admin_digests(db: sqlite3.Connection) -> None:
+    """The admins' digest posted to each target, and what it said (bot.notify.admin_digest: edited in place,
+    never posted again when nothing changed, across restarts)."""
+    db.execute(
+        """CREATE TABLE admin_digests (
+            target TEXT NOT NULL PRIMARY KEY, channel TEXT NOT NULL, ts TEXT NOT NULL, fingerprint TEXT NOT NULL,
+            posted_at TEXT NOT NULL, updated_at TEXT NOT NULL)"""
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _v1_tables,
     _v2_indexes,
     _v3_fencing,
     _v4_history,
+    _v5_admin_digests,
 )
 
 

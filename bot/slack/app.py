@@ -36,6 +36,7 @@ from bot.metrics import Metrics
 from bot.notify.actions import Silenced
 from bot.service import MAX_AUDIENCE, Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
+from bot.slack.admin import AdminAnswers, admin_reply
 from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
@@ -183,6 +184,7 @@ class SlackBot:
         self._home = home
         self._on_notification_action = on_notification_action
         self._on_mute = on_mute
+        self.admin: AdminAnswers | None = None  # issue 17: set by the composition root when ADMINS is
         bolt_logger = logging.getLogger("slack_bolt.AsyncApp")
         if not any(isinstance(f, _TokenFromEnvironment) for f in bolt_logger.filters):
             bolt_logger.addFilter(_TokenFromEnvironment())
@@ -339,6 +341,8 @@ class SlackBot:
                 if question.command == Command.MUTE
                 else render.unmuted(language=language)
             ]
+        if question.command == Command.ADMIN:  # issue 17: privately (it names every team's jobs)
+            return [_private(await admin_reply(self.admin, asker.user, language))]
         if question.focus and not question.name and question.command == Command.WHY:  # issue 16
             return [render.focused_which_job(question.focus, language=language)]
         if question.command == Command.WHY and not question.name:

@@ -36,6 +36,7 @@ class Command(StrEnum):
     MUTE = "mute"  # no proactive DM at all, until UNMUTE
     UNMUTE = "unmute"
     HELP = "help"
+    ADMIN = "admin"  # issue 17: the admins' view
     UNKNOWN = "unknown"
 
 
@@ -414,6 +415,8 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
     first = tokens[0]
     if first in _MUTE and len(tokens) == 1:
         return Question(_MUTE[first], raw=raw, notes=tuple(notes))
+    if first in ("admin", "admins") and len(tokens) == 1:  # issue 17
+        return Question(Command.ADMIN, raw=raw, notes=tuple(notes))
     asks_help = first in _HELP
     command = _SUBCOMMANDS.get(first)
     if asks_help or command is not None:

@@ -123,6 +123,9 @@ CONFIG_KEYS = frozenset(
         "NAMESPACE_NOTIFY",
         "QUIET_HOURS",
         "AUDIT_LOG",
+        "ADMINS",
+        "ADMIN_CHANNEL",
+        "ADMIN_DIGEST_AT",
     }
 )
 
@@ -273,6 +276,8 @@ HELM_CASES: dict[str, dict[str, Any]] = {
         ],
         "namespaceNotify": "team-a=U0123ABCD",
         "quietHours": "22:00-08:00",
+        "admins": "U0ANNEADM,U0BRUNOAD",
+        "adminChannel": "C0ADMINS1",
         "auditLog": False,
     },
 }
@@ -997,6 +1002,7 @@ def test_the_chart_s_extras_render(helmed: dict[str, list[Obj]]) -> None:
     assert ("NetworkPolicy", f"{RELEASE}-egress") in objects and ("PriorityClass", "as-text") in objects
     assert config["data"]["NAMESPACE_NOTIFY"] == "team-a=U0123ABCD" and config["data"]["QUIET_HOURS"] == "22:00-08:00"
     assert config["data"]["AUDIT_LOG"] == "false"
+    assert config["data"]["ADMINS"] == "U0ANNEADM,U0BRUNOAD" and config["data"]["ADMIN_CHANNEL"] == "C0ADMINS1"
     monitor, service = objects[("ServiceMonitor", "team-bot")], objects[("Service", "team-bot")]
     assert (
         monitor["apiVersion"] == "monitoring.coreos.com/v1" and monitor["metadata"]["labels"]["release"] == "prometheus"
@@ -1009,7 +1015,7 @@ def test_the_chart_s_extras_render(helmed: dict[str, list[Obj]]) -> None:
 
 def test_the_settings_are_values_of_the_chart_and_of_the_kustomize_base() -> None:
     values = yaml.safe_load((CHART / "values.yaml").read_text())
-    assert {"namespaceNotify", "quietHours", "auditLog"} <= values.keys()
+    assert {"namespaceNotify", "quietHours", "auditLog", "admins", "adminChannel", "adminDigestAt"} <= values.keys()
     base = yaml.safe_load((KUSTOMIZE / "base" / "configmap.yaml").read_text())["data"]
     assert base["AUDIT_LOG"] == "true"
 

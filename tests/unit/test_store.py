@@ -333,7 +333,7 @@ async def test_a_version_1_database_is_migrated_and_keeps_its_data(tmp_path: Pat
     )
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == len(MIGRATIONS) == 4
+        assert schema_version(db) == len(MIGRATIONS) == 5
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         db.close()
@@ -348,7 +348,7 @@ async def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
         await store.aclose()
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == len(MIGRATIONS) == 4
+        assert schema_version(db) == len(MIGRATIONS) == 5
         assert db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
     finally:
         db.close()
