@@ -218,7 +218,7 @@ def _v5_admin_digests(db: sqlite3.Connection) -> None:
     db.execute(
         """CREATE TABLE admin_digests (
             target TEXT NOT NULL PRIMARY KEY, channel TEXT NOT NULL, ts TEXT NOT NULL, fingerprint TEXT NOT NULL,
-            posted_at TEXT NOT NULL, updated_at TEXT NOT NULL)"""
+            posted_at TEXT NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID"""
     )
 
 
