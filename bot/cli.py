@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from bot import __version__
@@ -256,6 +256,7 @@ async def _serve(settings: Settings, dump: str | None) -> None:
     from bot.service import SnapshotSource, StaticSource
 
     source: SnapshotSource
+    clusters: Mapping[str, SnapshotSource] | None = None
     elector = None
     if dump:
         from bot.kube.dump import read_dump
@@ -263,6 +264,14 @@ async def _serve(settings: Settings, dump: str | None) -> None:
 
         source = StaticSource(read_dump(dump).snapshot)
         store = state_store(settings, None)
+    elif settings.clusters:  # issue 17: several clusters, each with its own cache
+        from bot.kube.sources import cluster_sources, leader_elector, state_store
+
+        clusters, first = cluster_sources(settings, utc_now)
+        source = next(iter(clusters.values()))
+        store = state_store(settings, first)
+        if settings.leader_election and first is not None:
+            elector = leader_elector(settings, first, utc_now)
     else:
         from bot.kube.sources import kube_client, leader_elector, live_source, state_store
 
@@ -274,6 +283,7 @@ async def _serve(settings: Settings, dump: str | None) -> None:
     server = build_server(
         settings,
         source,
+        clusters=clusters,
         store=store,
         is_leader=(lambda: elector.is_leader) if elector is not None else None,
         fence=elector.fence if elector is not None else None,

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from bot.clusters import AdminSettings, parse_admins
+from bot.clusters import AdminSettings, ClusterSpec, parse_admins, parse_clusters, split_scope
 from bot.errors import ConfigError
 
 DEFAULT_SLACK_API_URL = "https://slack.com/api/"
@@ -74,6 +74,7 @@ class Settings:
     kube_groups: tuple[str, ...] = ()
     audit_log: bool = True
     admin: AdminSettings = field(default_factory=AdminSettings)  # issue 17: ADMINS, ADMIN_CHANNEL, ADMIN_DIGEST_AT
+    clusters: tuple[ClusterSpec, ...] = ()  # issue 17: CLUSTERS (empty: the one cluster of KUBECONFIG/in-cluster)
 
     @property
     def socket_mode(self) -> bool:
@@ -93,6 +94,8 @@ class Settings:
             value = getattr(self, item.name)
             if isinstance(value, Secret):
                 text = "(set, hidden)" if value else "(not set)"
+            elif isinstance(value, tuple) and value and all(isinstance(v, ClusterSpec) for v in value):
+                text = "; ".join(str(v) for v in value)
             elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
                 text = ",".join(value) or "-"
             elif isinstance(value, Mapping):
@@ -128,7 +131,7 @@ def read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
-def _channel_namespaces(text: str, problems: list[str]) -> dict[str, tuple[str, ...]]:
+def _channel_namespaces(text: str, problems: list[str], clusters: tuple[str, ...] = ()) -> dict[str, tuple[str, ...]]:
     """ "C0123ABCD=team-a,team-b;*=shared" -> {"C0123ABCD": ("team-a", "team-b"), "*": ("shared",)}."""
     result: dict[str, tuple[str, ...]] = {}
     for entry in filter(None, (part.strip() for part in text.split(";"))):
@@ -143,12 +146,20 @@ def _channel_namespaces(text: str, problems: list[str]) -> dict[str, tuple[str, 
         if namespaces == ("-",):  # "-": no namespace at all (e.g. `*=-`: unlisted channels may ask nothing)
             result[channel] = ()
             continue
-        bad = [n for n in namespaces if not _NAMESPACE.match(n)]
+        bad = [n for n in namespaces if not _scoped_namespace(n, clusters)]
         if bad or not namespaces:
             problems.append(f"CHANNEL_NAMESPACES: {channel} names invalid namespaces: {', '.join(bad) or '(none)'}")
             continue
         result[channel] = namespaces
     return result
+
+
+def _scoped_namespace(entry: str, clusters: tuple[str, ...]) -> bool:
+    """A namespace, or (with CLUSTERS) `cluster/namespace` for a configured cluster."""
+    cluster, namespace = split_scope(entry)
+    if cluster is not None and cluster not in clusters:
+        return False
+    return bool(_NAMESPACE.match(namespace))
 
 
 def _namespace_notify(text: str, problems: list[str]) -> dict[str, str]:
@@ -256,6 +267,7 @@ def load_settings(
     if kube_groups and not template:
         problems.append("KUBE_GROUPS is set but USER_IDENTITY_TEMPLATE is not: the groups would never be used")
 
+    clusters = parse_clusters(get("CLUSTERS", ""), problems)
     settings = Settings(
         slack_bot_token=Secret(bot_token),
         slack_signing_secret=Secret(signing_secret),
@@ -265,7 +277,9 @@ def load_settings(
         port=port,
         kubeconfig=get("KUBECONFIG", "").strip() or None,
         kube_context=get("KUBE_CONTEXT", "").strip() or None,
-        channel_namespaces=_channel_namespaces(get("CHANNEL_NAMESPACES", ""), problems),
+        channel_namespaces=_channel_namespaces(
+            get("CHANNEL_NAMESPACES", ""), problems, tuple(c.name for c in clusters)
+        ),
         namespace_notify=_namespace_notify(get("NAMESPACE_NOTIFY", ""), problems),
         notify_after_seconds=notify_after,
         quiet_hours=_quiet_hours(get("QUIET_HOURS", ""), problems),
@@ -279,6 +293,7 @@ def load_settings(
         user_identity_template=template,
         kube_groups=kube_groups,
         audit_log=_bool("AUDIT_LOG", get("AUDIT_LOG", "true"), problems),
+        clusters=clusters,
         admin=parse_admins(get("ADMINS", ""), get("ADMIN_CHANNEL", ""), get("ADMIN_DIGEST_AT", ""), problems),
     )
     if problems:

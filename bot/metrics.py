@@ -70,6 +70,14 @@ class Metrics:
         restarts (counters the informers keep)."""
         self.registry.register(_CacheCollector(stats))
 
+    def watch_clusters(
+        self,
+        states: Callable[[], list[tuple[str, str, int | None]]],
+        stats: Mapping[str, Callable[[], Mapping[str, Mapping[str, int]]]] | None = None,
+    ) -> None:
+        """Issue 17 (CLUSTERS): each cluster's state (name, ok|stale|starting, snapshot age) and cache counts."""
+        self.registry.register(_ClustersCollector(states, dict(stats or {})))
+
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
 
@@ -91,3 +99,42 @@ class _CacheCollector(Collector):
             for kind, count in sorted(stats.get(key, {}).items()):
                 restarts.add_metric([kind, why], count)
         yield restarts
+
+
+class _ClustersCollector(Collector):
+    def __init__(
+        self,
+        states: Callable[[], list[tuple[str, str, int | None]]],
+        stats: Mapping[str, Callable[[], Mapping[str, Mapping[str, int]]]],
+    ) -> None:
+        self._states = states
+        self._stats = stats
+
+    def collect(self) -> Iterator[GaugeMetricFamily | CounterMetricFamily]:
+        up = GaugeMetricFamily(
+            "kueue_bot_cluster_up",
+            "1 while the cluster's API server answers (CLUSTERS)",
+            labels=["cluster"],
+        )
+        age = GaugeMetricFamily(
+            "kueue_bot_cluster_snapshot_age_seconds", "Age of the cluster's view (CLUSTERS)", labels=["cluster"]
+        )
+        state = GaugeMetricFamily(
+            "kueue_bot_cluster_state", "1 for the cluster's state: ok, stale or starting", labels=["cluster", "state"]
+        )
+        for name, current, seconds in self._states():
+            up.add_metric([name], 1 if current == "ok" else 0)
+            if seconds is not None:
+                age.add_metric([name], seconds)
+            for each in ("ok", "stale", "starting"):
+                state.add_metric([name, each], 1 if current == each else 0)
+        yield up
+        yield age
+        yield state
+        objects = GaugeMetricFamily(
+            "kueue_bot_cluster_cache_objects", "Objects in each cluster's cache (CLUSTERS)", labels=["cluster", "kind"]
+        )
+        for name, stats in sorted(self._stats.items()):
+            for kind, count in sorted(stats().get("objects", {}).items()):
+                objects.add_metric([name, kind], count)
+        yield objects

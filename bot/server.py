@@ -20,6 +20,7 @@ from bot.config import Settings
 from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
+from bot.multicluster import ClusterRouter, per_cluster_policy
 from bot.notify.actions import Silenced, silence
 from bot.notify.admin_digest import AdminDigest, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
@@ -73,7 +74,9 @@ class Server:
     admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
     store: StateStore | None = None
     source_retry_seconds: float = 5.0  # between tries to start the source while the cluster is out of reach
+    other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # issue 17: CLUSTERS after the first
     _source_starter: asyncio.Task[None] | None = None
+    _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -91,6 +94,12 @@ class Server:
                 log.warning("the cluster is out of reach; serving, and retrying", extra={"error": str(error)})
                 self._source_starter = asyncio.create_task(self._start_source(start), name="kueue-bot-source-start")
             self.background.append(self._stop_source)
+        for name, other in self.other_sources.items():  # each cluster starts (and fails) on its own
+            self._other_starters.append(
+                asyncio.create_task(self._start_other(name, other), name=f"kueue-bot-source-start-{name}")
+            )
+        if self.other_sources:
+            self.background.append(self._stop_others)
         if self.notifier is not None:
             listen = getattr(self.source, "add_listener", None)
             if listen is not None:
@@ -152,6 +161,33 @@ class Server:
                 return
             log.info("the cluster is reachable: source started")
             return
+
+    async def _start_other(self, name: str, source: SnapshotSource) -> None:
+        start = getattr(source, "start", None)
+        if start is None:
+            return
+        while True:
+            try:
+                await start()
+            except ClusterUnavailable as error:
+                log.warning("a cluster is out of reach; retrying", extra={"cluster": name, "error": str(error)})
+                await asyncio.sleep(self.source_retry_seconds)
+                continue
+            except BotError as error:
+                log.error("a cluster's source cannot start", extra={"cluster": name, "error": str(error)})
+            return
+
+    async def _stop_others(self) -> None:
+        for task in self._other_starters:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._other_starters.clear()
+        for other in self.other_sources.values():
+            stop = getattr(other, "stop", None)
+            if stop is not None:
+                with contextlib.suppress(Exception):
+                    await stop()
 
     async def _stop_source(self) -> None:
         if self._source_starter is not None:
@@ -216,6 +252,7 @@ def build_server(
     fence: Callable[[], Fence | None] | None = None,
     tick_seconds: float = 30.0,
     access_review: Review | None = None,
+    clusters: Mapping[str, SnapshotSource] | None = None,
 ) -> Server:
     """The whole bot. With a `store`, the watcher runs too (proactive DMs), on the leader only.
 
@@ -226,7 +263,27 @@ def build_server(
     if callable(stats):
         metrics.watch_cluster(stats)
     channel_policy = ChannelPolicy(settings.namespaces_for_channel)
-    service = BotService(source, clock=clock, policy=channel_policy, audit=AuditLog() if settings.audit_log else None)
+    audit = AuditLog() if settings.audit_log else None
+    service = BotService(source, clock=clock, policy=channel_policy, audit=audit)
+    router: ClusterRouter | None = None
+    if clusters:  # issue 17: one service per cluster (`source` is the first one's: the notifier watches it)
+        router = ClusterRouter(
+            {
+                name: BotService(
+                    cluster, clock=clock, policy=per_cluster_policy(settings.namespaces_for_channel, name), audit=audit
+                )
+                for name, cluster in clusters.items()
+            },
+            clock=clock,
+            channel_default=settings.namespaces_for_channel,
+        )
+        service = router
+        every = {name: getattr(cluster, "stats", None) for name, cluster in clusters.items()}
+        routed = router
+        metrics.watch_clusters(
+            lambda: [(s.name, s.state, s.age_seconds) for s in routed.states()],
+            {name: stats_of for name, stats_of in every.items() if callable(stats_of)},
+        )
     hooks = _Hooks(service, store, clock)
     bot = SlackBot(
         SlackSettings(
@@ -301,6 +358,11 @@ def build_server(
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
             "slack": "connected" if slack_ok else "disconnected",
         }
+        if router is not None:  # issue 17: ready while one cluster answers; each one's state said
+            states = router.states()
+            body["clusters"] = {s.name: {"state": s.state, "snapshotAgeSeconds": s.age_seconds} for s in states}
+            ready = any(s.state != "starting" for s in states) and store_ok and slack_ok
+            body["ready"] = ready
         return web.json_response(body, status=200 if ready else 503)
 
     async def metrics_endpoint(_: web.Request) -> web.Response:
@@ -317,6 +379,8 @@ def build_server(
     web_app.router.add_get("/metrics", metrics_endpoint)
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.notifier = notifier
+    if clusters:
+        server.other_sources = {name: cluster for name, cluster in clusters.items() if cluster is not source}
     server.admin_digest = admin_digest
     server.store = store
     if recorder is not None:

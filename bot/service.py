@@ -93,6 +93,7 @@ class Answered:
     explanation: Explanation
     show_names: bool = False  # its readers may see every namespace the answer names (who waits ahead)
     public: bool = True  # every reader of the conversation may see the job's namespace (else: to the asker only)
+    cluster: str = ""  # issue 17: the cluster it was found in, when the bot serves several (CLUSTERS)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,8 @@ class Refused:
 @dataclass(frozen=True)
 class Unavailable:
     """The cluster view is not ready yet."""
+
+    cluster: str = ""  # issue 17: which cluster, when the bot serves several
 
 
 Outcome = Answered | Choose | NotFound | Refused | Unavailable
@@ -167,6 +170,10 @@ class BotService:
         self.policy: AccessPolicy = policy or OpenPolicy()
         self.audit = audit
         self.history = history  # issue 16: the admissions the notifier observed, for the ETA
+
+    def scope_text(self, text: str) -> str:
+        """The question's text without the cluster it names (issue 17: one cluster here, so the text as is)."""
+        return text
 
     def age_seconds(self) -> int | None:
         taken = self.source.taken_at()

@@ -289,6 +289,11 @@ class CacheSource:
     def taken_at(self) -> datetime | None:
         return self.cache.taken_at
 
+    @property
+    def away(self) -> bool:
+        """Synced once, but its API server does not answer now (the cache answers, with its age)."""
+        return bool(self.cache.errors)
+
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
 

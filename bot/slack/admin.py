@@ -8,6 +8,7 @@ from datetime import datetime
 
 from bot.admin.view import AdminView, admin_view
 from bot.copy import render as render_words
+from bot.slack.mrkdwn import code
 from bot.slack.render import SlackMessage
 from bot.slack.render_admin import admin_message
 from bot.trace.snapshot import Snapshot
@@ -46,3 +47,8 @@ async def admin_reply(answers: AdminAnswers | None, user: str, language: str) ->
         text = render_words("admin.not-admin", None, language)
         return SlackMessage(text, [{"type": "section", "text": {"type": "mrkdwn", "text": text}}])
     return await answers.message(user, language)
+
+
+def cluster_label(cluster: str, language: str) -> str:
+    """ "Cluster `prod-eu`": above an answer when the bot serves several clusters (issue 17)."""
+    return render_words("admin.cluster", {"cluster": code(cluster)}, language)

@@ -36,7 +36,7 @@ from bot.metrics import Metrics
 from bot.notify.actions import Silenced
 from bot.service import MAX_AUDIENCE, Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
-from bot.slack.admin import AdminAnswers, admin_reply
+from bot.slack.admin import AdminAnswers, admin_reply, cluster_label
 from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
@@ -360,7 +360,18 @@ class SlackBot:
         return self._outcome_messages(outcome, language)
 
     def _outcome_messages(self, outcome: object, language: str) -> list[SlackMessage]:
-        """Other teams' job names only when the service says the asker may see them (Answered.show_names)."""
+        """Other teams' job names only when the service says the asker may see them (Answered.show_names); the
+        cluster it comes from above it when the bot serves several (issue 17)."""
+        messages = self._outcome_messages_here(outcome, language)
+        cluster = str(getattr(outcome, "cluster", "") or "")
+        if cluster and messages:
+            first = messages[0]
+            label = {"type": "context", "elements": [{"type": "mrkdwn", "text": cluster_label(cluster, language)}]}
+            joined = type(first)(first.text, [label, *first.blocks])
+            messages = [joined, *messages[1:]]
+        return messages
+
+    def _outcome_messages_here(self, outcome: object, language: str) -> list[SlackMessage]:
         if isinstance(outcome, Answered):
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
@@ -488,7 +499,7 @@ class SlackBot:
         started = time.monotonic()
         try:
             language = await self.language(user)
-            question = parse(text, bot_user_id=self._bot_user)
+            question = parse(self.service.scope_text(text), bot_user_id=self._bot_user)
             messages = await self._messages_for(question, await self._asker(user, channel), language)
             await self._answer_in_thread(channel, thread_ts, messages, user=user)
             log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
@@ -524,7 +535,7 @@ class SlackBot:
         channel = str(command.get("channel_id") or "")
         try:
             language = await self.language(user)
-            question = parse(str(command.get("text") or ""))
+            question = parse(self.service.scope_text(str(command.get("text") or "")))
             messages = await self._messages_for(question, await self._asker(user, channel), language)
             is_answer = question.command == Command.WHY and len(messages) == 2
             if not is_answer or any(isinstance(m, _Private) for m in messages):

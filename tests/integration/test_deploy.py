@@ -124,6 +124,7 @@ CONFIG_KEYS = frozenset(
         "QUIET_HOURS",
         "AUDIT_LOG",
         "ADMINS",
+        "CLUSTERS",
         "ADMIN_CHANNEL",
         "ADMIN_DIGEST_AT",
     }
@@ -277,6 +278,11 @@ HELM_CASES: dict[str, dict[str, Any]] = {
         "namespaceNotify": "team-a=U0123ABCD",
         "quietHours": "22:00-08:00",
         "admins": "U0ANNEADM,U0BRUNOAD",
+        "clusters": [
+            {"name": "prod-eu", "inCluster": True},
+            {"name": "prod-us", "kubeconfigSecret": "prod-us-kubeconfig", "context": "us"},
+            {"name": "lab", "context": "lab"},
+        ],
         "adminChannel": "C0ADMINS1",
         "auditLog": False,
     },
@@ -1003,6 +1009,14 @@ def test_the_chart_s_extras_render(helmed: dict[str, list[Obj]]) -> None:
     assert config["data"]["NAMESPACE_NOTIFY"] == "team-a=U0123ABCD" and config["data"]["QUIET_HOURS"] == "22:00-08:00"
     assert config["data"]["AUDIT_LOG"] == "false"
     assert config["data"]["ADMINS"] == "U0ANNEADM,U0BRUNOAD" and config["data"]["ADMIN_CHANNEL"] == "C0ADMINS1"
+    clusters = "prod-eu=in-cluster;prod-us=file:/etc/kueue-bot/clusters/prod-us/kubeconfig@us;lab=context:lab"
+    assert config["data"]["CLUSTERS"] == clusters
+    mounted = {"name": "cluster-prod-us", "mountPath": "/etc/kueue-bot/clusters/prod-us", "readOnly": True}
+    assert mounted in pod["containers"][0]["volumeMounts"]
+    secret_volume = next(v for v in pod["volumes"] if v["name"] == "cluster-prod-us")
+    assert secret_volume["secret"] == {
+        "secretName": "prod-us-kubeconfig", "items": [{"key": "kubeconfig", "path": "kubeconfig"}]
+    }  # fmt: skip
     monitor, service = objects[("ServiceMonitor", "team-bot")], objects[("Service", "team-bot")]
     assert (
         monitor["apiVersion"] == "monitoring.coreos.com/v1" and monitor["metadata"]["labels"]["release"] == "prometheus"

@@ -91,3 +91,20 @@ sqlite:////var/lib/kueue-bot/state.sqlite3
 {{- end -}}
 {{- end -}}
 {{- end -}}
+
+{{/* CLUSTERS (issue 17) from .Values.clusters: NAME=in-cluster, NAME=context:CTX, or a kubeconfig Secret
+mounted at /etc/kueue-bot/clusters/NAME/kubeconfig (NAME=file:PATH[@CTX]). */}}
+{{- define "kueue-bot.clusters" -}}
+{{- $entries := list -}}
+{{- range .Values.clusters -}}
+{{- if .inCluster -}}
+{{- $entries = append $entries (printf "%s=in-cluster" .name) -}}
+{{- else if .kubeconfigSecret -}}
+{{- $file := printf "%s=file:/etc/kueue-bot/clusters/%s/kubeconfig" .name .name -}}
+{{- $entries = append $entries (ternary (printf "%s@%s" $file .context) $file (not (empty .context))) -}}
+{{- else -}}
+{{- $entries = append $entries (printf "%s=context:%s" .name (required "clusters[].context, kubeconfigSecret or inCluster" .context)) -}}
+{{- end -}}
+{{- end -}}
+{{- join ";" $entries -}}
+{{- end -}}

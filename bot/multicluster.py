@@ -1,0 +1,217 @@
+"""Several clusters in one bot (issue 17, item 1): one BotService per cluster (its own informer cache, its own
+access rules), behind a router that the Slack side uses as its service.
+
+A question names its cluster (`prod-eu/team-a/train`, `--cluster prod-eu`: `scope_text`), or the bot looks in
+every cluster whose cache is ready and the channel may see: one match is answered (saying which cluster),
+several become a choice (`cluster/namespace` in the buttons, which name the cluster back), none a "not found"
+with suggestions from every cluster. A cluster out of reach is skipped (its answer: unavailable), so it never
+blocks the others. The cluster a question was settled in is kept for the rest of its handling (a ContextVar:
+each Slack event is handled in a task of its own).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from bot.clusters import default_cluster, namespaces_in, scope_question
+from bot.service import (
+    Answered,
+    Asker,
+    BotService,
+    ChannelPolicy,
+    Choose,
+    NotFound,
+    Outcome,
+    Refused,
+    Unavailable,
+)
+from bot.trace.explanation import Explanation
+from bot.trace.queueview import QueueView
+from bot.trace.resolve import JOB_KIND_GROUPS
+
+CURRENT: ContextVar[str | None] = ContextVar("kueue_bot_cluster", default=None)
+_KINDS = frozenset(kind.lower() for kind in JOB_KIND_GROUPS) | {"job", "jobs", "workload", "pod"}
+
+
+@dataclass(frozen=True)
+class ClusterState:
+    """For /readyz and /metrics: ok (synced, watching), stale (synced, its watches broken: answers from the
+    cache, with its age), starting (never synced: no answers yet)."""
+
+    name: str
+    state: str
+    age_seconds: int | None
+
+
+def per_cluster_policy(mapping: Callable[[str], Sequence[str] | None], cluster: str) -> ChannelPolicy:
+    """CHANNEL_NAMESPACES for one cluster: its `cluster/ns` entries and those naming no cluster."""
+
+    def visible(channel: str) -> Sequence[str] | None:
+        found = mapping(channel)
+        return namespaces_in(tuple(found) if found is not None else None, cluster)
+
+    return ChannelPolicy(visible)
+
+
+class ClusterRouter(BotService):
+    """A BotService over several: each call goes to the cluster of the question (CURRENT), the first by default."""
+
+    def __init__(
+        self,
+        services: Mapping[str, BotService],
+        *,
+        clock: Callable[[], datetime],
+        channel_default: Callable[[str], Sequence[str] | None] = lambda channel: None,
+    ) -> None:
+        first = next(iter(services.values()))
+        super().__init__(first.source, clock=clock, policy=first.policy, audit=first.audit, history=first.history)
+        self.services = dict(services)
+        self._channel_default = channel_default
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self.services)
+
+    def _picked(self) -> BotService:
+        return self.services.get(CURRENT.get() or "", next(iter(self.services.values())))
+
+    def _split(self, namespace: str | None) -> tuple[str | None, str | None]:
+        """ "prod-eu/team-a" (from a button) -> ("prod-eu", "team-a")."""
+        if namespace and "/" in namespace:
+            cluster, _, rest = namespace.partition("/")
+            if cluster in self.services:
+                return cluster, rest
+        return None, namespace
+
+    def scope_text(self, text: str) -> str:
+        scoped = scope_question(text, self.names, _KINDS)
+        CURRENT.set(scoped.cluster)
+        return scoped.text
+
+    def states(self) -> list[ClusterState]:
+        found = []
+        for name, service in self.services.items():
+            source = service.source
+            age = service.age_seconds()
+            if not source.ready:
+                state = "starting"
+            elif bool(getattr(source, "away", False)):
+                state = "stale"
+            else:
+                state = "ok"
+            found.append(ClusterState(name, state, age))
+        return found
+
+    # --- BotService, per cluster ------------------------------------------------------------------------------
+
+    @property
+    def per_person(self) -> bool:
+        return any(service.per_person for service in self.services.values())
+
+    def age_seconds(self) -> int | None:
+        return self._picked().age_seconds()
+
+    async def explain_job(self, namespace: str, name: str, kind: str | None) -> Explanation:
+        cluster, ns = self._split(namespace)
+        if cluster is not None:
+            CURRENT.set(cluster)
+        return await self._picked().explain_job(ns or namespace, name, kind)
+
+    async def default_namespace(self, asker: Asker) -> str | None:
+        if CURRENT.get() is None:
+            return None  # each cluster finds its own (see ask)
+        return await self._picked().default_namespace(asker)
+
+    async def may_see_all(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+        return await self._picked().may_see_all(asker, namespaces)
+
+    async def audience_sees(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+        return await self._picked().audience_sees(asker, namespaces)
+
+    async def queue(self, asker: Asker, namespace: str, local_queue: str) -> QueueView | Refused | Unavailable:
+        cluster, ns = self._split(namespace)
+        if cluster is not None:
+            CURRENT.set(cluster)
+        result = await self._picked().queue(asker, ns or namespace, local_queue)
+        return Unavailable(CURRENT.get() or "") if isinstance(result, Unavailable) else result
+
+    async def local_queue_namespaces(self, asker: Asker, local_queue: str) -> list[str]:
+        if CURRENT.get() is not None:
+            return await self._picked().local_queue_namespaces(asker, local_queue)
+        found: list[str] = []
+        for name, service in self.services.items():
+            if service.source.ready:
+                found.extend(f"{name}/{ns}" for ns in await service.local_queue_namespaces(asker, local_queue))
+        return found
+
+    async def ask(
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        default_namespace: str | None = None,
+    ) -> Outcome:
+        cluster, namespace = self._split(namespace)
+        if cluster is not None:
+            CURRENT.set(cluster)
+        named = CURRENT.get()
+        if named is not None:
+            service = self.services[named]
+            default = default_namespace or await service.default_namespace(asker)
+            outcome = await service.ask(asker, name, namespace=namespace, kind=kind, default_namespace=default)
+            return _tagged(outcome, named)
+        return await self._everywhere(asker, name, namespace, kind)
+
+    async def _everywhere(self, asker: Asker, name: str, namespace: str | None, kind: str | None) -> Outcome:
+        """Look in every cluster that is ready; one answer, a choice of clusters, or not found anywhere."""
+        results: list[tuple[str, Outcome]] = []
+        away: list[str] = []
+        for cluster, service in self.services.items():
+            if not service.source.ready:
+                away.append(cluster)
+                continue
+            token = CURRENT.set(cluster)
+            try:
+                default = await service.default_namespace(asker)
+                outcome = await service.ask(asker, name, namespace=namespace, kind=kind, default_namespace=default)
+            finally:
+                CURRENT.reset(token)
+            results.append((cluster, outcome))
+        found = [(c, o) for c, o in results if isinstance(o, Answered | Choose)]
+        preferred = default_cluster(tuple(self._channel_default(asker.channel) or ()))
+        if len(found) > 1 and preferred is not None and any(c == preferred for c, _ in found):
+            found = [(c, o) for c, o in found if c == preferred]
+        if len(found) == 1:
+            cluster, outcome = found[0]
+            CURRENT.set(cluster)
+            return _tagged(outcome, cluster)
+        if found:
+            candidates: list[tuple[str, str, str]] = []
+            for cluster, outcome in found:
+                if isinstance(outcome, Answered):
+                    job = outcome.explanation.job
+                    candidates.append((f"{cluster}/{job.namespace}", job.name, job.kind))
+                elif isinstance(outcome, Choose):
+                    candidates.extend((f"{cluster}/{ns}", n, k) for ns, n, k in outcome.candidates)
+            return Choose(tuple(candidates))
+        refused = [o for _, o in results if isinstance(o, Refused)]
+        if refused and len(refused) == len(results):
+            return refused[0]
+        if not results:
+            return Unavailable(", ".join(away))
+        suggestions: list[str] = []
+        for cluster, outcome in results:
+            if isinstance(outcome, NotFound):
+                suggestions.extend(f"{cluster}/{s}" for s in outcome.suggestions)
+        return NotFound(namespace, name, kind, tuple(suggestions[:3]))
+
+
+def _tagged(outcome: Outcome, cluster: str) -> Outcome:
+    if isinstance(outcome, Answered | Unavailable):
+        return replace(outcome, cluster=cluster)
+    return outcome

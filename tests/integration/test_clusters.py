@@ -1,0 +1,157 @@
+"""Several clusters in one bot (issue 17, item 1), end to end: two fake Kubernetes API servers, each behind its
+own informer cache, the production server with both, the Slack stand-in over HTTP. A question names its
+cluster or is looked for in both; one cluster going away mid-test never stops the other's answers, and
+/readyz and /metrics say which one is away."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from bot.config import Secret, Settings
+from bot.kube.client import KubeClient, load_api_client
+from bot.kube.ondemand import CacheSource
+from bot.server import Server, build_server
+
+from tests.fakes.kube_api import FakeKubeAPI
+from tests.fakes.slack_api import FakeSlack
+from tests.paths import SCENARIOS
+
+USER = "U0ALICE01"
+CHANNEL = "C0MLVISION"
+NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
+EU = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, ml-nlp/llm-eval-suite-xl
+US = "article-three-cpus"  # equipe-data/train-octobre
+
+
+@dataclass
+class Two:
+    server: Server
+    eu: FakeKubeAPI
+    us: FakeKubeAPI
+    sources: dict[str, CacheSource]
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    async with FakeSlack() as fake:
+        fake.add_user(USER, name="alice", locale="en-US")
+        fake.add_channel(CHANNEL, "ml-vision", members=[USER])
+        yield fake
+
+
+def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
+    base = Settings(
+        slack_bot_token=Secret(slack.bot_token),
+        slack_signing_secret=Secret(slack.signing_secret),
+        slack_api_url=slack.api_url,
+        host="127.0.0.1",
+        port=0,
+        log_format="text",
+    )
+    return base.__class__(**{**base.__dict__, **overrides})
+
+
+@pytest.fixture
+def closing() -> Iterator[list[Any]]:
+    opened: list[Any] = []
+    yield opened
+    for api_client in opened:
+        api_client.close()
+
+
+async def _two(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any], eu: FakeKubeAPI, us: FakeKubeAPI, **kw: Any
+) -> Two:
+    sources: dict[str, CacheSource] = {}
+    for name, api in (("prod-eu", eu), ("prod-us", us)):
+        api_client = load_api_client(str(api.write_kubeconfig(tmp_path / f"kubeconfig-{name}")))
+        closing.append(api_client)
+        sources[name] = CacheSource.connect(KubeClient(api_client), clock=lambda: NOW, freeze_gc=False)
+    server = build_server(_settings(slack, **kw), sources["prod-eu"], clock=lambda: NOW, clusters=sources)
+    await server.start()
+    for source in sources.values():
+        await source.cache.wait_ready(15)
+    return Two(server, eu, us, sources)
+
+
+@pytest.fixture
+async def apis() -> AsyncIterator[tuple[FakeKubeAPI, FakeKubeAPI]]:
+    async with FakeKubeAPI() as eu, FakeKubeAPI() as us:
+        eu.load_dump(SCENARIOS / EU / "cluster.yaml")
+        us.load_dump(SCENARIOS / US / "cluster.yaml")
+        yield eu, us
+
+
+async def _ask(slack: FakeSlack, server: Server, text: str, nth: int) -> str:
+    event = slack.app_mention_event(USER, CHANNEL, text)
+    await slack.deliver_event(f"{server.url}/slack/events", event)
+    post = await slack.wait_for_call("chat.postMessage", nth=nth)
+    return str(post.params.get("text", "")) + json.dumps(post.params.get("blocks") or [])
+
+
+async def _get(server: Server, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(f"{server.url}{path}") as response:
+        return response.status, await response.text()
+
+
+async def test_answers_from_either_cluster_and_the_other_keeps_answering_when_one_goes_away(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any], apis: tuple[FakeKubeAPI, FakeKubeAPI]
+) -> None:
+    two = await _two(slack, tmp_path, closing, *apis)
+    try:
+        # No cluster named: found in the one cluster that has it, and the answer says which.
+        answer = await _ask(slack, two.server, "why is train-octobre pending?", 1)
+        assert "exceeds-max-quota" in answer or "never be admitted" in answer
+        assert "prod-us" in answer
+        answer = await _ask(slack, two.server, "prod-eu/ml-vision/segformer-finetune", 2)
+        assert "prod-eu" in answer and "segformer-finetune" in answer
+        status, body = await _get(two.server, "/readyz")
+        assert status == 200 and json.loads(body)["clusters"]["prod-us"]["state"] == "ok"
+        # prod-us goes away: prod-eu's answers keep coming; /readyz and /metrics say prod-us is away.
+        await two.us.go_offline()
+        await two.sources["prod-us"].cache.wait_for(lambda: bool(two.sources["prod-us"].cache.errors), 15)
+        answer = await _ask(slack, two.server, "why is segformer-finetune pending --cluster prod-eu", 3)
+        assert "prod-eu" in answer and "segformer-finetune" in answer
+        status, body = await _get(two.server, "/readyz")
+        clusters = json.loads(body)["clusters"]
+        assert status == 200 and clusters["prod-us"]["state"] == "stale" and clusters["prod-eu"]["state"] == "ok"
+        _, metrics = await _get(two.server, "/metrics")
+        assert 'kueue_bot_cluster_up{cluster="prod-us"} 0.0' in metrics
+        assert 'kueue_bot_cluster_up{cluster="prod-eu"} 1.0' in metrics
+        assert 'kueue_bot_cluster_cache_objects{cluster="prod-eu",kind="Workload"}' in metrics
+        await two.us.go_online()
+    finally:
+        await two.server.stop()
+
+
+async def test_a_job_in_both_clusters_offers_the_choice(slack: FakeSlack, tmp_path: Path, closing: list[Any]) -> None:
+    async with FakeKubeAPI() as eu, FakeKubeAPI() as us:
+        eu.load_dump(SCENARIOS / EU / "cluster.yaml")
+        us.load_dump(SCENARIOS / EU / "cluster.yaml")
+        two = await _two(slack, tmp_path, closing, eu, us)
+        try:
+            answer = await _ask(slack, two.server, "why is segformer-finetune pending?", 1)
+            assert "prod-eu/ml-vision" in answer and "prod-us/ml-vision" in answer
+        finally:
+            await two.server.stop()
+
+
+async def test_access_rules_per_cluster(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any], apis: tuple[FakeKubeAPI, FakeKubeAPI]
+) -> None:
+    # The channel sees ml-vision in prod-eu only: prod-us's equipe-data is not found, prod-eu's job is.
+    two = await _two(slack, tmp_path, closing, *apis, channel_namespaces={CHANNEL: ("prod-eu/ml-vision",)})
+    try:
+        answer = await _ask(slack, two.server, "why is train-octobre pending?", 1)
+        assert "exceeds-max-quota" not in answer and "never be admitted" not in answer
+        answer = await _ask(slack, two.server, "why is segformer-finetune pending?", 2)
+        assert "prod-eu" in answer and "segformer-finetune" in answer
+    finally:
+        await two.server.stop()
