@@ -69,6 +69,8 @@ class ClusterRouter(BotService):
         first = next(iter(services.values()))
         super().__init__(first.source, clock=clock, policy=first.policy, audit=first.audit, history=first.history)
         self.services = dict(services)
+        for service in self.services.values():  # a MultiKueue manager's answer follows its job to the workers
+            service.workers = {name: other for name, other in self.services.items() if other is not service}
         self._channel_default = channel_default
 
     @property

@@ -13,20 +13,22 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Protocol
 
-from bot.errors import ClusterUnavailable
+from bot.errors import BotError, ClusterUnavailable
 from bot.trace.codes import Verdict
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
+from bot.trace.multikueue import Placement, multikueue_check, placement
 from bot.trace.queueview import QueueView, describe_queue
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 Clock = Callable[[], datetime]
 MAX_CHOICES = 10
+MAX_WORKERS_EXPLAINED = 3  # MultiKueue workers whose copy is explained in one answer (issue 17)
 MAX_AUDIENCE = 200  # readers checked one by one; a bigger (or unknown) audience gets private answers
 
 
@@ -94,6 +96,8 @@ class Answered:
     show_names: bool = False  # its readers may see every namespace the answer names (who waits ahead)
     public: bool = True  # every reader of the conversation may see the job's namespace (else: to the asker only)
     cluster: str = ""  # issue 17: the cluster it was found in, when the bot serves several (CLUSTERS)
+    multikueue: Placement | None = None  # issue 17: on a MultiKueue manager, where it is dispatched
+    workers: tuple[tuple[str, Explanation], ...] = ()  # and each served worker's explanation of its copy
 
 
 @dataclass(frozen=True)
@@ -170,6 +174,7 @@ class BotService:
         self.policy: AccessPolicy = policy or OpenPolicy()
         self.audit = audit
         self.history = history  # issue 16: the admissions the notifier observed, for the ETA
+        self.workers: dict[str, BotService] = {}  # issue 17: the MultiKueue workers this bot also serves
 
     def scope_text(self, text: str) -> str:
         """The question's text without the cluster it names (issue 17: one cluster here, so the text as is)."""
@@ -275,7 +280,41 @@ class BotService:
         asker only), other teams' job names only when every one of its readers may see them."""
         public = await self.audience_sees(asker, [explanation.job.namespace])
         readers = asker if public else Asker(asker.user, asker.channel)
-        return Answered(explanation, await self._shows_names(readers, explanation), public)
+        return await self._with_placement(Answered(explanation, await self._shows_names(readers, explanation), public))
+
+    async def _with_placement(self, answered: Answered) -> Answered:
+        """Issue 17: on a MultiKueue manager, where the Workload is dispatched and whether its workers are
+        connected; and, for each worker this bot also serves, that worker's own explanation of its copy (the
+        same Workload name: Kueue's prebuilt-workload-name)."""
+        explanation = answered.explanation
+        if explanation.workload is None:
+            return answered
+        snapshot = await self.source.snapshot()
+        workload = snapshot.workload(*explanation.workload)
+        if workload is None or multikueue_check(snapshot, workload) is None:
+            return answered
+        read = getattr(self.source, "multikueue_clusters", None)
+        clusters: dict[str, tuple[str, str, str]] | None = None
+        if read is not None:
+            try:
+                clusters = await read()
+            except BotError:
+                clusters = None  # each worker is then "unknown"
+        found = placement(snapshot, workload, clusters)
+        if found is None:
+            return answered
+        copies: list[tuple[str, Explanation]] = []
+        for worker in found.workers[:MAX_WORKERS_EXPLAINED]:
+            service = self.workers.get(worker.name)
+            if service is None or not service.source.ready:
+                continue
+            try:
+                copy = await service.explain_job(workload.namespace, workload.name, "Workload")
+            except BotError:
+                continue
+            if copy.verdict != Verdict.JOB_NOT_FOUND:
+                copies.append((worker.name, copy))
+        return replace(answered, multikueue=found, workers=tuple(copies))
 
     async def audience_sees(self, asker: Asker, namespaces: Iterable[str]) -> bool:
         """Whether everyone who reads a public answer here (the asker and `asker.audience`) may see every one

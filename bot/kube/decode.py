@@ -264,6 +264,9 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         resource_requests=parts.part(_resource_requests, requests) if requests else (),
         reclaimable=parts.part(_reclaimable, reclaimable) if reclaimable else _EMPTY,
         cluster_name=text(_str(status.get("clusterName"))),
+        nominated_clusters=tuple(
+            text(name) for name in status.get("nominatedClusterNames") or () if isinstance(name, str) and name
+        ),
         maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
         if spec.get("maximumExecutionTimeSeconds") is not None
         else None,

@@ -126,6 +126,32 @@ class OnDemand:
             log.info("nodes not read", extra={"error": str(error)})
             return []
 
+    def read_multikueue_clusters(self, version: str) -> dict[str, tuple[str, str, str]]:
+        """MultiKueueCluster name -> (Active status True|False|Unknown, reason, message) (issue 17). {} when the
+        kind is not served or may not be read."""
+        path = f"/apis/{kinds.KUEUE_GROUP}/{version or kinds.KUEUE_VERSIONS[0]}/multikueueclusters"
+        try:
+            items = list(self.client.list(path, what="MultiKueueClusters"))
+        except (Forbidden, NotFound, NotServed) as error:
+            log.info("MultiKueueClusters not read", extra={"error": str(error)})
+            return {}
+        found: dict[str, tuple[str, str, str]] = {}
+        for item in items:
+            name = str((item.get("metadata") or {}).get("name") or "")
+            conditions = (item.get("status") or {}).get("conditions") or []
+            active = next((c for c in conditions if isinstance(c, dict) and c.get("type") == "Active"), None)
+            if not name:
+                continue
+            if active is None:
+                found[name] = ("Unknown", "", "")
+            else:
+                found[name] = (
+                    str(active.get("status", "Unknown")),
+                    str(active.get("reason", "")),
+                    str(active.get("message", "")),
+                )
+        return found
+
     def read_namespace(self, namespace: str) -> list[object]:
         try:
             return _decoded(self.client.get(kinds.CORE["Namespace"].path("v1", name=namespace), what="the namespace"))
@@ -296,6 +322,10 @@ class CacheSource:
 
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         return await self.ondemand.snapshot_for(namespace, name, kind)
+
+    async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]]:
+        """For MultiKueue answers (issue 17): each MultiKueueCluster's Active condition, read now."""
+        return await asyncio.to_thread(self.ondemand.read_multikueue_clusters, self.cache.version)
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         """The cache's change listener (the notifier wakes on cluster changes)."""

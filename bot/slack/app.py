@@ -43,6 +43,7 @@ from bot.slack.mrkdwn import code
 from bot.slack.mrkdwn import code as mrkdwn_code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
+from bot.slack.render_multikueue import placement_message
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView
 
@@ -363,6 +364,13 @@ class SlackBot:
         """Other teams' job names only when the service says the asker may see them (Answered.show_names); the
         cluster it comes from above it when the bot serves several (issue 17)."""
         messages = self._outcome_messages_here(outcome, language)
+        if isinstance(outcome, Answered) and outcome.multikueue is not None and messages:  # issue 17
+            where = placement_message(outcome.multikueue, outcome.workers, language=language)
+            last = messages[-1]  # with the steps (an answer stays two messages: the slash command's rule)
+            if len(last.blocks) + len(where.blocks) <= MAX_BLOCKS:
+                messages[-1] = type(last)(last.text, [*last.blocks, *where.blocks])
+            else:
+                messages.append(type(last)(where.text, where.blocks))
         cluster = str(getattr(outcome, "cluster", "") or "")
         if cluster and messages:
             first = messages[0]

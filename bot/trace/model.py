@@ -222,6 +222,7 @@ class Workload:
     resource_requests: tuple[tuple[str, Quantities], ...] = ()  # status.resourceRequests
     reclaimable: Mapping[str, int] = field(default_factory=dict)
     cluster_name: str = ""
+    nominated_clusters: tuple[str, ...] = ()  # status.nominatedClusterNames (MultiKueue, issue 17)
     maximum_execution_seconds: int | None = None  # spec.maximumExecutionTimeSeconds
 
     @property
