@@ -67,7 +67,14 @@ class ClusterRouter(BotService):
         channel_default: Callable[[str], Sequence[str] | None] = lambda channel: None,
     ) -> None:
         first = next(iter(services.values()))
-        super().__init__(first.source, clock=clock, policy=first.policy, audit=first.audit, history=first.history)
+        super().__init__(
+            first.source,
+            clock=clock,
+            policy=first.policy,
+            audit=first.audit,
+            history=first.history,
+            watches=first.watches,
+        )
         self.services = dict(services)
         for service in self.services.values():  # a MultiKueue manager's answer follows its job to the workers
             service.workers = {name: other for name, other in self.services.items() if other is not service}
@@ -156,7 +163,7 @@ class ClusterRouter(BotService):
         *,
         namespace: str | None,
         kind: str | None,
-        default_namespace: str | None = None,
+        prefer_default: bool = False,
     ) -> Outcome:
         cluster, namespace = self._split(namespace)
         if cluster is not None:
@@ -164,12 +171,13 @@ class ClusterRouter(BotService):
         named = CURRENT.get()
         if named is not None:
             service = self.services[named]
-            default = default_namespace or await service.default_namespace(asker)
-            outcome = await service.ask(asker, name, namespace=namespace, kind=kind, default_namespace=default)
+            outcome = await service.ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
             return _tagged(outcome, named)
-        return await self._everywhere(asker, name, namespace, kind)
+        return await self._everywhere(asker, name, namespace, kind, prefer_default)
 
-    async def _everywhere(self, asker: Asker, name: str, namespace: str | None, kind: str | None) -> Outcome:
+    async def _everywhere(
+        self, asker: Asker, name: str, namespace: str | None, kind: str | None, prefer_default: bool
+    ) -> Outcome:
         """Look in every cluster that is ready; one answer, a choice of clusters, or not found anywhere."""
         results: list[tuple[str, Outcome]] = []
         away: list[str] = []
@@ -179,8 +187,7 @@ class ClusterRouter(BotService):
                 continue
             token = CURRENT.set(cluster)
             try:
-                default = await service.default_namespace(asker)
-                outcome = await service.ask(asker, name, namespace=namespace, kind=kind, default_namespace=default)
+                outcome = await service.ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
             finally:
                 CURRENT.reset(token)
             results.append((cluster, outcome))

@@ -17,25 +17,24 @@ from aiohttp import web
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
+from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
-from bot.notify.actions import Silenced, silence
+from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Fence, Subscription
+from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
+from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
 from bot.slack.transport import SocketConnection, events_handler
-from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
 
@@ -72,11 +71,12 @@ class Server:
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
     admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
+    router: ClusterRouter | None = None  # issue 17: with CLUSTERS, the service of every cluster
+    other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
+    _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
     store: StateStore | None = None
     source_retry_seconds: float = 5.0  # between tries to start the source while the cluster is out of reach
-    other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # issue 17: CLUSTERS after the first
     _source_starter: asyncio.Task[None] | None = None
-    _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
     _stopped: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -263,14 +263,19 @@ def build_server(
     if callable(stats):
         metrics.watch_cluster(stats)
     channel_policy = ChannelPolicy(settings.namespaces_for_channel)
+    watches = StoreWatches(store) if store is not None else None
     audit = AuditLog() if settings.audit_log else None
-    service = BotService(source, clock=clock, policy=channel_policy, audit=audit)
+    service = BotService(source, clock=clock, policy=channel_policy, audit=audit, watches=watches)
     router: ClusterRouter | None = None
     if clusters:  # issue 17: one service per cluster (`source` is the first one's: the notifier watches it)
         router = ClusterRouter(
             {
                 name: BotService(
-                    cluster, clock=clock, policy=per_cluster_policy(settings.namespaces_for_channel, name), audit=audit
+                    cluster,
+                    clock=clock,
+                    policy=per_cluster_policy(settings.namespaces_for_channel, name),
+                    audit=audit,
+                    watches=watches,
                 )
                 for name, cluster in clusters.items()
             },
@@ -278,65 +283,95 @@ def build_server(
             channel_default=settings.namespaces_for_channel,
         )
         service = router
-        every = {name: getattr(cluster, "stats", None) for name, cluster in clusters.items()}
-        routed = router
-        metrics.watch_clusters(
-            lambda: [(s.name, s.state, s.age_seconds) for s in routed.states()],
-            {name: stats_of for name, stats_of in every.items() if callable(stats_of)},
-        )
-    hooks = _Hooks(service, store, clock)
-    bot = SlackBot(
-        SlackSettings(
-            bot_token=settings.slack_bot_token.reveal(),
-            signing_secret=settings.slack_signing_secret.reveal(),
-            api_url=settings.slack_api_url,
-            socket_mode=settings.socket_mode,
-            default_language=settings.default_language,
-        ),
-        service,
-        metrics,
-        on_watch=hooks.watch if store is not None else None,
-        on_unwatch=hooks.unwatch if store is not None else None,
-        home=hooks.home if store is not None else None,
-        on_notification_action=hooks.notification_action if store is not None else None,
-        on_mute=hooks.mute if store is not None else None,
-        ledger=Ledger(getattr(store, "remember_request", None)),
-    )
+        _watch_clusters(metrics, router, clusters)
+    bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
     close_review: Callable[[], None] | None = None
     if settings.user_identity_template:
         if access_review is None:
             access_review, close_review = _cluster_review(settings)
-        service.policy = SubjectAccessPolicy(
-            channel_policy,
-            template=settings.user_identity_template,
-            email_of=bot.email_of,
-            review=access_review,
-            groups=settings.kube_groups,
-        )
-    notifier: Notifier | None = None
-    recorder: HistoryRecorder | None = None
-    if store is not None:  # issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)
-        recorder = HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
-        history = recorder
-        service.history = lambda: history.history
-    if store is not None:
-        notifier = Notifier(
-            source=source,
-            store=store,
-            messenger=SlackMessenger(bot.client, bot.language, settings.default_language),
-            clock=clock,
-            config=PolicyConfig(
-                notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
-            ),
-            namespace_notify=settings.namespace_notify,
-            is_leader=is_leader or (lambda: True),
-            fence=fence,
-            metrics=metrics,
-            tick_seconds=tick_seconds,
-            history=recorder,
-        )
-        hooks.notifier = notifier
-    admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds)
+        review = access_review
+
+        def reviewed(channels: AccessPolicy) -> SubjectAccessPolicy:
+            return SubjectAccessPolicy(
+                channels,
+                template=settings.user_identity_template,
+                email_of=bot.email_of,
+                review=review,
+                groups=settings.kube_groups,
+            )
+
+        service.policy = reviewed(channel_policy)
+        for each in router.services.values() if router is not None else ():  # issue 17: every cluster's too
+            each.policy = reviewed(each.policy)
+    web_app = web.Application(client_max_size=1024 * 1024)
+    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
+    server.router = router
+    if clusters:
+        server.other_sources = {name: cluster for name, cluster in clusters.items() if cluster is not source}
+    _route(server, service, store)
+    server.store = store
+    if store is not None and watches is not None:
+        recorder = _history(store)
+        service.history = lambda: recorder.history
+        server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
+        watches.wake = server.notifier.wake
+        server.background.append(recorder.store.aclose)
+    server.admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds)
+    if close_review is not None:
+        closing = close_review
+
+        async def close_kube_client() -> None:
+            closing()
+
+        server.background.append(close_kube_client)
+    return server
+
+
+def _slack_settings(settings: Settings) -> SlackSettings:
+    return SlackSettings(
+        bot_token=settings.slack_bot_token.reveal(),
+        signing_secret=settings.slack_signing_secret.reveal(),
+        api_url=settings.slack_api_url,
+        socket_mode=settings.socket_mode,
+        default_language=settings.default_language,
+    )
+
+
+def _history(store: StateStore) -> HistoryRecorder:
+    """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
+    return HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
+
+
+def _notifier(
+    settings: Settings,
+    server: Server,
+    store: StateStore,
+    recorder: HistoryRecorder,
+    is_leader: Callable[[], bool] | None,
+    fence: Callable[[], Fence | None] | None,
+    tick_seconds: float,
+) -> Notifier:
+    """The watcher of proactive DMs, sending through the bot's Slack client."""
+    return Notifier(
+        source=server.source,
+        store=store,
+        messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language),
+        clock=server.clock,
+        config=PolicyConfig(
+            notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
+        ),
+        namespace_notify=settings.namespace_notify,
+        is_leader=is_leader or (lambda: True),
+        fence=fence,
+        metrics=server.metrics,
+        tick_seconds=tick_seconds,
+        history=recorder,
+    )
+
+
+def _route(server: Server, service: BotService, store: StateStore | None) -> None:
+    """POST /slack/events (HTTP mode), /healthz, /readyz and /metrics."""
+    metrics, source = server.metrics, server.source
 
     async def healthz(_: web.Request) -> web.Response:
         """Alive, unless Socket Mode has been down past the grace (a restart may help)."""
@@ -358,8 +393,8 @@ def build_server(
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
             "slack": "connected" if slack_ok else "disconnected",
         }
-        if router is not None:  # issue 17: ready while one cluster answers; each one's state said
-            states = router.states()
+        if server.router is not None:  # issue 17: ready while one cluster answers; each one's state said
+            states = server.router.states()
             body["clusters"] = {s.name: {"state": s.state, "snapshotAgeSeconds": s.age_seconds} for s in states}
             ready = any(s.state != "starting" for s in states) and store_ok and slack_ok
             body["ready"] = ready
@@ -371,28 +406,21 @@ def build_server(
             metrics.cache_staleness.set(age)
         return web.Response(body=metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 
-    web_app = web.Application(client_max_size=1024 * 1024)
-    if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", events_handler(bot))
-    web_app.router.add_get("/healthz", healthz)
-    web_app.router.add_get("/readyz", readyz)
-    web_app.router.add_get("/metrics", metrics_endpoint)
-    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
-    server.notifier = notifier
-    if clusters:
-        server.other_sources = {name: cluster for name, cluster in clusters.items() if cluster is not source}
-    server.admin_digest = admin_digest
-    server.store = store
-    if recorder is not None:
-        server.background.append(recorder.store.aclose)
-    if close_review is not None:
-        closing = close_review
+    router = server.web_app.router
+    if not server.settings.socket_mode:
+        router.add_post("/slack/events", events_handler(server.bot))
+    router.add_get("/healthz", healthz)
+    router.add_get("/readyz", readyz)
+    router.add_get("/metrics", metrics_endpoint)
 
-        async def close_kube_client() -> None:
-            closing()
 
-        server.background.append(close_kube_client)
-    return server
+def _watch_clusters(metrics: Metrics, router: ClusterRouter, clusters: Mapping[str, SnapshotSource]) -> None:
+    """Issue 17: /metrics says each cluster's state and cache counts, labelled by cluster."""
+    every = {name: getattr(cluster, "stats", None) for name, cluster in clusters.items()}
+    metrics.watch_clusters(
+        lambda: [(s.name, s.state, s.age_seconds) for s in router.states()],
+        {name: stats_of for name, stats_of in every.items() if callable(stats_of)},
+    )
 
 
 def _admin_side(
@@ -444,53 +472,3 @@ def _cluster_review(settings: Settings) -> tuple[Review, Callable[[], None]]:
 
     api_client = load_api_client(settings.kubeconfig, settings.kube_context)
     return AccessReviewer(KubeClient(api_client)), api_client.close
-
-
-class _Hooks:
-    """What the Slack side asks of the watcher and its store: watch, unwatch, the Home tab, snooze, stop."""
-
-    def __init__(self, service: BotService, store: StateStore | None, clock: Callable[[], datetime]) -> None:
-        self.service = service
-        self.store = store
-        self.clock = clock
-        self.notifier: Notifier | None = None
-
-    async def watch(self, user: str, namespace: str, name: str, kind: str | None) -> bool:
-        assert self.store is not None
-        added = await self.store.subscribe(Subscription(user, namespace, name, kind, self.clock()))
-        if self.notifier is not None:
-            self.notifier.wake()
-        return added
-
-    async def mute(self, user: str, on: bool) -> bool:
-        """A user's mute: no proactive DM at all until unmuted (questions are still answered)."""
-        assert self.store is not None
-        return await (self.store.mute(user, self.clock()) if on else self.store.unmute(user))
-
-    async def unwatch(self, user: str, namespace: str, name: str) -> bool:
-        assert self.store is not None
-        return await self.store.unsubscribe(user, namespace, name)
-
-    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
-        assert self.store is not None
-        state = await self.store.load()
-        watched: list[tuple[str, str, Explanation | None]] = []
-        for subscription in state.subscriptions_of(user):
-            try:
-                explanation: Explanation | None = await self.service.explain_job(
-                    subscription.namespace, subscription.name, subscription.kind
-                )
-            except BotError:
-                explanation = None
-            watched.append((subscription.namespace, subscription.name, explanation))
-        return watched
-
-    async def notification_action(self, user: str, channel: str, action: str, value: Mapping[str, Any]) -> Silenced:
-        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about (bot.notify.actions)."""
-        assert self.store is not None
-        namespace, name = value.get("ns"), value.get("name")
-        if not isinstance(namespace, str) or not isinstance(name, str):
-            raise BadQuery("the button names no job")
-        return await silence(
-            self.store, self.service.policy, Asker(user, channel), action, namespace, name, self.clock()
-        )

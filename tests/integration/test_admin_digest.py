@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from bot.clusters import AdminSettings
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 
@@ -40,7 +39,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
 
 
 async def _server(slack: FakeSlack, source: Timeline, clock: Clock, db: Path, **admin: Any) -> Server:
-    settings = _settings(slack, admin=AdminSettings(admins=(ANNE, BRUNO), **admin))
+    settings = _settings(slack, admin_users=(ANNE, BRUNO), **admin)
     server = build_server(settings, source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
     await server.start()
     return server
@@ -107,7 +106,7 @@ async def test_the_digest_is_sent_once_edited_on_change_and_never_repeated(slack
 
 async def test_the_digest_goes_to_the_admin_channel_when_one_is_set(slack: FakeSlack, tmp_path: Path) -> None:
     server = await _server(
-        slack, Timeline(_snapshot(_docs(SCENARIO))), Clock(START), tmp_path / "s.sqlite3", channel=CHANNEL
+        slack, Timeline(_snapshot(_docs(SCENARIO))), Clock(START), tmp_path / "s.sqlite3", admin_channel=CHANNEL
     )
     try:
         assert server.admin_digest is not None
