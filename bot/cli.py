@@ -50,6 +50,7 @@ what you type:
   click watch                          a button of the last message that has it
   /advance                             the cluster moves on to its next moment
   /wait-dm [TEXT]                      (scripts) wait for a DM from kueue-bot
+  /kueue admin, /digest                the admins' view, and its daily digest by DM (you are an admin)
   help, quit
 
 Without a terminal on stdin, the demo plays its tour (bot/demo/script.txt) and exits.

@@ -16,6 +16,7 @@ from typing import Any, Protocol
 from aiohttp import web
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
+from bot.admin.view import AdminView, admin_view, merged
 from bot.config import Settings
 from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
@@ -316,7 +317,7 @@ def build_server(
         server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
         watches.wake = server.notifier.wake
         server.background.append(recorder.store.aclose)
-    server.admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds)
+    server.admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds, router)
     if close_review is not None:
         closing = close_review
 
@@ -423,6 +424,19 @@ def _watch_clusters(metrics: Metrics, router: ClusterRouter, clusters: Mapping[s
     )
 
 
+def _admin_look(
+    source: SnapshotSource, router: ClusterRouter | None
+) -> Callable[[datetime], Awaitable[AdminView | None]]:
+    """The admins' view now: of the one cluster, or of every ready cluster (groups named cluster/queue)."""
+    sources = {name: each.source for name, each in router.services.items()} if router is not None else {"": source}
+
+    async def look(now: datetime) -> AdminView | None:
+        views = {name: admin_view(await each.snapshot(), now=now) for name, each in sources.items() if each.ready}
+        return merged(views) if views else None
+
+    return look
+
+
 def _admin_side(
     settings: Settings,
     source: SnapshotSource,
@@ -431,17 +445,19 @@ def _admin_side(
     clock: Callable[[], datetime],
     is_leader: Callable[[], bool] | None,
     tick_seconds: float,
+    router: ClusterRouter | None = None,
 ) -> AdminDigest | None:
     """Issue 17: `/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
     admin = settings.admin
     if not admin.admins:
         return None
-    bot.admin = AdminAnswers(source.snapshot, clock, admin.is_admin)
+    look = _admin_look(source, router)
+    bot.admin = AdminAnswers(look, clock, admin.is_admin)
     if store is None or not admin.targets:
         return None
     digests = SQLiteDigests(store.path) if isinstance(store, SQLiteStore) else MemoryDigests()
     return AdminDigest(
-        source,
+        look,
         digests,
         AdminPoster(bot.client, bot.language, settings.default_language),
         targets=admin.targets,

@@ -366,3 +366,17 @@ def _admin_fixes(explanation: Explanation) -> tuple[Text, ...]:
             if texts:
                 return tuple(texts)
     return tuple(action.text for action in explanation.actions[:2]) or (Text("admin.fix.look"),)
+
+
+def merged(views: dict[str, AdminView]) -> AdminView:
+    """Several clusters' views as one (issue 17, CLUSTERS): each group named `cluster/ClusterQueue`."""
+    if len(views) == 1:
+        return next(iter(views.values()))
+    groups: list[Group] = []
+    for cluster, view in views.items():
+        for group in view.groups:
+            name = f"{cluster}/{group.cluster_queue}"
+            findings = tuple(Finding(f.kind, name, f.subject, f.what, f.fix, f.since) for f in group.findings)
+            groups.append(Group(name, group.exists, findings))
+    taken = [v.taken_at for v in views.values() if v.taken_at is not None]
+    return AdminView(tuple(groups), min(taken) if taken else None)

@@ -30,9 +30,11 @@ from typing import TextIO
 from bot.config import Secret, Settings
 from bot.demo.source import DemoSource, Moment
 from bot.demo.text import Button, Style, buttons, matches, message_lines, strip_ansi
+from bot.kube.dump import parse_text
 from bot.log import setup_logging
 from bot.notify.store import open_store
 from bot.server import Server, build_server
+from bot.service import SnapshotSource, StaticSource
 from bot.standin.model import Ephemeral, JsonDict, Message
 from bot.standin.slack import FakeSlack
 
@@ -72,6 +74,7 @@ HELP = """\
   click LABEL          a button of the last message that has it: click watch, click recheck, click show queue
   /advance             the cluster moves on to its next moment (also /wait)
   /wait-dm [TEXT]      wait until kueue-bot sends you a DM (containing TEXT)
+  /digest              the admins' daily digest, now (you are an admin: /kueue admin shows the same)
   help, quit
 """
 
@@ -276,6 +279,8 @@ class Chat:
             return await self.advance()
         if lowered == "/wait-dm":
             return await self.wait_dm(rest.strip())
+        if lowered == "/digest":
+            return await self.digest()
         if lowered == "click":
             return await self.click(rest.strip())
         if lowered == "dm":
@@ -392,6 +397,15 @@ class Chat:
         lines += [style.dim(f"   {news}") for news in moment.news]
         self.transcript.write([*lines, ""])
 
+    async def digest(self) -> bool:
+        """The admins' daily digest, now (issue 17): it comes to you by DM, as to every admin."""
+        digest = self.server.admin_digest
+        if digest is None:
+            self.note("no admins' digest here")
+            return False
+        await digest.run_once()
+        return await self.wait_dm("admin")
+
     async def wait_dm(self, wanted: str) -> bool:
         def arrived() -> bool:
             for index in range(self._dms_waited, len(self.transcript.dms)):
@@ -420,12 +434,21 @@ def _settings(slack: FakeSlack, state_dir: str, language: str) -> Settings:
         state_url=f"sqlite:///{Path(state_dir) / 'kueue-bot-demo.sqlite3'}",
         default_language=language,
         log_format="text",
+        admin_users=(USER,),  # issue 17: you are an admin here (`/kueue admin`, the digest by DM)
     )
 
 
+def _lab() -> StaticSource:
+    """The second cluster of the demo (issue 17): a small lab cluster, "lyon", read from its dump."""
+    text = resources.files("bot.demo").joinpath("lab", "lab.yaml").read_text(encoding="utf-8")
+    return StaticSource(parse_text(text).snapshot)
+
+
 def _build(settings: Settings, source: DemoSource) -> Server:
-    """The production server, the watcher included (its state in a throwaway SQLite file)."""
-    return build_server(settings, source, clock=source.clock, store=open_store(settings.state_url))
+    """The production server, the watcher included (its state in a throwaway SQLite file), over two clusters:
+    the story's ("paris") and a lab ("lyon")."""
+    clusters: dict[str, SnapshotSource] = {"paris": source, "lyon": _lab()}
+    return build_server(settings, source, clock=source.clock, store=open_store(settings.state_url), clusters=clusters)
 
 
 def _quiet_logs(verbose: bool) -> None:

@@ -3,7 +3,7 @@ admin's DM, or ADMIN_CHANNEL), edited in place (chat.update) when it changes, ne
 changed; a new message the first time it changes after the day's digest time. What was posted where, and its
 fingerprint, is kept in the notifier's store (migration 5), so a restart does not post again.
 
-    digest = AdminDigest(source, SQLiteDigests(path), poster, targets=("U1",), clock=clock, at=(9, 0))
+    digest = AdminDigest(look, SQLiteDigests(path), poster, targets=("U1",), clock=clock, at=(9, 0))
     await digest.run_once()      # one look: post, update or nothing, per target
     await digest.start(); ...; await digest.stop()   # the same every tick_seconds, on the leader only
 
@@ -17,17 +17,16 @@ import contextlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
-from bot.admin.view import AdminView, admin_view
+from bot.admin.view import AdminView
 from bot.errors import BotError, StoreUnavailable
 from bot.notify.state import format_time, parse_time
 from bot.notify.store import DEFAULT_BUSY_TIMEOUT, migrate
-from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -156,17 +155,13 @@ class DigestPoster(Protocol):
     async def update(self, target: str, channel: str, ts: str, view: AdminView) -> None: ...
 
 
-class ViewSource(Protocol):
-    @property
-    def ready(self) -> bool: ...
-
-    async def snapshot(self) -> Snapshot: ...
+Look = Callable[[datetime], "Awaitable[AdminView | None]"]  # the admins' view now (None: no cluster is ready)
 
 
 class AdminDigest:
     def __init__(
         self,
-        source: ViewSource,
+        look: Look,
         store: DigestStore,
         poster: DigestPoster,
         *,
@@ -176,7 +171,7 @@ class AdminDigest:
         is_leader: Callable[[], bool] = lambda: True,
         tick_seconds: float = 300.0,
     ) -> None:
-        self.source = source
+        self.look = look
         self.store = store
         self.poster = poster
         self.targets = tuple(targets)
@@ -190,13 +185,15 @@ class AdminDigest:
     async def run_once(self) -> list[tuple[str, Action]]:
         """One look at the cluster: what was posted or edited, per target. Looks never overlap."""
         async with self._lock:
-            if not self.targets or not self.is_leader() or not self.source.ready:
+            if not self.targets or not self.is_leader():
                 return []
             return await self._look()
 
     async def _look(self) -> list[tuple[str, Action]]:
         now = self.clock()
-        view = admin_view(await self.source.snapshot(), now=now)
+        view = await self.look(now)
+        if view is None:
+            return []
         fingerprint = view.fingerprint
         records = await self.store.load()
         done: list[tuple[str, Action]] = []

@@ -6,12 +6,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 
-from bot.admin.view import AdminView, admin_view
+from bot.admin.view import AdminView
 from bot.copy import render as render_words
 from bot.slack.mrkdwn import code
-from bot.slack.render import SlackMessage
+from bot.slack.render import SlackMessage, cluster_unavailable
 from bot.slack.render_admin import admin_message
-from bot.trace.snapshot import Snapshot
 
 
 def as_of(view: AdminView) -> str:
@@ -23,12 +22,12 @@ class AdminAnswers:
 
     def __init__(
         self,
-        snapshot: Callable[[], Awaitable[Snapshot]],
+        look: Callable[[datetime], Awaitable[AdminView | None]],
         clock: Callable[[], datetime],
         is_admin: Callable[[str], bool],
         cluster: str = "",
     ) -> None:
-        self._snapshot = snapshot
+        self._look = look
         self._clock = clock
         self._is_admin = is_admin
         self.cluster = cluster
@@ -37,8 +36,14 @@ class AdminAnswers:
         if not self._is_admin(user):
             text = render_words("admin.not-admin", None, language)
             return SlackMessage(text, [{"type": "section", "text": {"type": "mrkdwn", "text": text}}])
-        view = admin_view(await self._snapshot(), now=self._clock())
+        view = await self._look(self._clock())
+        if view is None:
+            return render_unavailable(language)
         return admin_message(view, language=language, cluster=self.cluster, as_of=as_of(view))
+
+
+def render_unavailable(language: str) -> SlackMessage:
+    return cluster_unavailable(None, language=language)
 
 
 async def admin_reply(answers: AdminAnswers | None, user: str, language: str) -> SlackMessage:

@@ -365,7 +365,7 @@ class SlackBot:
 
     def _outcome_messages(self, outcome: object, language: str) -> list[SlackMessage]:
         """Other teams' job names only when the service says the asker may see them (Answered.show_names); the
-        cluster it comes from above it when the bot serves several (issue 17)."""
+        cluster it comes from under its summary when the bot serves several (issue 17)."""
         messages = self._outcome_messages_here(outcome, language)
         if isinstance(outcome, Answered) and outcome.multikueue is not None and messages:  # issue 17
             where = placement_message(outcome.multikueue, outcome.workers, language=language)
@@ -378,7 +378,7 @@ class SlackBot:
         if cluster and messages:
             first = messages[0]
             label = {"type": "context", "elements": [{"type": "mrkdwn", "text": cluster_label(cluster, language)}]}
-            joined = type(first)(first.text, [label, *first.blocks])
+            joined = type(first)(first.text, [*first.blocks, label])  # under the summary: the verdict stays first
             messages = [joined, *messages[1:]]
         return messages
 

@@ -256,3 +256,14 @@ def test_the_message_in_both_languages_and_all_clear() -> None:
     assert "Ce que seul un admin peut corriger" in french and "Correction :" in french
     clear = admin_message(AdminView(()), language="en")
     assert "Nothing for an admin to fix" in json.dumps(clear.blocks)
+
+
+def test_several_clusters_views_merge_with_the_cluster_in_each_group() -> None:
+    from bot.admin.view import merged
+
+    eu = admin_view(b.snapshot([*b.cluster(cpu=2), *b.pending("train", cpu="3", created=b.ago(30))]), now=NOW)
+    us = admin_view(b.snapshot(b.cluster(stop_policy="Hold")), now=NOW)
+    both = merged({"eu": eu, "us": us})
+    assert [g.cluster_queue for g in both.groups] == ["eu/cq", "us/cq"]
+    assert both.fingerprint != merged({"eu": eu, "us": admin_view(b.snapshot(b.cluster()), now=NOW)}).fingerprint
+    assert merged({"eu": eu}) is eu
