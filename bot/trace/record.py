@@ -99,7 +99,11 @@ def read_record(walk: Walk, workload: Workload) -> messages.Classification | Non
     condition = workload.condition("QuotaReserved")
     if condition is None or not condition.is_false:
         return None
-    record = messages.classify_quota_reserved(condition.reason, condition.message)
+    cq = walk.chain.cluster_queue if walk.chain is not None else None
+    groups = messages.group_shapes(
+        (group.covered, (flavor.name for flavor in group.flavors)) for group in (cq.resource_groups if cq else ())
+    )
+    record = messages.classify_quota_reserved(condition.reason, condition.message, groups)
     for fact in record.facts[:MAX_FACTS_SHOWN]:
         if fact.cause == messages.Cause.UNKNOWN:
             continue
