@@ -45,11 +45,23 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it.",
     ),
     "headline.exceeds-max-quota": (
+        "{job} will never be admitted as configured, not even partially: at its minimum of {min_pods} of its "
+        "{all_pods} pods it still asks for {requested} {resource}, but ClusterQueue {cluster_queue} can never "
+        "give more than {maximum} {resource} (flavor {flavor}).",
         "{job} will never be admitted as configured: it asks for {requested} {resource}, but ClusterQueue "
         "{cluster_queue} can never give more than {maximum} {resource} (flavor {flavor}).",
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once {needed} more {resource} is "
+        "free in ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once {needed} more {resource} is "
+        "free in ClusterQueue {cluster_queue} (flavor {flavor}).",
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once capacity frees in "
+        "ClusterQueue {cluster_queue}.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
         "{cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
@@ -73,6 +85,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admissions meanwhile."
     ),
     "headline.not-yet-evaluated": (
+        "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
+        "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try. Position "
+        "{position} in the queue, {ahead} ahead.",
+        "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
+        "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try.",
         "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet: position {position}, "
         "{ahead} ahead.",
         "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet.",

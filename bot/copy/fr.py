@@ -48,12 +48,25 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "flavor ne peut l'accueillir.",
     ),
     "headline.exceeds-max-quota": (
+        "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
+        "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
+        "jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
         "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande plus que la ClusterQueue {cluster_queue} ne peut "
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "{needed} {resource} de plus seront libres dans la ClusterQueue {cluster_queue} (flavor {flavor}). "
+        "Position {position} dans la file, {ahead} devant.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "{needed} {resource} de plus seront libres dans la ClusterQueue {cluster_queue} (flavor {flavor}).",
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "de la capacité se libère dans la ClusterQueue {cluster_queue}.",
         "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
         "dans la ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} dans la file, {ahead} "
         "devant.",
@@ -78,6 +91,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "nouvelles admissions en attendant."
     ),
     "headline.not-yet-evaluated": (
+        "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
+        "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
+        "son prochain essai. Position {position} dans la file, {ahead} devant.",
+        "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
+        "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
+        "son prochain essai.",
         "{job} est en file dans la ClusterQueue {cluster_queue} et Kueue ne l'a pas encore examiné : position "
         "{position}, {ahead} devant.",
         "{job} est en file dans la ClusterQueue {cluster_queue} et Kueue ne l'a pas encore examiné.",

@@ -63,6 +63,10 @@ def decide(walk: Walk, record: messages.Classification | None, own: Verdict | No
     if record is None or record.verdict == Verdict.NOT_YET_EVALUATED:
         return own or Verdict.NOT_YET_EVALUATED
     verdict = record.verdict
+    if verdict == Verdict.EXCEEDS_MAX_QUOTA and walk.partial is not None and walk.partial.ever is not None:
+        # Kueue records the full counts' message when no reduced count fits now (scheduler.go
+        # getInitialAssignments returns fullAssignment): fewer pods fit once capacity frees.
+        return own or Verdict.NOT_YET_EVALUATED
     if verdict == Verdict.QUEUE_INACTIVE and own == Verdict.QUEUE_STOPPED:
         return Verdict.QUEUE_STOPPED
     if verdict == Verdict.QUEUE_INACTIVE and walk.chain and walk.chain.blocker == Verdict.QUEUE_STOPPED:
@@ -91,7 +95,24 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         return Verdict.NAMESPACE_NOT_ALLOWED
     walk.fit = checks.fit_in_queue(walk.snapshot, cq, workload.pod_sets, workload)
     flavor_steps(walk, walk.fit)
-    return checks.verdict_of(walk.fit)
+    return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
+
+
+def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) -> Verdict | None:
+    """Kueue's partial admission (checks.partial_fit): a Workload whose full counts never fit is not
+    "never fits" when fewer pods (at least its minCount) fit; with what is free now it is admitted."""
+    if verdict not in (Verdict.EXCEEDS_MAX_QUOTA, Verdict.WAITING_FOR_QUOTA):
+        return verdict
+    chain = walk.chain
+    assert chain is not None and chain.cluster_queue is not None
+    walk.partial = partial = checks.partial_fit(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
+    if partial is None:
+        return verdict
+    if partial.now is not None:
+        return None
+    if partial.ever is not None:
+        return Verdict.WAITING_FOR_QUOTA
+    return Verdict.EXCEEDS_MAX_QUOTA
 
 
 def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
