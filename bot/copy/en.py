@@ -53,6 +53,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
+        "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue} ({needed} more {resource} needed), "
+        "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops "
+        "its flavor search at {flavor} and never tries {free_flavor}.",
         "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
         "partially (minimum {min_pods} pods): it would start with {pods} pods once {needed} more {resource} is "
         "free in ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
@@ -71,6 +74,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
+        "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
+        "the first flavor where preemption can make room and never tries {free_flavor}.",
         "{job} should start soon: Kueue is preempting {preemptions} workload(s) in ClusterQueue "
         "{cluster_queue} to make room for it.",
         "{job} should start soon: Kueue is preempting other workloads in ClusterQueue {cluster_queue} to make "
@@ -301,6 +307,22 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.reserved": ("Quota reserved in ClusterQueue {cluster_queue}.", "Quota reserved."),
     "flavors.resource-not-covered": "ClusterQueue {cluster_queue} covers no {resource}: no flavor can give it.",
     "flavors.missing": "Flavor {flavor} does not exist.",
+    "flavors.stops-to-preempt": (
+        "Kueue stops its flavor search at flavor {flavor} for pod set {pod_set}: preemption can make room there "
+        "and flavorFungibility.{policy} is MayStopSearch, so flavor {free}, which has room now, is never tried.",
+        "Kueue stops its flavor search at flavor {flavor} for pod set {pod_set}: preemption can make room there "
+        "and flavorFungibility.{policy} is MayStopSearch.",
+    ),
+    "flavors.stops-to-borrow": (
+        "Kueue takes flavor {flavor} for pod set {pod_set} by borrowing from the cohort: flavorFungibility.{policy} "
+        "is MayStopSearch, so flavor {free}, which fits without borrowing, is never tried.",
+        "Kueue takes flavor {flavor} for pod set {pod_set} by borrowing from the cohort: flavorFungibility.{policy} "
+        "is MayStopSearch.",
+    ),
+    "flavors.skips-borrowing": (
+        "Kueue takes flavor {flavor} for pod set {pod_set}: flavor {skipped} fits only by borrowing and "
+        "flavorFungibility.whenCanBorrow is TryNextFlavor."
+    ),
     "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
     "flavors.node-labels": (
         "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",

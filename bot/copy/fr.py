@@ -57,6 +57,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
+        "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue} (il manque {needed} {resource}), "
+        "alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut MayStopSearch, donc "
+        "Kueue arrête sa recherche de flavor à {flavor} et n'essaie jamais {free_flavor}.",
         "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
         "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
         "{needed} {resource} de plus seront libres dans la ClusterQueue {cluster_queue} (flavor {flavor}). "
@@ -77,6 +80,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue}, où Kueue fait de la place par "
+        "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
+        "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
+        "n'essaie jamais {free_flavor}.",
         "{job} devrait bientôt démarrer : Kueue préempte {preemptions} workload(s) dans la ClusterQueue "
         "{cluster_queue} pour lui faire de la place.",
         "{job} devrait bientôt démarrer : Kueue préempte d'autres workloads dans la ClusterQueue "
@@ -316,6 +323,24 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.admitted": ("Admis par la ClusterQueue {cluster_queue}.", "Admis."),
     "cluster-queue.reserved": ("Quota réservé dans la ClusterQueue {cluster_queue}.", "Quota réservé."),
     "flavors.resource-not-covered": "La ClusterQueue {cluster_queue} ne couvre pas {resource} : aucune flavor ne peut en donner.",
+    "flavors.stops-to-preempt": (
+        "Kueue arrête sa recherche de flavor à {flavor} pour le pod set {pod_set} : la préemption peut y faire "
+        "de la place et flavorFungibility.{policy} vaut MayStopSearch, donc la flavor {free}, qui a de la place "
+        "maintenant, n'est jamais essayée.",
+        "Kueue arrête sa recherche de flavor à {flavor} pour le pod set {pod_set} : la préemption peut y faire "
+        "de la place et flavorFungibility.{policy} vaut MayStopSearch.",
+    ),
+    "flavors.stops-to-borrow": (
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} en empruntant à la cohorte : "
+        "flavorFungibility.{policy} vaut MayStopSearch, donc la flavor {free}, qui tient sans emprunt, n'est "
+        "jamais essayée.",
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} en empruntant à la cohorte : "
+        "flavorFungibility.{policy} vaut MayStopSearch.",
+    ),
+    "flavors.skips-borrowing": (
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} : la flavor {skipped} ne tient qu'en "
+        "empruntant et flavorFungibility.whenCanBorrow vaut TryNextFlavor."
+    ),
     "flavors.missing": "La flavor {flavor} n'existe pas.",
     "flavors.taint": "La flavor {flavor} pose le taint {taint} sur ses nœuds ; le pod set {pod_set} ne le tolère pas.",
     "flavors.node-labels": (

@@ -88,6 +88,10 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
         params["preemptions"] = record.preemptions_pending
     if partial_wait and walk.partial is not None:
         params.update(_partial_params(walk, walk.partial.ever))
+    stop = next((g for g in walk.fit.policy_stops() if g.skipped_free), None) if walk.fit else None
+    if stop is not None and stop.chosen is not None and stop.chosen.fit != Fit.FITS:
+        # flavorFungibility is why it waits on this flavor while a later one has room
+        params.update(flavor=stop.chosen.flavor, free_flavor=stop.skipped_free, policy=stop.stopped_by)
     return params
 
 

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.trace import checks, messages
+from bot.trace import checks, holders, messages
 from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
@@ -93,7 +93,14 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
         walk.act("ask-admin-namespace", params)
         return Verdict.NAMESPACE_NOT_ALLOWED
-    walk.fit = checks.fit_in_queue(walk.snapshot, cq, workload.pod_sets, workload)
+    snapshot, now = walk.snapshot, walk.now
+    walk.fit = checks.fit_in_queue(
+        snapshot,
+        cq,
+        workload.pod_sets,
+        workload,
+        can_preempt=lambda attempt: holders.preemption_could_make_room(snapshot, workload, cq, attempt, now),
+    )
     flavor_steps(walk, walk.fit)
     return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
 
@@ -169,6 +176,30 @@ def flavor_steps(walk: Walk, fit: QueueFit) -> None:
         for group in pod_set.groups:
             for attempt in group.tries:
                 _attempt_steps(walk, pod_set, attempt)
+            _fungibility_steps(walk, pod_set, group)
+
+
+def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: checks.GroupFit) -> None:
+    """Why Kueue settles on its flavor when flavorFungibility decided it (flavorassigner.go
+    shouldTryNextFlavor, isPreferred)."""
+    chosen = group.chosen
+    if chosen is None:
+        return
+    base: dict[str, str | int | None] = {"pod_set": pod_set.pod_set, "flavor": chosen.flavor}
+    if group.stopped_by:
+        how = "preempt" if group.stopped_by == checks.WHEN_CAN_PREEMPT else "borrow"
+        walk.step(
+            "flavors",
+            Outcome.INFO,
+            f"flavors.stops-to-{how}",
+            {**base, "policy": group.stopped_by, "free": group.skipped_free},
+            policy=group.stopped_by,
+            free=group.skipped_free,
+        )
+        return
+    skipped = [a.flavor for a in group.tries if a is not chosen and a.fit == checks.Fit.FITS and a.borrows]
+    if skipped and chosen.fit == checks.Fit.FITS:
+        walk.step("flavors", Outcome.INFO, "flavors.skips-borrowing", {**base, "skipped": ", ".join(skipped)})
 
 
 def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
