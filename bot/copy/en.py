@@ -218,6 +218,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.topology-no-fit": (
         "Kueue: topology {topology} cannot place the pods: {text}",
         "Kueue: topology-aware scheduling cannot place the pods: {text}",
+        "Kueue: topology {topology} cannot place the pods.",
+        "Kueue: topology-aware scheduling cannot place the pods.",
     ),
     "record.topology-request-invalid": "Kueue: invalid topology request: {text}",
     "record.no-longer-fits": "Kueue: another workload took the capacity in the same cycle; it will retry.",
@@ -246,11 +248,26 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.dra-unsupported": "Kueue: {text}",
     "record.delayed-topology-request": "Kueue: there are pending delayed topology requests.",
     "record.on-hold": "Kueue: the workload is on hold (for instance a StatefulSet scaled to zero).",
-    "record.preempted": "Kueue: it was preempted: {text}",
-    "record.pods-ready-timeout": "Kueue: its pods were not ready in time: {text}",
-    "record.admission-check-eviction": "Kueue: evicted by an admission check: {text}",
-    "record.node-replacement-failed": "Kueue: no replacement for an unhealthy node: {text}",
-    "record.flavor-migration": "Kueue: evicted to move to a more favourable flavor: {text}",
+    "record.preempted": (
+        "Kueue: it was preempted: {text}",
+        "Kueue: it was preempted.",
+    ),
+    "record.pods-ready-timeout": (
+        "Kueue: its pods were not ready in time: {text}",
+        "Kueue: its pods were not ready in time.",
+    ),
+    "record.admission-check-eviction": (
+        "Kueue: evicted by an admission check: {text}",
+        "Kueue: evicted by an admission check.",
+    ),
+    "record.node-replacement-failed": (
+        "Kueue: no replacement for an unhealthy node: {text}",
+        "Kueue: no replacement for an unhealthy node.",
+    ),
+    "record.flavor-migration": (
+        "Kueue: evicted to move to a more favourable flavor: {text}",
+        "Kueue: evicted to move to a more favourable flavor.",
+    ),
     "record.quota-reserved": "Kueue: {text}",
     "record.unknown": "Kueue: {text}",
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
@@ -293,7 +310,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "local-queue.stopped": "LocalQueue {queue} is stopped (stopPolicy {policy}).",
     "cluster-queue.missing": "ClusterQueue {cluster_queue} does not exist.",
     "cluster-queue.stopped": "ClusterQueue {cluster_queue} is stopped (stopPolicy {policy}).",
-    "cluster-queue.inactive": "ClusterQueue {cluster_queue} is inactive: {detail}.",
+    "cluster-queue.inactive": (
+        "ClusterQueue {cluster_queue} is inactive: {detail}.",
+        "ClusterQueue {cluster_queue} is inactive.",
+    ),
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
@@ -381,7 +401,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Admission check {check}: {state}.",
     ),
     "scheduling.pods": "Pods: {total} in all, {running} running, {pending} waiting for a node.",
-    "scheduling.failed": "Pod {pod} cannot be scheduled: {message}",
+    "scheduling.failed": (
+        "Pod {pod} cannot be scheduled: {message}",
+        "Pod {pod} cannot be scheduled (the scheduler's words are quoted above).",
+    ),
     "scheduling.gated": "Pod {pod} is held by scheduling gate(s) {gates}.",
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
     "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
@@ -419,7 +442,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to create ClusterQueue {cluster_queue} or fix the LocalQueue.",
         "Ask an admin to fix the LocalQueue: it points to no ClusterQueue.",
     ),
-    "action.ask-admin-inactive": "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
+    "action.ask-admin-inactive": (
+        "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
+        "Ask an admin to fix ClusterQueue {cluster_queue}.",
+    ),
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",

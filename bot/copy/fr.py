@@ -230,6 +230,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.topology-no-fit": (
         "Kueue : la topologie {topology} ne peut pas placer les pods : {text}",
         "Kueue : l'ordonnancement topologique ne peut pas placer les pods : {text}",
+        "Kueue : la topologie {topology} ne peut pas placer les pods.",
+        "Kueue : l'ordonnancement topologique ne peut pas placer les pods.",
     ),
     "record.topology-request-invalid": "Kueue : demande topologique invalide : {text}",
     "record.no-longer-fits": "Kueue : un autre workload a pris la capacité dans le même cycle ; nouvel essai bientôt.",
@@ -258,11 +260,26 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.dra-unsupported": "Kueue : {text}",
     "record.delayed-topology-request": "Kueue : des demandes topologiques différées sont en attente.",
     "record.on-hold": "Kueue : le workload est en suspens (par exemple un StatefulSet ramené à zéro).",
-    "record.preempted": "Kueue : il a été préempté : {text}",
-    "record.pods-ready-timeout": "Kueue : ses pods n'ont pas été prêts à temps : {text}",
-    "record.admission-check-eviction": "Kueue : évincé par un contrôle d'admission : {text}",
-    "record.node-replacement-failed": "Kueue : pas de remplaçant pour un nœud défaillant : {text}",
-    "record.flavor-migration": "Kueue : évincé pour passer sur une flavor plus favorable : {text}",
+    "record.preempted": (
+        "Kueue : il a été préempté : {text}",
+        "Kueue : il a été préempté.",
+    ),
+    "record.pods-ready-timeout": (
+        "Kueue : ses pods n'ont pas été prêts à temps : {text}",
+        "Kueue : ses pods n'ont pas été prêts à temps.",
+    ),
+    "record.admission-check-eviction": (
+        "Kueue : évincé par un contrôle d'admission : {text}",
+        "Kueue : évincé par un contrôle d'admission.",
+    ),
+    "record.node-replacement-failed": (
+        "Kueue : pas de remplaçant pour un nœud défaillant : {text}",
+        "Kueue : pas de remplaçant pour un nœud défaillant.",
+    ),
+    "record.flavor-migration": (
+        "Kueue : évincé pour passer sur une flavor plus favorable : {text}",
+        "Kueue : évincé pour passer sur une flavor plus favorable.",
+    ),
     "record.quota-reserved": "Kueue : {text}",
     "record.unknown": "Kueue : {text}",
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
@@ -308,7 +325,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "local-queue.stopped": "La LocalQueue {queue} est arrêtée (stopPolicy {policy}).",
     "cluster-queue.missing": "La ClusterQueue {cluster_queue} n'existe pas.",
     "cluster-queue.stopped": "La ClusterQueue {cluster_queue} est arrêtée (stopPolicy {policy}).",
-    "cluster-queue.inactive": "La ClusterQueue {cluster_queue} est inactive : {detail}.",
+    "cluster-queue.inactive": (
+        "La ClusterQueue {cluster_queue} est inactive : {detail}.",
+        "La ClusterQueue {cluster_queue} est inactive.",
+    ),
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
@@ -402,7 +422,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Contrôle d'admission {check} : {state}.",
     ),
     "scheduling.pods": "Pods : {total} en tout, {running} en cours, {pending} en attente d'un nœud.",
-    "scheduling.failed": "Le pod {pod} ne peut pas être placé : {message}",
+    "scheduling.failed": (
+        "Le pod {pod} ne peut pas être placé : {message}",
+        "Le pod {pod} ne peut pas être placé (les mots du scheduler sont cités plus haut).",
+    ),
     "scheduling.gated": "Le pod {pod} est retenu par le(s) scheduling gate(s) {gates}.",
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
     "scheduling.flavor-nodes": (
@@ -444,7 +467,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Demandez à un admin de créer la ClusterQueue {cluster_queue} ou de corriger la LocalQueue.",
         "Demandez à un admin de corriger la LocalQueue : elle ne désigne aucune ClusterQueue.",
     ),
-    "action.ask-admin-inactive": "Demandez à un admin de réparer la ClusterQueue {cluster_queue} : {detail}.",
+    "action.ask-admin-inactive": (
+        "Demandez à un admin de réparer la ClusterQueue {cluster_queue} : {detail}.",
+        "Demandez à un admin de réparer la ClusterQueue {cluster_queue}.",
+    ),
     "action.ask-admin-namespace": (
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
     ),
