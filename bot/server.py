@@ -452,7 +452,7 @@ def _admin_side(
     if not admin.admins:
         return None
     look = _admin_look(source, router)
-    bot.admin = AdminAnswers(look, clock, admin.is_admin)
+    bot.replies.admin = AdminAnswers(look, clock, admin.is_admin)
     if store is None or not admin.targets:
         return None
     digests = SQLiteDigests(store.path) if isinstance(store, SQLiteStore) else MemoryDigests()
