@@ -37,6 +37,7 @@ from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.service import StaticSource
 
+from tests.cache_support import wait_for, wait_ready
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
@@ -110,7 +111,7 @@ class Live:
 @pytest.fixture
 async def live(slack: FakeSlack, client: KubeClient) -> AsyncIterator[Live]:
     running = await _live(slack, client)
-    await running.cache.wait_ready(10)
+    await wait_ready(running.cache, 10)
     try:
         yield running
     finally:
@@ -166,7 +167,7 @@ async def test_the_api_server_unreachable_at_start(slack: FakeSlack, api: FakeKu
         reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
         assert "can't reach the cluster" in reply  # an answer, not silence and not an apology
         await api.go_online()
-        await live.cache.wait_ready(10)
+        await wait_ready(live.cache, 10)
         assert await _get(f"{live.server.url}/readyz") == 200
         assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     finally:
@@ -179,7 +180,7 @@ async def test_the_api_server_going_away_answers_from_the_last_view_saying_how_o
     # Fails if the cache dropped its state on a broken connection, or a question needed the API server.
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     await api.go_offline()
-    await live.cache.wait_for(lambda: not live.cache.watching(), 10)  # the age counts from the broken watches
+    await wait_for(live.cache, lambda: not live.cache.watching(), 10)  # the age counts from the broken watches
     live.clock.now = T0 + timedelta(minutes=10)
     reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     assert "waiting-for-quota" in reply and "3rd" in reply
@@ -187,7 +188,7 @@ async def test_the_api_server_going_away_answers_from_the_last_view_saying_how_o
     # Back online: the watches resume and a change made meanwhile is seen.
     api.delete("Workload", NS, AHEAD)
     await api.go_online()
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 
@@ -197,7 +198,7 @@ async def test_dropped_watches_are_resumed_and_miss_nothing(slack: FakeSlack, ap
     assert api.drop_watches() >= 1
     await rewatched
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 
@@ -212,7 +213,7 @@ async def test_a_storm_of_410_gone_relists_and_keeps_one_copy_of_each_object(
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")  # during the storm
     await relisted
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     cached = sorted(w.name for ns in (NS, "ml-nlp") for w in live.cache.workloads_in(ns))
     served = sorted(o["metadata"]["name"] for o in api.objects("Workload"))
     assert cached == served
@@ -229,7 +230,7 @@ async def test_server_errors_on_lists_and_watches_are_retried_and_answers_go_on(
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     await api.wait_for_request(method="GET", path=WORKLOADS, count=before + 7)  # six 503s, then served again
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 

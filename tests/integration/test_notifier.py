@@ -22,6 +22,7 @@ from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
+from tests.cache_support import wait_ready
 from tests.clocks import Clock
 from tests.fakes.slack_api import FakeSlack
 from tests.paths import SCENARIOS
@@ -556,7 +557,7 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
         server = build_server(_settings(slack), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
         await server.start()
         try:
-            await source.cache.wait_ready(10)
+            await wait_ready(source.cache, 10)
             assert server.notifier is not None
             await server.notifier.run_pass()
             await server.notifier.run_pass()
