@@ -25,7 +25,6 @@ from typing import Any
 import aiohttp
 import pytest
 import yaml
-from bot.config import Secret, Settings
 from bot.errors import StoreUnavailable
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
@@ -40,7 +39,7 @@ from bot.service import StaticSource
 from tests.cache_support import wait_for, wait_ready
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 DUMP = SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml"
@@ -55,18 +54,6 @@ FAST = InformerSettings(backoff_base=0.02, backoff_cap=0.1, watch_timeout_second
 
 def _text_of(params: dict[str, Any]) -> str:
     return str(params.get("text", "")) + json.dumps(params.get("blocks") or [])
-
-
-def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
-    base = Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
-    return base.__class__(**{**base.__dict__, **overrides})
 
 
 pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1, dump=DUMP)
@@ -121,7 +108,7 @@ async def live(slack: FakeSlack, client: KubeClient) -> AsyncIterator[Live]:
 async def _live(slack: FakeSlack, client: KubeClient) -> Live:
     clock = Clock(T0)
     cache = ClusterCache(client, clock=clock, settings=FAST)
-    server = build_server(_settings(slack), CacheSource(cache, OnDemand(client, cache)), clock=clock)
+    server = build_server(bot_settings(slack), CacheSource(cache, OnDemand(client, cache)), clock=clock)
     server.source_retry_seconds = 0.05
     await server.start()
     return Live(server, cache, clock)
@@ -263,7 +250,7 @@ async def test_a_slow_api_server_never_delays_the_ack(slack: FakeSlack, api: Fak
 @pytest.fixture
 async def bot(slack: FakeSlack) -> AsyncIterator[Live]:
     clock = Clock(T0)
-    server = build_server(_settings(slack), StaticSource(parse_text(DUMP.read_text()).snapshot), clock=clock)
+    server = build_server(bot_settings(slack), StaticSource(parse_text(DUMP.read_text()).snapshot), clock=clock)
     await server.start()
     try:
         yield Live(server, None, clock)  # type: ignore[arg-type]
@@ -399,7 +386,7 @@ def _annotated(owner: str) -> StaticSource:
 
 
 async def _notifier_bot(slack: FakeSlack, store: SQLiteStore) -> Server:
-    server = build_server(_settings(slack), _annotated(ALICE), clock=Clock(T0), store=store, tick_seconds=3600)
+    server = build_server(bot_settings(slack), _annotated(ALICE), clock=Clock(T0), store=store, tick_seconds=3600)
     await server.start()
     return server
 
