@@ -587,12 +587,12 @@ class Notifier:
     async def _listed(self, key: str, now: datetime, *, digest: bool) -> Explanation | None:
         """A job of a message being rewritten: traced in this pass, or, in a digest (which lists each job by
         its verdict and headline, bot.slack.render.digest), its line from the Brief of its last trace when
-        that still holds; else traced now."""
+        that still holds and it did not move since (its headline counts those ahead); else traced now."""
         explained = self._explained.get(key)
         if explained is not None:
             return explained
         seen = self._seen.get(key)  # this pass's: its Brief checked against its inputs of now
-        if digest and seen is not None:
+        if digest and seen is not None and seen.exact:
             return _listed_from(seen.brief)
         return await self._explain_key(key, now)
 
@@ -697,6 +697,7 @@ class _Seen:
     targets: tuple[str, ...]
     at: datetime
     place: int | None
+    exact: bool = True  # the Brief is its trace's (False: moved since, its headline's count ahead is old)
 
     def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
         return self.brief.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and _same(self.inputs, inputs)
@@ -706,7 +707,8 @@ class _Seen:
         answer at the new position, when the trace's position was the order's (else None: trace again)."""
         if place is None or self.place is None or self.brief.position != self.place + 1:
             return None
-        return _Seen(self.inputs, dataclass_replace(self.brief, position=place + 1), self.targets, self.at, place)
+        brief = dataclass_replace(self.brief, position=place + 1)
+        return _Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
 
 
 class _Pause:
