@@ -98,6 +98,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} was evicted and waits for its requeue backoff.",
     ),
     "headline.deactivated": (
+        "{job} was deactivated by Kueue: it ran longer than its maximum execution time of {limit_seconds} "
+        "({reason}); it will not run again until it is reactivated or its limit is raised.",
         "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
         "{job} is deactivated: Kueue will not admit it until it is reactivated.",
     ),
@@ -136,6 +138,30 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "The Workload is deactivated (spec.active=false): {reason}. {message}",
         "The Workload is deactivated (spec.active=false): {reason}.",
         "The Workload is deactivated (spec.active=false).",
+    ),
+    "workload.max-exec-time": (
+        "It may run {limit_seconds} in all (maximum execution time): {used_seconds} used, {left_seconds} left "
+        "before Kueue deactivates it."
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue deactivated it when its running time reached the maximum execution time, {limit_seconds} "
+        "(spec.maximumExecutionTimeSeconds, from the job's label {label}).",
+        "Kueue deactivated it when its running time reached its maximum execution time "
+        "(spec.maximumExecutionTimeSeconds, from the job's label {label}).",
+    ),
+    "workload.max-exec-reset": (
+        "Kueue reset the time used: reactivated as it is, it runs again from the start for up to {limit_seconds}, "
+        "then is deactivated again."
+    ),
+    "workload.max-exec-again": (
+        "It has already used {used_seconds} of its {limit_seconds}: reactivated as it is, Kueue would deactivate "
+        "it again as soon as it is admitted."
+    ),
+    "workload.requeuing-limit": (
+        "Kueue deactivated it after {count} evictions: its pods never became ready within the waitForPodsReady "
+        "timeout, and the requeuing limit (requeuingStrategy.backoffLimitCount) is reached.",
+        "Kueue deactivated it: its pods never became ready within the waitForPodsReady timeout too many times "
+        "(requeuingStrategy.backoffLimitCount).",
     ),
     "workload.admission-gated": "Admission is gated by {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue does not hold this {kind}: if its pods wait, ask the kube-scheduler.",
@@ -344,6 +370,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "scheduling.pods": "Pods: {total} in all, {running} running, {pending} waiting for a node.",
     "scheduling.failed": "Pod {pod} cannot be scheduled: {message}",
     "scheduling.gated": "Pod {pod} is held by scheduling gate(s) {gates}.",
+    "scheduling.failed-pods": "{count} pods ({pods}) cannot be scheduled: {message}",
+    "scheduling.node-reasons": (
+        "The kube-scheduler on pod(s) {pods}: {fit} of {total} nodes fit; the others: {reasons}. "
+        "Preemption: {preemption}.",
+        "The kube-scheduler on pod(s) {pods}: {fit} of {total} nodes fit; the others: {reasons}.",
+    ),
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
     "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
     # --- what to do next ---
@@ -360,6 +392,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.reactivate": (
         "Reactivate it once the cause is fixed: kubectl patch workload -n {namespace} {workload} --type merge "
         '-p \'{"spec":{"active":true}}\''
+    ),
+    "action.raise-max-exec-time": (
+        "If it needs longer, raise (or remove) the label {label} on the suspended {kind}: kubectl label {kind} -n "
+        "{namespace} {name} {label}=<seconds> --overwrite; Kueue then replaces its Workload with the new limit."
     ),
     "action.check-scheduler": (
         "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."

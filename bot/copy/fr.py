@@ -107,6 +107,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} a été évincé et attend la fin de son délai de remise en file.",
     ),
     "headline.deactivated": (
+        "{job} a été désactivé par Kueue : il a tourné plus longtemps que sa durée d'exécution maximale de "
+        "{limit_seconds} ({reason}) ; il ne repartira pas avant d'être réactivé ou que sa limite soit relevée.",
         "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
         "{job} est désactivé : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
     ),
@@ -144,6 +146,30 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le Workload est désactivé (spec.active=false) : {reason}. {message}",
         "Le Workload est désactivé (spec.active=false) : {reason}.",
         "Le Workload est désactivé (spec.active=false).",
+    ),
+    "workload.max-exec-time": (
+        "Il peut tourner {limit_seconds} en tout (durée d'exécution maximale) : {used_seconds} utilisées, "
+        "{left_seconds} restantes avant que Kueue ne le désactive."
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue l'a désactivé quand sa durée d'exécution a atteint le maximum, {limit_seconds} "
+        "(spec.maximumExecutionTimeSeconds, tiré du label {label} du job).",
+        "Kueue l'a désactivé quand sa durée d'exécution a atteint son maximum "
+        "(spec.maximumExecutionTimeSeconds, tiré du label {label} du job).",
+    ),
+    "workload.max-exec-reset": (
+        "Kueue a remis à zéro le temps utilisé : réactivé tel quel, il repart du début pour au plus "
+        "{limit_seconds}, puis est de nouveau désactivé."
+    ),
+    "workload.max-exec-again": (
+        "Il a déjà utilisé {used_seconds} de ses {limit_seconds} : réactivé tel quel, Kueue le désactiverait de "
+        "nouveau dès son admission."
+    ),
+    "workload.requeuing-limit": (
+        "Kueue l'a désactivé après {count} évictions : ses pods ne sont jamais devenus prêts dans le délai de "
+        "waitForPodsReady, et la limite de remises en file (requeuingStrategy.backoffLimitCount) est atteinte.",
+        "Kueue l'a désactivé : ses pods ne sont pas devenus prêts dans le délai de waitForPodsReady trop de fois "
+        "(requeuingStrategy.backoffLimitCount).",
     ),
     "workload.admission-gated": "L'admission est retenue par {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue ne retient pas ce {kind} : si ses pods attendent, voyez le kube-scheduler.",
@@ -360,6 +386,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "scheduling.pods": "Pods : {total} en tout, {running} en cours, {pending} en attente d'un nœud.",
     "scheduling.failed": "Le pod {pod} ne peut pas être placé : {message}",
     "scheduling.gated": "Le pod {pod} est retenu par le(s) scheduling gate(s) {gates}.",
+    "scheduling.failed-pods": "{count} pods ({pods}) ne peuvent pas être placés : {message}",
+    "scheduling.node-reasons": (
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : "
+        "{reasons}. Préemption : {preemption}.",
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : {reasons}.",
+    ),
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
     "scheduling.flavor-nodes": (
         "La flavor {flavor} envoie les pods sur les nœuds {labels} : {nodes} nœud(s) de ce type connus."
@@ -377,6 +409,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.reactivate": (
         "Réactivez-le une fois la cause corrigée : kubectl patch workload -n {namespace} {workload} --type merge "
         '-p \'{"spec":{"active":true}}\''
+    ),
+    "action.raise-max-exec-time": (
+        "S'il lui faut plus longtemps, relevez (ou retirez) le label {label} du {kind} suspendu : kubectl label "
+        "{kind} -n {namespace} {name} {label}=<secondes> --overwrite ; Kueue remplace alors son Workload avec la "
+        "nouvelle limite."
     ),
     "action.check-scheduler": (
         "C'est l'affaire du kube-scheduler : kubectl describe pod -n {namespace} {pod} montre pourquoi il attend."

@@ -267,7 +267,17 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
         if spec.get("maximumExecutionTimeSeconds") is not None
         else None,
+        past_execution_seconds=_past_execution(status),
     )
+
+
+def _past_execution(status: Raw) -> int | None:
+    """status.accumulatedPastExecutionTimeSeconds (v1beta2), accumulatedPastExexcutionTimeSeconds (v1beta1's
+    spelling, FACTS §1)."""
+    for key in ("accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds"):
+        if status.get(key) is not None:
+            return _int(status[key])
+    return None
 
 
 def local_queue(raw: Raw, parts: Parts = PLAIN) -> LocalQueue:

@@ -18,8 +18,8 @@ from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned, pod_requests, templates_demand, workload_demand
 from bot.trace.eta import History
-from bot.trace.explanation import Explanation
-from bot.trace.model import ADMISSION_GATED_BY, QUEUE_NAME_LABEL, Job, Workload
+from bot.trace.explanation import Explanation, Value
+from bot.trace.model import ADMISSION_GATED_BY, QUEUE_NAME_LABEL, Condition, Job, Workload
 from bot.trace.outlook import with_outlook
 from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
@@ -131,9 +131,10 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
         workload.queue_name,
         workload.admission.cluster_queue if workload.admission and workload.holds_quota else "",
     )
-    if not workload.active:
+    if not workload.active or workload.is_true("DeactivationTarget"):
         return _deactivated(walk, workload, job)
     if workload.admitted:
+        record.execution_time_step(walk, workload)
         verdict, headline = scheduling.admitted(walk, workload, job)
         return result(walk, verdict, headline, workload=workload, job=job)
     if workload.is_true("QuotaReserved"):
@@ -186,6 +187,9 @@ def _demand_steps(walk: Walk, workload: Workload) -> None:
 
 def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     evicted = workload.condition("Evicted")
+    target = workload.condition("DeactivationTarget")  # set first; the eviction follows (workload_controller.go)
+    if (evicted is None or not evicted.is_true) and target is not None and target.is_true:
+        evicted = Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
     reason = evicted.reason if evicted is not None else ""
     message = evicted.message if evicted is not None else ""
     eviction = messages.parse_eviction(reason, message)
@@ -201,8 +205,14 @@ def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation
         "workload.deactivated",
         {"reason": eviction.underlying or reason, "message": message},
     )
+    headline: dict[str, Value | None] = {"reason": eviction.underlying or reason or "spec.active=false"}
+    if eviction.underlying == record.MAX_EXEC_EXCEEDED:
+        headline.update(record.max_exec_deactivation(walk, workload, job))
+    elif eviction.underlying == record.REQUEUING_LIMIT_EXCEEDED:
+        record.requeuing_limit_steps(walk, workload)
+    if eviction.underlying != record.MAX_EXEC_EXCEEDED:
+        record.max_exec_used_up(walk, workload)
     walk.act("reactivate", {"namespace": workload.namespace, "workload": workload.name})
-    headline = {"reason": eviction.underlying or reason or "spec.active=false"}
     return result(walk, Verdict.DEACTIVATED, headline, workload=workload, job=job)
 
 

@@ -21,6 +21,8 @@ JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 PREBUILT_WORKLOAD_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+MAX_EXEC_TIME_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
+POD_GROUP_TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 NOTIFY_ANNOTATION = "kueue-bot.io/notify"
@@ -223,6 +225,7 @@ class Workload:
     reclaimable: Mapping[str, int] = field(default_factory=dict)
     cluster_name: str = ""
     maximum_execution_seconds: int | None = None  # spec.maximumExecutionTimeSeconds
+    past_execution_seconds: int | None = None  # status.accumulatedPastExecutionTimeSeconds (earlier admissions)
 
     @property
     def namespace(self) -> str:

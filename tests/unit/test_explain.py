@@ -734,7 +734,7 @@ CASES = [
         [*cluster(), TRAIN_JOB, ADMITTED, RUNNING_POD, WAITING_POD, SCHEDULING_FAILED],
         V.PODS_PENDING,
         "granular",
-        steps=("cluster-queue.admitted", "scheduling.pods", "scheduling.failed"),
+        steps=("cluster-queue.admitted", "scheduling.pods", "scheduling.node-reasons"),
         actions=("check-scheduler",),
         mentions=("Insufficient cpu",),
     ),
