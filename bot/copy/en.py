@@ -10,7 +10,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "If it is pending, the reason is in the scheduler, not in Kueue."
     ),
     "headline.workload-missing": (
-        "{job} names LocalQueue {queue}, but Kueue has created no Workload for it, so it cannot be queued yet."
+        "{job} is one of the pods of group {group}, which has {present} of its {total} pods: Kueue creates the "
+        "group's Workload only once all {total} exist, so nothing is queued yet.",
+        "{job} is a pod of group {group}, for which Kueue has created no Workload, so it cannot be queued yet.",
+        "{job} names LocalQueue {queue}, but Kueue has created no Workload for it, so it cannot be queued yet.",
     ),
     "headline.local-queue-missing": (
         "{job} will never start as it is: it names LocalQueue {queue}, which does not exist in its namespace."
@@ -129,6 +132,28 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "workload.found-through-parent": (
         "Kueue manages it through its parent {parent}: Workload {workload}, created {age_seconds} ago.",
         "Kueue manages it through its parent {parent}: Workload {workload}.",
+    ),
+    "workload.pod-group": (
+        "Pod group {group} (label {label}): {present} runnable pod(s) of the {total} its annotation {annotation} "
+        "declares."
+    ),
+    "workload.pod-group-no-total": (
+        "Pod group {group}: the pod has no valid annotation {annotation}, so Kueue cannot tell when the group is "
+        "complete."
+    ),
+    "workload.pod-group-failed": "Failed pods do not count for the group: {pods}.",
+    "workload.pod-group-excess": (
+        "The group has {excess} pod(s) more than its total of {total}: Kueue deletes the extra ones "
+        "(event ExcessPodDeleted)."
+    ),
+    "workload.pod-group-mismatch": (
+        "The group's pods disagree, which Kueue refuses: total counts {totals}; queues {queues}.",
+        "The group's pods disagree on their total count, which Kueue refuses: {totals}.",
+        "The group's pods disagree on their queue name, which Kueue refuses: {queues}.",
+    ),
+    "workload.per-pod": (
+        "The {kind} has no Workload of its own: each of its pods has one; {count} in all, {admitted} admitted, "
+        "{pending} not admitted."
     ),
     "workload.siblings": "The job has {count} other Workload(s) (older slices or other groups).",
     "workload.not-managed": "No Workload: the job has no {label} label, so Kueue does not manage it.",
@@ -384,6 +409,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.check-name": "Check the job's name and namespace: kubectl get jobs -n {namespace}",
     "action.add-queue-label": "To have Kueue queue it, set the label {label} to one of: {queues}.",
     "action.ask-admin-local-queue": "Ask an admin for a LocalQueue in namespace {namespace}.",
+    "action.add-group-pods": (
+        "Create the {missing} missing pod(s) of group {group} (label {label}={group}, annotation {annotation}={total}, "
+        "the same queue), or lower {annotation} on every pod of the group."
+    ),
+    "action.set-group-total": "Set the annotation {annotation} (the number of pods) on every pod of group {group}.",
+    "action.align-group-pods": (
+        "Give every pod of group {group} the same queue label and the same {annotation}, then recreate the odd ones."
+    ),
     "action.ask-admin-kueue": (
         "Look at the job's events (kubectl describe) and ask an admin whether Kueue manages {kind} here."
     ),

@@ -9,8 +9,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "S'il attend, la raison est du côté du scheduler, pas de Kueue."
     ),
     "headline.workload-missing": (
+        "{job} est l'un des pods du groupe {group}, qui en a {present} sur {total} : Kueue ne crée le Workload du "
+        "groupe qu'une fois les {total} présents, donc rien n'est encore en file.",
+        "{job} est un pod du groupe {group}, pour lequel Kueue n'a créé aucun Workload : il ne peut pas encore "
+        "être mis en file.",
         "{job} désigne la LocalQueue {queue}, mais Kueue ne lui a créé aucun Workload : il ne peut pas encore "
-        "être mis en file."
+        "être mis en file.",
     ),
     "headline.local-queue-missing": (
         "{job} ne démarrera jamais en l'état : il désigne la LocalQueue {queue}, qui n'existe pas dans son namespace."
@@ -137,6 +141,28 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "workload.found-through-parent": (
         "Kueue le gère via son parent {parent} : Workload {workload}, créé il y a {age_seconds}.",
         "Kueue le gère via son parent {parent} : Workload {workload}.",
+    ),
+    "workload.pod-group": (
+        "Groupe de pods {group} (label {label}) : {present} pod(s) exécutable(s) sur les {total} que déclare son "
+        "annotation {annotation}."
+    ),
+    "workload.pod-group-no-total": (
+        "Groupe de pods {group} : le pod n'a pas d'annotation {annotation} valide, Kueue ne peut donc pas savoir "
+        "quand le groupe est complet."
+    ),
+    "workload.pod-group-failed": "Les pods en échec ne comptent pas pour le groupe : {pods}.",
+    "workload.pod-group-excess": (
+        "Le groupe a {excess} pod(s) de plus que son total de {total} : Kueue supprime ceux en trop "
+        "(événement ExcessPodDeleted)."
+    ),
+    "workload.pod-group-mismatch": (
+        "Les pods du groupe ne concordent pas, ce que Kueue refuse : totaux {totals} ; files {queues}.",
+        "Les pods du groupe ne concordent pas sur leur total, ce que Kueue refuse : {totals}.",
+        "Les pods du groupe ne concordent pas sur leur file, ce que Kueue refuse : {queues}.",
+    ),
+    "workload.per-pod": (
+        "Le {kind} n'a pas de Workload à lui : chacun de ses pods a le sien ; {count} en tout, {admitted} admis, "
+        "{pending} non admis."
     ),
     "workload.siblings": "Le job a {count} autre(s) Workload(s) (anciennes tranches ou autres groupes).",
     "workload.not-managed": "Aucun Workload : le job n'a pas le label {label}, Kueue ne le gère donc pas.",
@@ -401,6 +427,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.check-name": "Vérifiez le nom et le namespace du job : kubectl get jobs -n {namespace}",
     "action.add-queue-label": "Pour que Kueue le mette en file, donnez au label {label} l'une de ces valeurs : {queues}.",
     "action.ask-admin-local-queue": "Demandez à un admin une LocalQueue dans le namespace {namespace}.",
+    "action.add-group-pods": (
+        "Créez le(s) {missing} pod(s) manquant(s) du groupe {group} (label {label}={group}, annotation "
+        "{annotation}={total}, la même file), ou baissez {annotation} sur chaque pod du groupe."
+    ),
+    "action.set-group-total": "Posez l'annotation {annotation} (le nombre de pods) sur chaque pod du groupe {group}.",
+    "action.align-group-pods": (
+        "Donnez à chaque pod du groupe {group} le même label de file et la même {annotation}, puis recréez les "
+        "pods discordants."
+    ),
     "action.ask-admin-kueue": (
         "Regardez les événements du job (kubectl describe) et demandez à un admin si Kueue gère les {kind} ici."
     ),

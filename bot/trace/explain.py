@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import checks, messages, record, scheduling
+from bot.trace import checks, messages, podgroup, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -94,10 +94,15 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     walk.step("workload", Outcome.FAIL, "workload.missing", {"queue": queue})
     for reason, message in _job_events(walk, job):
         walk.step("workload", Outcome.INFO, "workload.event", {"reason": reason, "message": message})
+    headline: dict[str, Value | None] = {"queue": queue}
+    group = podgroup.group_of(walk, job)
+    if group is not None:
+        headline.update(podgroup.missing_workload(walk, job, group))
     if walk.snapshot.local_queue(namespace, queue) is None:
         local_queue_missing(walk, namespace, queue, queues)
-    walk.act("ask-admin-kueue", {"kind": job.meta.kind})
-    return result(walk, Verdict.WORKLOAD_MISSING, {"queue": queue}, job=job)
+    if group is None or not (group.missing or group.total is None):
+        walk.act("ask-admin-kueue", {"kind": job.meta.kind})
+    return result(walk, Verdict.WORKLOAD_MISSING, headline, job=job)
 
 
 def _job_events(walk: Walk, job: Job) -> list[tuple[str, str]]:
@@ -152,8 +157,13 @@ def _workload_step(walk: Walk, found: Resolution, workload: Workload) -> None:
         walk.step("workload", Outcome.PASS, "workload.found-through-parent", params, how=found.how)
     else:
         walk.step("workload", Outcome.PASS, "workload.found", params, how=found.how)
-    if found.siblings:
+    if found.how == "deployment-pods" and found.job is not None:
+        podgroup.per_pod_step(walk, found.job.meta.kind, [workload, *found.siblings])
+    elif found.siblings:
         walk.step("workload", Outcome.INFO, "workload.siblings", {"count": len(found.siblings)})
+    group = podgroup.group_of(walk, found.job) if found.job is not None else None
+    if group is not None:
+        podgroup.composition_step(walk, group)
 
 
 def _demand_steps(walk: Walk, workload: Workload) -> None:

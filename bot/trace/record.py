@@ -12,17 +12,20 @@ from bot.trace.model import MAX_EXEC_TIME_LABEL, Condition, Job, Workload
 from bot.trace.walk import Walk, seconds_between
 
 BACKOFF_REASONS = frozenset({"PodsReadyTimeout", "AdmissionCheck", "NodeFailures"})
-_CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Requeued", "PodsReady")
+_CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Requeued", "PodsReady", "WaitingForReplacementPods")
 MAX_FACTS_SHOWN = 6
 
 
+_BAD_WHEN_TRUE = frozenset({"Evicted", "WaitingForReplacementPods"})
+
+
 def _condition_outcome(kind: str, is_true: bool, is_false: bool) -> Outcome:
-    good = is_true != (kind == "Evicted")
+    good = is_true != (kind in _BAD_WHEN_TRUE)
     if kind == "Requeued" and is_true:
         good = True
     if good:
         return Outcome.PASS
-    return Outcome.FAIL if is_false or kind == "Evicted" else Outcome.INFO
+    return Outcome.FAIL if is_false or kind in _BAD_WHEN_TRUE else Outcome.INFO
 
 
 def condition_steps(walk: Walk, workload: Workload) -> None:

@@ -15,6 +15,7 @@ from bot.trace.explanation import Explanation
 from bot.trace.serialize import text
 
 from tests.builders import (
+    NS,
     action_codes,
     ago,
     as_yaml,
@@ -223,3 +224,172 @@ def test_requeuing_limit_exceeded_points_at_the_pods() -> None:
 def _plain(conditions: Sequence[Raw]) -> list[Raw]:
     the_job = job()
     return [the_job, workload(of=the_job, active=False, conditions=conditions)]
+
+
+# --- 3. pod groups and Deployments ----------------------------------------------------------------------
+
+GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
+TOTAL = "kueue.x-k8s.io/pod-group-total-count"
+
+
+def group_pod(
+    name: str, group: str = "ring", total: str = "4", *, phase: str = "Pending", queue: str = "user-queue"
+) -> Raw:
+    raw = pod(name, labels={GROUP_LABEL: group, "kueue.x-k8s.io/managed": "true", "kueue.x-k8s.io/queue-name": queue})
+    raw["metadata"]["annotations"] = {TOTAL: total}
+    raw["spec"]["schedulingGates"] = [{"name": "kueue.x-k8s.io/admission"}]
+    raw["status"]["phase"] = phase
+    return raw
+
+
+def test_pod_group_waits_for_its_missing_pods() -> None:
+    objects = [*cluster(), group_pod("ring-0"), group_pod("ring-1"), group_pod("ring-2", phase="Failed")]
+    explanation = run(objects, "ring-0", kind="Pod")
+    assert explanation.verdict is Verdict.WORKLOAD_MISSING
+    headline = text(explanation.headline, "en")
+    assert "group ring, which has 2 of its 4 pods" in headline
+    assert "2 of its 4" not in text(explanation.headline, "fr") and "2 sur 4" in text(explanation.headline, "fr")
+    assert "add-group-pods" in action_codes(explanation)
+    assert "ask-admin-kueue" not in action_codes(explanation)
+    english = said(explanation)
+    assert "Create the 2 missing pod(s) of group ring" in english
+    assert "Failed pods do not count for the group: ring-2." in english
+
+
+def test_pod_group_complete_has_its_workload() -> None:
+    pods = [group_pod(f"ring-{i}") for i in range(4)]
+    wl = workload("ring", pod_sets=[{**_group_pod_set(), "count": 4}])
+    wl["metadata"]["ownerReferences"] = [
+        {"apiVersion": "v1", "kind": "Pod", "name": p["metadata"]["name"], "uid": p["metadata"]["uid"]} for p in pods
+    ]
+    explanation = run([*cluster(), *pods, wl], "ring-0", kind="Pod")
+    assert explanation.verdict is not Verdict.WORKLOAD_MISSING
+    assert explanation.workload == (NS, "ring")
+    assert "Pod group ring (label kueue.x-k8s.io/pod-group-name): 4 runnable pod(s) of the 4" in said(explanation)
+
+
+def test_pod_group_asked_by_its_name() -> None:
+    objects = [*cluster(), group_pod("ring-0"), group_pod("ring-1")]
+    explanation = run(objects, "ring", kind=None)
+    assert explanation.verdict is Verdict.WORKLOAD_MISSING
+    assert "2 of its 4 pods" in text(explanation.headline, "en")
+
+
+def test_pod_group_excess_pods_are_deleted_by_kueue() -> None:
+    objects = [*cluster(), *(group_pod(f"ring-{i}", total="2") for i in range(3))]
+    explanation = run(objects, "ring-0", kind="Pod")
+    assert "workload.pod-group-excess" in step_codes(explanation)
+    assert "1 pod(s) more than its total of 2" in said(explanation)
+
+
+def test_pod_group_pods_that_disagree() -> None:
+    objects = [
+        *cluster(),
+        group_pod("ring-0"),
+        group_pod("ring-1", total="3"),
+        group_pod("ring-2"),
+        group_pod("ring-3"),
+    ]
+    explanation = run(objects, "ring-0", kind="Pod")
+    assert "workload.pod-group-mismatch" in step_codes(explanation)
+    assert "total count, which Kueue refuses: 4, 3" in said(explanation)
+    assert "align-group-pods" in action_codes(explanation)
+
+
+def _group_pod_set() -> Raw:
+    return {"name": "main", "count": 1, "template": {"spec": group_pod("x")["spec"]}}
+
+
+def test_waiting_for_replacement_pods_is_shown_as_a_failing_condition() -> None:
+    pods = [group_pod(f"ring-{i}", total="2", phase="Running") for i in range(2)]
+    for p in pods:
+        p["spec"].pop("schedulingGates")
+        p["spec"]["nodeName"] = "n1"
+    status = reserved("cq", assignment("main", 2, default={"cpu": "2"}))
+    replacement = condition("WaitingForReplacementPods", True, "PodsReadyTimeout", "Exceeded the PodsReady timeout")
+    wl = workload("ring", pod_sets=[{**_group_pod_set(), "count": 2}], status=status, conditions=[replacement])
+    explanation = run([*cluster(), *pods, wl], "ring-0", kind="Pod")
+    failing = [s for s in explanation.steps if s.data.get("type") == "WaitingForReplacementPods"]
+    assert failing and failing[0].outcome.value == "fail"
+
+
+def _deployment(name: str = "web", replicas: int = 2) -> Raw:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "uid": f"uid-{name}",
+            "labels": {"kueue.x-k8s.io/queue-name": "user-queue"},
+        },
+        "spec": {
+            "replicas": replicas,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {"metadata": {"labels": {"app": name}}, "spec": group_pod("x")["spec"]},
+        },
+    }
+
+
+def _replica_pod(deployment: Raw, index: int, template_hash: str = "5d8f7c") -> Raw:
+    name = deployment["metadata"]["name"]
+    raw = pod(f"{name}-{template_hash}-{index}", labels={"app": name, "pod-template-hash": template_hash})
+    raw["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "name": f"{name}-{template_hash}",
+            "uid": f"rs-{name}",
+            "controller": True,
+        }
+    ]
+    return raw
+
+
+def _pod_workload(the_pod: Raw, *, admitted: bool) -> Raw:
+    status = reserved("cq", assignment("main", 1, default={"cpu": "1"})) if admitted else {}
+    return workload(of=the_pod, pod_sets=[pod_set_of(the_pod)], status=status)
+
+
+def pod_set_of(the_pod: Raw) -> Raw:
+    return {"name": "main", "count": 1, "template": {"spec": the_pod["spec"]}}
+
+
+def test_deployment_one_answer_for_all_its_pods_workloads() -> None:
+    deployment = _deployment()
+    pods = [_replica_pod(deployment, i) for i in range(3)]
+    other = _replica_pod(_deployment("web-api"), 0)  # a name that starts the same is not the Deployment's
+    wls = [
+        _pod_workload(pods[0], admitted=True),
+        _pod_workload(pods[1], admitted=True),
+        _pod_workload(pods[2], admitted=False),
+    ]
+    objects = [*cluster(cpu=2), deployment, *pods, other, *wls, _pod_workload(other, admitted=False)]
+    explanation = run(objects, "web", kind="Deployment")
+    assert explanation.workload == (NS, wls[2]["metadata"]["name"])  # the one that waits answers
+    assert explanation.verdict is Verdict.WAITING_FOR_QUOTA
+    assert "3 in all, 2 admitted, 1 not admitted" in said(explanation)
+    assert "3 en tout, 2 admis, 1 non admis" in said(explanation, "fr")
+
+
+def test_deployment_all_admitted_is_running() -> None:
+    deployment = _deployment()
+    pods = [_replica_pod(deployment, i) for i in range(2)]
+    for p in pods:
+        p["status"]["phase"] = "Running"
+        p["spec"]["nodeName"] = "n1"
+        p["spec"].pop("schedulingGates", None)
+    objects = [*cluster(), deployment, *pods, *(_pod_workload(p, admitted=True) for p in pods)]
+    explanation = run(objects, "web", kind="Deployment")
+    assert explanation.verdict is Verdict.RUNNING
+    assert "2 in all, 2 admitted, 0 not admitted" in said(explanation)
+
+
+def test_deployment_workloads_labelled_with_its_uid_are_found_by_structure() -> None:
+    """The issue says v0.20 Workloads of a Deployment carry the Deployment's UID; upstream's main at the
+    mirrored commit (ff69552e) still gives each pod its own Workload labelled with the pod's UID. The
+    structure decides: a job-uid label with the Deployment's UID is found first, by that label."""
+    deployment = _deployment()
+    wl = workload("pod-web-abcde", labels={"kueue.x-k8s.io/job-uid": deployment["metadata"]["uid"]})
+    explanation = run([*cluster(), deployment, wl], "web", kind="Deployment")
+    assert explanation.workload == (NS, "pod-web-abcde")
