@@ -383,6 +383,29 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
         "everything behind it until it is admitted."
     ),
+    "admission-checks.provisioning-request": (
+        "ProvisioningRequest {request} (attempt {attempt} of at most {attempts}, class {class}): {conditions}.",
+        "ProvisioningRequest {request} (class {class}): {conditions}.",
+        "ProvisioningRequest {request}: {conditions}.",
+    ),
+    "admission-checks.provisioning-said": "The cluster autoscaler says: {message}",
+    "admission-checks.provisioning-none": (
+        "No ProvisioningRequest of check {check} is known for this Workload yet: Kueue makes it once the quota "
+        "is reserved."
+    ),
+    "admission-checks.provisioning-retries": (
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "ProvisioningRequestConfig {config}); the next attempt comes after {after_seconds}.",
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "ProvisioningRequestConfig {config}).",
+        "Kueue has retried {retries} time(s), of at most {limit}; the next attempt comes after {after_seconds}.",
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount).",
+    ),
+    "admission-checks.provisioning-inactive": (
+        "Admission check {check} is not active: its ProvisioningRequestConfig is missing or wrong, so no "
+        "ProvisioningRequest is made."
+    ),
+    "admission-checks.pod-set-updates": "Check {check} adds to the pods of pod set {pod_set}: nodeSelector {selector}.",
     "admission-checks.check": (
         "Admission check {check} ({controller}): {state} for {age_seconds}: {message}",
         "Admission check {check} ({controller}): {state}: {message}",
@@ -429,6 +452,23 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.raise-max-exec-time": (
         "If it needs longer, raise (or remove) the label {label} on the suspended {kind}: kubectl label {kind} -n "
         "{namespace} {name} {label}=<seconds> --overwrite; Kueue then replaces its Workload with the new limit."
+    ),
+    "action.ask-admin-check": "Ask an admin to fix AdmissionCheck {check} (kubectl describe admissioncheck {check}).",
+    "action.ask-admin-autoscaler": (
+        "The cluster autoscaler has not answered ProvisioningRequest {request}: ask an admin whether it runs with "
+        "ProvisioningRequest support for class {class}.",
+        "The cluster autoscaler has not answered ProvisioningRequest {request}: ask an admin whether it runs with "
+        "ProvisioningRequest support.",
+    ),
+    "action.provisioning-gave-up": (
+        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about capacity "
+        "for class {class}, or ask for fewer or other resources, then resubmit.",
+        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about "
+        "capacity, or ask for fewer or other resources, then resubmit.",
+    ),
+    "action.provisioning-revoked": (
+        "The provisioned capacity was taken back (CapacityRevoked), so check {check} rejected it and Kueue "
+        "deactivated it: resubmit (or reactivate) to ask for new nodes."
     ),
     "action.check-scheduler": (
         "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."

@@ -400,6 +400,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est en StrictFIFO : la tête de file (priorité {priority}) bloque tout "
         "ce qui la suit jusqu'à son admission."
     ),
+    "admission-checks.provisioning-request": (
+        "ProvisioningRequest {request} (tentative {attempt} sur {attempts} au plus, classe {class}) : {conditions}.",
+        "ProvisioningRequest {request} (classe {class}) : {conditions}.",
+        "ProvisioningRequest {request} : {conditions}.",
+    ),
+    "admission-checks.provisioning-said": "Le cluster autoscaler dit : {message}",
+    "admission-checks.provisioning-none": (
+        "Aucune ProvisioningRequest du contrôle {check} n'est encore connue pour ce Workload : Kueue la crée une "
+        "fois le quota réservé."
+    ),
+    "admission-checks.provisioning-retries": (
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount de la "
+        "ProvisioningRequestConfig {config}) ; la prochaine tentative vient après {after_seconds}.",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount de la "
+        "ProvisioningRequestConfig {config}).",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus ; la prochaine tentative vient après {after_seconds}.",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount).",
+    ),
+    "admission-checks.provisioning-inactive": (
+        "Le contrôle d'admission {check} n'est pas actif : sa ProvisioningRequestConfig manque ou est fausse, "
+        "aucune ProvisioningRequest n'est donc créée."
+    ),
+    "admission-checks.pod-set-updates": (
+        "Le contrôle {check} ajoute aux pods du pod set {pod_set} : nodeSelector {selector}."
+    ),
     "admission-checks.check": (
         "Contrôle d'admission {check} ({controller}) : {state} depuis {age_seconds} : {message}",
         "Contrôle d'admission {check} ({controller}) : {state} : {message}",
@@ -449,6 +474,25 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "S'il lui faut plus longtemps, relevez (ou retirez) le label {label} du {kind} suspendu : kubectl label "
         "{kind} -n {namespace} {name} {label}=<secondes> --overwrite ; Kueue remplace alors son Workload avec la "
         "nouvelle limite."
+    ),
+    "action.ask-admin-check": (
+        "Demandez à un admin de corriger l'AdmissionCheck {check} (kubectl describe admissioncheck {check})."
+    ),
+    "action.ask-admin-autoscaler": (
+        "Le cluster autoscaler n'a pas répondu à la ProvisioningRequest {request} : demandez à un admin s'il "
+        "tourne avec la prise en charge des ProvisioningRequest pour la classe {class}.",
+        "Le cluster autoscaler n'a pas répondu à la ProvisioningRequest {request} : demandez à un admin s'il "
+        "tourne avec la prise en charge des ProvisioningRequest.",
+    ),
+    "action.provisioning-gave-up": (
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "capacité de la classe {class}, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "capacité, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
+    ),
+    "action.provisioning-revoked": (
+        "La capacité fournie a été reprise (CapacityRevoked) : le contrôle {check} l'a rejetée et Kueue l'a "
+        "désactivé ; soumettez de nouveau (ou réactivez) pour demander de nouveaux nœuds."
     ),
     "action.check-scheduler": (
         "C'est l'affaire du kube-scheduler : kubectl describe pod -n {namespace} {pod} montre pourquoi il attend."

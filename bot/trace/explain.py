@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import checks, messages, podgroup, record, scheduling
+from bot.trace import checks, messages, podgroup, provisioning, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -140,6 +140,7 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
         return _deactivated(walk, workload, job)
     if workload.admitted:
         record.execution_time_step(walk, workload)
+        provisioning.pod_set_update_steps(walk, workload.checks)
         verdict, headline = scheduling.admitted(walk, workload, job)
         return result(walk, verdict, headline, workload=workload, job=job)
     if workload.is_true("QuotaReserved"):

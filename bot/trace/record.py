@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC
 
-from bot.trace import messages
+from bot.trace import messages, provisioning
 from bot.trace.codes import Outcome
 from bot.trace.explanation import Params
 from bot.trace.model import MAX_EXEC_TIME_LABEL, Condition, Job, Workload
@@ -74,6 +74,10 @@ def backoff(walk: Walk, workload: Workload) -> Params | None:
         walk.step("conditions", Outcome.FAIL, "conditions.backoff", params)
     if evicted is not None and evicted.message:
         walk.step("conditions", Outcome.INFO, "conditions.evicted-because", {"message": evicted.message})
+    if reason == "AdmissionCheck":
+        for check in workload.checks:
+            if provisioning.is_provisioning(walk, check):
+                provisioning.check_steps(walk, workload, check)
     if reason == "PodsReadyTimeout":
         walk.act("check-pods-ready")
     walk.act("wait-backoff", params)
@@ -139,6 +143,8 @@ def check_steps(walk: Walk, workload: Workload) -> None:
         if age is not None:
             params["age_seconds"] = age
         walk.step("admission-checks", outcome, "admission-checks.check", params, state=check.state)
+        if provisioning.is_provisioning(walk, check):
+            provisioning.check_steps(walk, workload, check)
 
 
 # --- maximum execution time and the requeuing limit --------------------------------------------------

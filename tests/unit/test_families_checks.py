@@ -17,9 +17,11 @@ from bot.trace.serialize import text
 from tests.builders import (
     NS,
     action_codes,
+    admission_check,
     ago,
     as_yaml,
     assignment,
+    check_state,
     cluster,
     condition,
     event,
@@ -393,3 +395,161 @@ def test_deployment_workloads_labelled_with_its_uid_are_found_by_structure() -> 
     wl = workload("pod-web-abcde", labels={"kueue.x-k8s.io/job-uid": deployment["metadata"]["uid"]})
     explanation = run([*cluster(), deployment, wl], "web", kind="Deployment")
     assert explanation.workload == (NS, "pod-web-abcde")
+
+
+# --- 1. ProvisioningRequest admission checks -----------------------------------------------------------
+
+CHECK = "dws-prov"
+CLASS = "queued-provisioning.gke.io"
+
+
+def _provisioning_objects(
+    check: Raw,
+    request_conditions: Sequence[Raw] | None,
+    *,
+    attempt: int = 1,
+    admitted: bool = False,
+    retry: Raw | None = None,
+) -> list[Raw]:
+    the_job = job()
+    status = reserved("cq", assignment("main", 1, default={"cpu": "1"}), admitted=admitted)
+    status["admissionChecks"] = [check]
+    wl = workload(of=the_job, status=status)
+    if not admitted:
+        status["conditions"].append(
+            condition("Admitted", False, "UnsatisfiedAdmissionChecks", "The workload has not all checks ready")
+        )
+    ac = admission_check(CHECK)
+    ac["spec"]["parameters"] = {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "dws"}
+    config: Raw = {
+        "apiVersion": "kueue.x-k8s.io/v1beta2",
+        "kind": "ProvisioningRequestConfig",
+        "metadata": {"name": "dws", "uid": "uid-dws", "resourceVersion": "1"},
+        "spec": {"provisioningClassName": CLASS, "managedResources": ["nvidia.com/gpu"]},
+    }
+    if retry is not None:
+        config["spec"]["retryStrategy"] = retry
+    objects = [*cluster(), ac, config, the_job, wl]
+    if request_conditions is not None:
+        objects.append(
+            {
+                "apiVersion": "autoscaling.x-k8s.io/v1",
+                "kind": "ProvisioningRequest",
+                "metadata": {
+                    "name": f"{wl['metadata']['name']}-{CHECK}-{attempt}",
+                    "namespace": NS,
+                    "uid": f"uid-pr-{attempt}",
+                    "ownerReferences": [
+                        {
+                            "apiVersion": "kueue.x-k8s.io/v1beta2",
+                            "kind": "Workload",
+                            "name": wl["metadata"]["name"],
+                            "uid": wl["metadata"]["uid"],
+                            "controller": True,
+                        }
+                    ],
+                },
+                "spec": {"provisioningClassName": CLASS, "podSets": []},
+                "status": {"conditions": list(request_conditions)},
+            }
+        )
+    return objects
+
+
+WAITING_FOR_RESOURCES = (
+    "Waiting for resources. Currently there are not enough resources available to fulfill the request."
+)
+ACCEPTED = condition("Accepted", True, "Accepted", "Provisioning Request was accepted.")
+
+
+def test_provisioning_waits_for_the_autoscaler_with_its_conditions() -> None:
+    check = check_state(CHECK, "Pending", WAITING_FOR_RESOURCES)
+    provisioned = condition("Provisioned", False, "ResourcePoolExhausted", WAITING_FOR_RESOURCES)
+    explanation = run(_provisioning_objects(check, [ACCEPTED, provisioned]))
+    assert explanation.verdict is Verdict.ADMISSION_CHECKS_PENDING
+    english = said(explanation)
+    assert (
+        f"(attempt 1 of at most 4, class {CLASS}): Accepted=True, Provisioned=False (ResourcePoolExhausted)" in english
+    )
+    assert english.count("Waiting for resources.") == 2  # the headline and the check's step: Kueue's copy, once
+    assert "wait-for-checks" in action_codes(explanation)
+    assert "tentative 1 sur 4 au plus" in said(explanation, "fr")
+
+
+def test_provisioning_no_answer_from_the_autoscaler() -> None:
+    explanation = run(_provisioning_objects(check_state(CHECK, "Pending"), []))
+    assert explanation.verdict is Verdict.ADMISSION_CHECKS_PENDING
+    assert "ask-admin-autoscaler" in action_codes(explanation)
+    assert f"ProvisioningRequest support for class {CLASS}" in said(explanation)
+
+
+def test_provisioning_retry_after_failure_names_the_retries_and_the_backoff() -> None:
+    check = check_state(CHECK, "Retry", "Retrying after failure: the GPU pool is out of stock")
+    check.update(retryCount=1, requeueAfterSeconds=120)
+    failed = condition("Failed", True, "OutOfStock", "the GPU pool is out of stock")
+    objects = _provisioning_objects(check, [ACCEPTED, failed], attempt=2, retry={"backoffLimitCount": 2})
+    english = said(run(objects))
+    assert (
+        "ProvisioningRequest" in english
+        and "(attempt 2 of at most 3" in english
+        and "Failed=True (OutOfStock)" in english
+    )
+    assert (
+        "Kueue has retried 1 time(s), of at most 2 (retryStrategy.backoffLimitCount of ProvisioningRequestConfig dws)"
+        in english
+    )
+    assert "the next attempt comes after 2 min" in english
+    # the headline and the check's step quote the check; the request's own copy is not repeated
+    assert english.count("the GPU pool is out of stock") == 2
+
+
+def test_provisioning_rejected_after_the_last_attempt() -> None:
+    check = check_state(CHECK, "Rejected", "the GPU pool is out of stock")
+    check["retryCount"] = 3
+    failed = condition("Failed", True, "OutOfStock", "the GPU pool is out of stock")
+    explanation = run(_provisioning_objects(check, [ACCEPTED, failed], attempt=4))
+    assert explanation.verdict is Verdict.ADMISSION_CHECK_REJECTED
+    assert "provisioning-gave-up" in action_codes(explanation)
+    assert "could not provision the nodes in 4 attempt(s)" in said(explanation)
+
+
+def test_provisioning_booking_expired_is_retried() -> None:
+    check = check_state(CHECK, "Retry", "Retrying after booking expired: the capacity was not used in time")
+    check["requeueAfterSeconds"] = 60
+    expired = condition("BookingExpired", True, "BookingExpired", "the capacity was not used in time")
+    provisioned = condition("Provisioned", True, "Provisioned", "Provisioning Request was successfully provisioned.")
+    english = said(run(_provisioning_objects(check, [ACCEPTED, provisioned, expired])))
+    assert "BookingExpired=True" in english and "the next attempt comes after 1 min" in english
+
+
+def test_provisioning_capacity_revoked_deactivates() -> None:
+    check = check_state(CHECK, "Rejected", "The capacity was revoked")
+    revoked = condition("CapacityRevoked", True, "CapacityRevoked", "The capacity was revoked")
+    provisioned = condition("Provisioned", True, "Provisioned", "Provisioning Request was successfully provisioned.")
+    objects = _provisioning_objects(check, [ACCEPTED, provisioned, revoked])
+    wl = next(o for o in objects if o["kind"] == "Workload")
+    wl["spec"]["active"] = False
+    wl["status"]["conditions"].append(
+        condition("Evicted", True, "DeactivatedDueToAdmissionCheck", "The workload is deactivated due to ...")
+    )
+    explanation = run(objects)
+    assert explanation.verdict is Verdict.ADMISSION_CHECK_REJECTED
+    assert "provisioning-revoked" in action_codes(explanation)
+    assert "CapacityRevoked" in said(explanation)
+
+
+def test_provisioning_ready_fits_and_says_the_pod_set_updates() -> None:
+    check = check_state(CHECK, "Ready", "Provisioning Request was successfully provisioned.")
+    check["podSetUpdates"] = [{"name": "main", "nodeSelector": {"cloud.google.com/gke-nodepool": "dws-pool-1"}}]
+    provisioned = condition("Provisioned", True, "Provisioned", "Provisioning Request was successfully provisioned.")
+    objects = _provisioning_objects(check, [ACCEPTED, provisioned], admitted=True)
+    explanation = run(objects)
+    assert explanation.verdict in (Verdict.RUNNING, Verdict.PODS_PENDING)
+    assert "nodeSelector cloud.google.com/gke-nodepool=dws-pool-1" in said(explanation)
+
+
+def test_provisioning_check_not_active() -> None:
+    explanation = run(_provisioning_objects(check_state(CHECK, "Pending", "the check is not active"), None))
+    assert explanation.verdict is Verdict.ADMISSION_CHECKS_PENDING
+    assert "admission-checks.provisioning-inactive" in step_codes(explanation)
+    assert "ask-admin-check" in action_codes(explanation)
