@@ -118,6 +118,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} has finished ({reason}): nothing is pending.",
         "{job} has finished: nothing is pending.",
     ),
+    "headline.workload-out-of-sync": (
+        "{job} will not run as it is: its prebuilt Workload {workload} no longer matches it, so Kueue marked that "
+        "Workload finished (OutOfSync) and will not admit the job through it."
+    ),
     "headline.invalid-request": (
         "{job} will never be admitted: Kueue refuses its resource requests ({detail}).",
         "{job} will never be admitted: Kueue refuses its resource requests.",
@@ -164,6 +168,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "The Workload is deactivated (spec.active=false): {reason}.",
         "The Workload is deactivated (spec.active=false).",
     ),
+    "conditions.out-of-sync": "Workload {workload} is Finished (OutOfSync): {message}",
     "workload.max-exec-time": (
         "It may run {limit_seconds} in all (maximum execution time): {used_seconds} used, {left_seconds} left "
         "before Kueue deactivates it."
@@ -267,6 +272,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.local-queue-missing": ("Kueue: LocalQueue {queue} does not exist.", "Kueue: {text}"),
     "record.local-queue-inactive": ("Kueue: LocalQueue {queue} is inactive (stopped).", "Kueue: {text}"),
     "record.admission-gated": ("Kueue: admission is gated by {detail}.", "Kueue: {text}"),
+    "record.hold-released": "Kueue: it is no longer on hold (its StatefulSet scaled up again); it waits for quota.",
     "record.admission-gate-cleared": "Kueue: the admission gate was cleared; it waits for quota reservation.",
     "record.pending-evaluation": "Kueue: pending evaluation in the scheduling queue.",
     "record.evaluation-bypassed": "Kueue skipped it because an equivalent workload recently failed.",
@@ -469,6 +475,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.provisioning-revoked": (
         "The provisioned capacity was taken back (CapacityRevoked), so check {check} rejected it and Kueue "
         "deactivated it: resubmit (or reactivate) to ask for new nodes."
+    ),
+    "action.fix-prebuilt": (
+        "Make Workload {workload} again from the {kind} as it is now, or remove the label {label} from the {kind} "
+        "so that Kueue makes its own Workload."
     ),
     "action.check-scheduler": (
         "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."

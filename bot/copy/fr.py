@@ -128,6 +128,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} est terminé ({reason}) : rien n'est en attente.",
         "{job} est terminé : rien n'est en attente.",
     ),
+    "headline.workload-out-of-sync": (
+        "{job} ne tournera pas en l'état : son Workload préconstruit {workload} ne lui correspond plus, Kueue a "
+        "donc marqué ce Workload terminé (OutOfSync) et n'admettra pas le job par lui."
+    ),
     "headline.invalid-request": (
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources ({detail}).",
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources.",
@@ -173,6 +177,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le Workload est désactivé (spec.active=false) : {reason}.",
         "Le Workload est désactivé (spec.active=false).",
     ),
+    "conditions.out-of-sync": "Le Workload {workload} est terminé (OutOfSync) : {message}",
     "workload.max-exec-time": (
         "Il peut tourner {limit_seconds} en tout (durée d'exécution maximale) : {used_seconds} utilisées, "
         "{left_seconds} restantes avant que Kueue ne le désactive."
@@ -277,6 +282,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.local-queue-missing": ("Kueue : la LocalQueue {queue} n'existe pas.", "Kueue : {text}"),
     "record.local-queue-inactive": ("Kueue : la LocalQueue {queue} est inactive (arrêtée).", "Kueue : {text}"),
     "record.admission-gated": ("Kueue : l'admission est retenue par {detail}.", "Kueue : {text}"),
+    "record.hold-released": (
+        "Kueue : il n'est plus en attente (son StatefulSet est remonté) ; il attend une réservation de quota."
+    ),
     "record.admission-gate-cleared": "Kueue : la porte d'admission est levée ; il attend une réservation de quota.",
     "record.pending-evaluation": "Kueue : en attente d'examen dans la file.",
     "record.evaluation-bypassed": "Kueue l'a sauté car un workload équivalent a échoué récemment.",
@@ -493,6 +501,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.provisioning-revoked": (
         "La capacité fournie a été reprise (CapacityRevoked) : le contrôle {check} l'a rejetée et Kueue l'a "
         "désactivé ; soumettez de nouveau (ou réactivez) pour demander de nouveaux nœuds."
+    ),
+    "action.fix-prebuilt": (
+        "Refaites le Workload {workload} à partir du {kind} tel qu'il est, ou retirez le label {label} du {kind} "
+        "pour que Kueue crée son propre Workload."
     ),
     "action.check-scheduler": (
         "C'est l'affaire du kube-scheduler : kubectl describe pod -n {namespace} {pod} montre pourquoi il attend."

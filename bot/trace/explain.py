@@ -19,7 +19,14 @@ from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned, pod_requests, templates_demand, workload_demand
 from bot.trace.eta import History
 from bot.trace.explanation import Explanation, Value
-from bot.trace.model import ADMISSION_GATED_BY, QUEUE_NAME_LABEL, Condition, Job, Workload
+from bot.trace.model import (
+    ADMISSION_GATED_BY,
+    PREBUILT_WORKLOAD_LABEL,
+    QUEUE_NAME_LABEL,
+    Condition,
+    Job,
+    Workload,
+)
 from bot.trace.outlook import with_outlook
 from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
@@ -127,6 +134,8 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
     if workload.finished:
         finished = workload.condition("Finished")
         reason = finished.reason if finished else ""
+        if reason == "OutOfSync" and job is not None:
+            return _out_of_sync(walk, workload, job, finished.message if finished else "")
         walk.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason})
         return result(walk, Verdict.FINISHED, {"reason": reason}, workload=workload, job=job)
     record.condition_steps(walk, workload)
@@ -191,6 +200,15 @@ def _demand_steps(walk: Walk, workload: Workload) -> None:
             "demand.assigned",
             {"cluster_queue": workload.admission.cluster_queue, "assigned": text},
         )
+
+
+def _out_of_sync(walk: Walk, workload: Workload, job: Job, message: str) -> Explanation:
+    """A prebuilt Workload (label kueue.x-k8s.io/prebuilt-workload-name) that no longer matches its job: Kueue
+    finished it (reason OutOfSync, "The prebuilt workload is out of sync with its user job") and the job
+    stays as it is; a Workload made anew from the job, or the label removed, lets Kueue queue it again."""
+    walk.step("conditions", Outcome.FAIL, "conditions.out-of-sync", {"workload": workload.name, "message": message})
+    walk.act("fix-prebuilt", {"workload": workload.name, "label": PREBUILT_WORKLOAD_LABEL, "kind": job.meta.kind})
+    return result(walk, Verdict.WORKLOAD_OUT_OF_SYNC, {"workload": workload.name}, workload=workload, job=job)
 
 
 # --- deactivated, reserved ----------------------------------------------------------------------------

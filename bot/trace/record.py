@@ -12,11 +12,19 @@ from bot.trace.model import MAX_EXEC_TIME_LABEL, Condition, Job, Workload
 from bot.trace.walk import Walk, seconds_between
 
 BACKOFF_REASONS = frozenset({"PodsReadyTimeout", "AdmissionCheck", "NodeFailures"})
-_CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Requeued", "PodsReady", "WaitingForReplacementPods")
+_CONDITIONS = (
+    "QuotaReserved",
+    "Admitted",
+    "Evicted",
+    "Requeued",
+    "PodsReady",
+    "WaitingForReplacementPods",
+    "BlockedOnPreemptionGates",
+)
 MAX_FACTS_SHOWN = 6
 
 
-_BAD_WHEN_TRUE = frozenset({"Evicted", "WaitingForReplacementPods"})
+_BAD_WHEN_TRUE = frozenset({"Evicted", "WaitingForReplacementPods", "BlockedOnPreemptionGates"})
 
 
 def _condition_outcome(kind: str, is_true: bool, is_false: bool) -> Outcome:

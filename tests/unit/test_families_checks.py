@@ -6,10 +6,11 @@ follows. Every Kueue object is checked against the CRDs the tests use (tests/dat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
-from bot.trace import scheduling
+from bot.trace import messages, scheduling
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation
 from bot.trace.serialize import text
@@ -553,3 +554,60 @@ def test_provisioning_check_not_active() -> None:
     assert explanation.verdict is Verdict.ADMISSION_CHECKS_PENDING
     assert "admission-checks.provisioning-inactive" in step_codes(explanation)
     assert "ask-admin-check" in action_codes(explanation)
+
+
+# --- 6. v0.20 Workload conditions and reasons (apis/kueue/v1beta2/workload_types.go:930-1177) -------------
+
+
+def test_blocked_on_preemption_gates_is_gated_and_the_condition_fails() -> None:
+    gated = "Workload requires preemption, but it's gated"
+    conditions = [
+        condition("QuotaReserved", False, "AdmissionGated", gated),
+        condition("BlockedOnPreemptionGates", True, "PreemptionGated", gated),
+    ]
+    the_job = job()
+    explanation = run([*cluster(), the_job, workload(of=the_job, conditions=conditions)])
+    assert explanation.verdict is Verdict.ADMISSION_GATED
+    steps = [s for s in explanation.steps if s.data.get("type") == "BlockedOnPreemptionGates"]
+    assert steps and steps[0].outcome.value == "fail"
+
+
+def test_finished_out_of_sync_is_not_finished_for_the_job() -> None:
+    """Finished/OutOfSync (reconciler.go:1381-1387): the prebuilt Workload no longer matches the job."""
+    the_job = job(labels={"kueue.x-k8s.io/prebuilt-workload-name": "prebuilt-train"})
+    finished = condition("Finished", True, "OutOfSync", "The prebuilt workload is out of sync with its user job")
+    explanation = run([*cluster(), the_job, workload("prebuilt-train", conditions=[finished])])
+    assert explanation.verdict is Verdict.WORKLOAD_OUT_OF_SYNC
+    assert explanation.verdict.never_fixes_itself and explanation.verdict.tells_at_once
+    assert "prebuilt Workload prebuilt-train no longer matches it" in text(explanation.headline, "en")
+    assert "fix-prebuilt" in action_codes(explanation)
+    assert "Workload préconstruit prebuilt-train" in text(explanation.headline, "fr")
+
+
+def test_finished_owner_not_found_is_finished() -> None:
+    the_job = job()
+    finished = condition("Finished", True, "OwnerNotFound", "The workload's owner no longer exists")
+    explanation = run([*cluster(), the_job, workload(of=the_job, conditions=[finished])])
+    assert explanation.verdict is Verdict.FINISHED
+    assert "OwnerNotFound" in text(explanation.headline, "en")
+
+
+def test_no_longer_on_hold_is_a_known_statement() -> None:
+    """v0.20 statefulset_reconciler.go:278-292, with either vocabulary."""
+    for reason in ("PendingEvaluation", "Pending"):
+        record = messages.classify_quota_reserved(reason, "Workload no longer on hold; waiting for quota reservation")
+        assert record.verdict is Verdict.NOT_YET_EVALUATED
+        assert [f.cause for f in record.facts] == [messages.Cause.HOLD_RELEASED]
+
+
+def test_the_v020_workload_fields_the_engine_reads_are_in_the_crds() -> None:
+    """status.accumulatedPastExecutionTimeSeconds, spec.maximumExecutionTimeSeconds, admission checks'
+    podSetUpdates and the preemption gates are in the CRDs the tests use; status.effectiveQuotas (v0.20's
+    dynamic quotas, on ClusterQueues and Cohorts) is not: its objects cannot be written for these tests."""
+    crds = (Path(__file__).resolve().parents[1] / "data" / "kueue" / "crds").glob("*.yaml")
+    texts = {path.name: path.read_text(encoding="utf-8") for path in crds}
+    workloads = texts["kueue.x-k8s.io_workloads.yaml"]
+    for field in ("accumulatedPastExecutionTimeSeconds", "maximumExecutionTimeSeconds", "podSetUpdates"):
+        assert field in workloads
+    assert "preemptionGates" in workloads
+    assert not any("effectiveQuotas" in body for body in texts.values())
