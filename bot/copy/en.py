@@ -342,6 +342,21 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "flavors.resource-not-covered": "ClusterQueue {cluster_queue} covers no {resource}: no flavor can give it.",
     "flavors.missing": "Flavor {flavor} does not exist.",
     "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
+    "flavors.group-label-keys": (
+        "Flavor {flavor} ({labels}) does not set {keys}, which pod set {pod_set} selects and another flavor of its "
+        "resource group sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the flavor "
+        "as not matching.",
+        "Flavor {flavor} (no node labels) does not set {keys}, which pod set {pod_set} selects and another flavor of "
+        "its resource group sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the "
+        "flavor as not matching.",
+        "Flavor {flavor} lacks a label key that pod set {pod_set} selects and another flavor of its resource group "
+        "sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the flavor as not matching.",
+    ),
+    "flavors.recorded-exclusion": (
+        "Kueue recorded that flavor {flavor} ({labels}) does not match pod set {pod_set}'s node affinity: it stays "
+        "excluded.",
+        "Kueue recorded that flavor {flavor} does not match pod set {pod_set}'s node affinity: it stays excluded.",
+    ),
     "flavors.node-labels": (
         "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
         "Flavor {flavor} does not match pod set {pod_set}'s node selector or affinity.",
@@ -431,6 +446,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "The kube-scheduler on pod(s) {pods}: {fit} of {total} nodes fit; the others: {reasons}.",
     ),
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
+    "scheduling.label-excludes": (
+        "None of the {nodes} known node(s) has the label {label} that pod {pod} requires (nodeSelector): that label "
+        "excludes every node."
+    ),
     "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
     # --- what to do next ---
     "action.did-you-mean": "Did you mean {names}?",

@@ -359,6 +359,23 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "flavors.resource-not-covered": "La ClusterQueue {cluster_queue} ne couvre pas {resource} : aucune flavor ne peut en donner.",
     "flavors.missing": "La flavor {flavor} n'existe pas.",
     "flavors.taint": "La flavor {flavor} pose le taint {taint} sur ses nœuds ; le pod set {pod_set} ne le tolère pas.",
+    "flavors.group-label-keys": (
+        "La flavor {flavor} ({labels}) ne pose pas {keys}, que le pod set {pod_set} sélectionne et qu'une autre "
+        "flavor de son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, v0.19.0) "
+        "compte alors la flavor comme non correspondante.",
+        "La flavor {flavor} (sans labels de nœud) ne pose pas {keys}, que le pod set {pod_set} sélectionne et "
+        "qu'une autre flavor de son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, "
+        "v0.19.0) compte alors la flavor comme non correspondante.",
+        "La flavor {flavor} n'a pas une clé de label que le pod set {pod_set} sélectionne et qu'une autre flavor de "
+        "son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, v0.19.0) compte alors "
+        "la flavor comme non correspondante.",
+    ),
+    "flavors.recorded-exclusion": (
+        "Kueue a consigné que la flavor {flavor} ({labels}) ne correspond pas à l'affinité du pod set {pod_set} : "
+        "elle reste exclue.",
+        "Kueue a consigné que la flavor {flavor} ne correspond pas à l'affinité du pod set {pod_set} : elle reste "
+        "exclue.",
+    ),
     "flavors.node-labels": (
         (
             "La flavor {flavor} ({labels}) ne correspond pas au nodeSelector ou à l'affinité du pod set {pod_set}.",
@@ -452,6 +469,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : {reasons}.",
     ),
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
+    "scheduling.label-excludes": (
+        "Aucun des {nodes} nœud(s) connus n'a le label {label} qu'exige le pod {pod} (nodeSelector) : ce label "
+        "exclut tous les nœuds."
+    ),
     "scheduling.flavor-nodes": (
         "La flavor {flavor} envoie les pods sur les nœuds {labels} : {nodes} nœud(s) de ce type connus."
     ),

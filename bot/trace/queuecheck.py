@@ -89,9 +89,26 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
         walk.act("ask-admin-namespace", params)
         return Verdict.NAMESPACE_NOT_ALLOWED
-    walk.fit = checks.fit_in_queue(walk.snapshot, cq, workload.pod_sets, workload)
+    walk.fit = checks.fit_in_queue(
+        walk.snapshot, cq, workload.pod_sets, workload, excluded=recorded_exclusions(workload)
+    )
     flavor_steps(walk, walk.fit)
     return checks.verdict_of(walk.fit)
+
+
+def recorded_exclusions(workload: Workload) -> frozenset[tuple[str, str]]:
+    """The (pod set, flavor) pairs Kueue's QuotaReserved=False record excludes: "flavor X doesn't match node
+    affinity" (flavorassigner.go). Kueue's record counts in the engine's own flavor check, whatever rule of
+    label keys its version follows."""
+    condition = workload.condition("QuotaReserved")
+    if condition is None or not condition.is_false:
+        return frozenset()
+    record = messages.classify_quota_reserved(condition.reason, condition.message)
+    return frozenset(
+        (fact.pod_set or "", fact.flavor)
+        for fact in record.facts
+        if fact.cause is messages.Cause.NODE_AFFINITY_MISMATCH and fact.flavor
+    )
 
 
 def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
@@ -159,7 +176,15 @@ def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
     elif attempt.affinity_mismatch:
         flavor = walk.snapshot.flavor(attempt.flavor)
         labels = ", ".join(f"{k}={v}" for k, v in sorted((flavor.node_labels if flavor else {}).items()))
-        walk.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels})
+        code = (
+            "flavors.recorded-exclusion"
+            if attempt.recorded
+            else "flavors.group-label-keys"
+            if attempt.group_keys
+            else "flavors.node-labels"
+        )
+        params: dict[str, str | int | None] = {**base, "labels": labels, "keys": ", ".join(attempt.excluding)}
+        walk.step("flavors", Outcome.FAIL, code, params)
     elif attempt.missing_resources:
         walk.step(
             "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}

@@ -88,6 +88,7 @@ def admitted(walk: Walk, workload: Workload, job: Job | None) -> tuple[Verdict, 
         return Verdict.RUNNING, {"cluster_queue": cq}
     first_reason = _waiting_pod_steps(walk, waiting)
     _flavor_node_steps(walk, workload)
+    _excluding_label_steps(walk, waiting[0])
     walk.act("check-scheduler", {"namespace": job.meta.namespace or "", "pod": waiting[0].meta.name})
     walk.act("ask-admin-nodes")
     return Verdict.PODS_PENDING, {"pending": len(waiting), "reason": first_reason}
@@ -174,6 +175,18 @@ def _flavor_node_steps(walk: Walk, workload: Workload) -> None:
             {"flavor": flavor_name, "labels": labels, "nodes": len(matching)},
             known_nodes=len(nodes),
         )
+
+
+def _excluding_label_steps(walk: Walk, pod: Pod) -> None:
+    """The labels of the pod's nodeSelector (its own and the assigned flavors' nodeLabels, which Kueue adds
+    when it admits) that no known node has: the label that excludes every node."""
+    nodes = walk.snapshot.nodes()
+    if not nodes:
+        return
+    for key, value in sorted(pod.template.node_selector.items()):
+        if not any(node.meta.labels.get(key) == value for node in nodes):
+            params: Params = {"label": f"{key}={value}", "pod": pod.meta.name, "nodes": len(nodes)}
+            walk.step("scheduling", Outcome.FAIL, "scheduling.label-excludes", params, label=key)
 
 
 def scheduling_message(walk: Walk, pod: Pod) -> str:

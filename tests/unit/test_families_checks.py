@@ -16,6 +16,8 @@ from bot.trace.explanation import Explanation
 from bot.trace.serialize import text
 
 from tests.builders import (
+    KUEUE,
+    KUEUE_V1BETA1,
     NS,
     action_codes,
     admission_check,
@@ -24,12 +26,21 @@ from tests.builders import (
     assignment,
     check_state,
     cluster,
+    cluster_queue,
     condition,
+    cpu_spec,
     event,
     explain_objects,
+    flavor_quotas,
+    group,
     job,
+    local_queue,
+    namespace,
+    node,
     pod,
+    quota,
     reserved,
+    resource_flavor,
     step_codes,
     workload,
 )
@@ -611,3 +622,64 @@ def test_the_v020_workload_fields_the_engine_reads_are_in_the_crds() -> None:
         assert field in workloads
     assert "preemptionGates" in workloads
     assert not any("effectiveQuotas" in body for body in texts.values())
+
+
+# --- 5. node labels per Kueue version, Kueue's recorded exclusions, the label that excludes nodes -------
+
+
+def _two_flavors(api_version: str, *, record: Raw | None = None) -> list[Raw]:
+    """Flavor "plain" (no labels, room) then "zoned" (zone=b, full); the job selects zone=b."""
+    groups = group(["cpu"], flavor_quotas("plain", quota("cpu", 8)), flavor_quotas("zoned", quota("cpu", 2)))
+    cq = cluster_queue("cq", groups, reservation={"zoned": {"cpu": 2}}, api_version=api_version)
+    flavors = [resource_flavor("plain"), resource_flavor("zoned", labels={"zone": "b"})]
+    the_job = job(spec={**cpu_spec("1"), "nodeSelector": {"zone": "b"}})
+    wl = workload(of=the_job, api_version=api_version, conditions=[record] if record else [])
+    for raw in flavors:
+        raw["apiVersion"] = api_version
+    return [namespace(), *flavors, cq, local_queue(api_version=api_version), the_job, wl]
+
+
+def test_node_labels_v1beta2_a_flavor_without_the_key_matches() -> None:
+    """Since #12449 (v0.17.6, v0.18.2, v0.19.0) only the flavor's own label keys count: "plain" matches."""
+    explanation = run(_two_flavors(KUEUE))
+    assert explanation.verdict is Verdict.NOT_YET_EVALUATED  # it fits in plain
+    assert "flavors.group-label-keys" not in step_codes(explanation)
+
+
+def test_node_labels_v1beta1_the_group_keys_exclude_the_flavor() -> None:
+    """Before the fix Kueue restricts the selector to every flavor's keys in the group: "plain" lacks zone."""
+    explanation = run(_two_flavors(KUEUE_V1BETA1))
+    assert explanation.verdict is Verdict.WAITING_FOR_QUOTA
+    assert "flavors.group-label-keys" in step_codes(explanation)
+    english = said(explanation)
+    assert "Flavor plain (no node labels) does not set zone, which pod set main selects" in english
+    assert "v0.17.6" in english
+    assert "ne pose pas zone" in said(explanation, "fr")
+
+
+def test_a_recorded_exclusion_counts_in_the_engines_own_check() -> None:
+    message = (
+        "couldn't assign flavors to pod set main: flavor plain doesn't match node affinity, "
+        "insufficient unused quota for cpu in flavor zoned, 1 more needed"
+    )
+    record = condition("QuotaReserved", False, "WaitingForQuota", message)
+    explanation = run(_two_flavors(KUEUE, record=record))
+    assert explanation.verdict is Verdict.WAITING_FOR_QUOTA
+    codes = step_codes(explanation)
+    assert "flavors.recorded-exclusion" in codes
+    fits = [s for s in explanation.steps if s.code in ("quota.fits", "quota.in-cohort-fits")]
+    assert not [s for s in fits if s.data.get("flavor") == "plain"]  # never "it fits" where Kueue excluded it
+
+
+def test_admitted_pods_the_label_that_excludes_every_node() -> None:
+    the_job = job(parallelism=1, suspend=False)
+    wl = workload(of=the_job, status=reserved("cq", assignment("main", 1, default={"cpu": "1"})))
+    waiting = pod("train-0", owned_by=the_job, spec={**cpu_spec("1"), "nodeSelector": {"pool": "gpu-a100"}})
+    nodes = [node("n1", {"pool": "cpu"}), node("n2", {"pool": "cpu"})]
+    message = "0/2 nodes are available: 2 node(s) didn't match Pod's node affinity/selector."
+    objects = [*cluster(), the_job, wl, waiting, *nodes, event(waiting, "FailedScheduling", message, type="Warning")]
+    explanation = run(objects)
+    assert explanation.verdict is Verdict.PODS_PENDING
+    assert "scheduling.label-excludes" in step_codes(explanation)
+    assert "None of the 2 known node(s) has the label pool=gpu-a100" in said(explanation)
+    assert "2 × node(s) didn't match Pod's node affinity/selector" in said(explanation)
