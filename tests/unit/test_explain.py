@@ -786,6 +786,22 @@ CASES = [
         "granular",
         mentions=("Failed",),
     ),
+    Case(
+        "prebuilt workload out of sync (Finished OutOfSync)",
+        [
+            *cluster(),
+            *pending(
+                conditions=[
+                    condition("Finished", True, "OutOfSync", "The prebuilt workload is out of sync with its user job")
+                ]
+            ),
+        ],
+        V.WORKLOAD_OUT_OF_SYNC,
+        "granular",
+        steps=("conditions.out-of-sync",),
+        actions=("fix-prebuilt",),
+        mentions=("OutOfSync",),
+    ),
 ]
 
 
