@@ -483,7 +483,7 @@ def test_provisioning_waits_for_the_autoscaler_with_its_conditions() -> None:
     assert (
         f"(attempt 1 of at most 4, class {CLASS}): Accepted=True, Provisioned=False (ResourcePoolExhausted)" in english
     )
-    assert english.count("Waiting for resources.") == 2  # the headline and the check's step: Kueue's copy, once
+    assert english.count("Waiting for resources.") == 1  # every Kueue message once: the request's copy too
     assert "wait-for-checks" in action_codes(explanation)
     assert "tentative 1 sur 4 au plus" in said(explanation, "fr")
 
@@ -511,8 +511,8 @@ def test_provisioning_retry_after_failure_names_the_retries_and_the_backoff() ->
         in english
     )
     assert "the next attempt comes after 2 min" in english
-    # the headline and the check's step quote the check; the request's own copy is not repeated
-    assert english.count("the GPU pool is out of stock") == 2
+    # the headline quotes the check; neither the check's step nor the request's own copy repeats it
+    assert english.count("the GPU pool is out of stock") == 1
 
 
 def test_provisioning_rejected_after_the_last_attempt() -> None:
