@@ -136,9 +136,8 @@ class OnDemand:
             return found
         for version in kinds.PROVISIONING_REQUEST.versions:
             try:
-                items = self.client.list(
-                    kinds.PROVISIONING_REQUEST.path(version, namespace), what="provisioning requests"
-                )
+                path = kinds.PROVISIONING_REQUEST.path(version, namespace)
+                items = list(self.client.list(path, what="provisioning requests"))
             except (Forbidden, NotFound) as error:
                 log.info("provisioning requests not read", extra={"namespace": namespace, "error": str(error)})
                 continue
