@@ -61,7 +61,13 @@ Print every setting (the environment over the .env file; secrets masked), where 
 problem with them, one line each: values left at .env.example's placeholders, unknown variables (with the
 setting meant), a KUBECONFIG file that is not there, a URL that carries credentials.
 
-exit status: 0 the settings are valid, 2 a setting is invalid.
+With --online, also: Slack's auth.test with SLACK_BOT_TOKEN (and apps.connections.open with SLACK_APP_TOKEN
+in Socket Mode), the Kubernetes API's reachability and Kueue's API, and a SelfSubjectAccessReview for each
+permission of the bot's ClusterRole (and of its Role, when Leases or ConfigMaps are used). One line per
+check. Tokens are never printed.
+
+exit status: 0 the settings are valid (and every online check passed), 2 a setting is invalid,
+3 an online check failed (Slack refused a token, the cluster is out of reach, a permission is missing).
 """
 
 
@@ -138,6 +144,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the effective settings (secrets masked) and every problem with them",
         description=_CHECK_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    check_cmd.add_argument(
+        "--online",
+        action="store_true",
+        help="also ask Slack (auth.test) and the cluster (reachable? the ClusterRole's permissions held?)",
     )
     check_cmd.add_argument(
         "--env-file", default=".env", help="settings file read under the environment (default: .env)"
@@ -229,8 +240,34 @@ def run_check_config(args: argparse.Namespace) -> int:
     if inspection.problems:
         count = len(inspection.problems)
         print(f"kueue-bot: {count} problem(s): the settings are not valid", file=sys.stderr)
+        if args.online:
+            print("kueue-bot: the online checks were not run: fix the problems above first", file=sys.stderr)
         return EXIT_USAGE
     print("kueue-bot: the settings are valid")
+    return _check_online(inspection.settings) if args.online else EXIT_OK
+
+
+def _check_online(settings: Settings) -> int:
+    """Slack's auth.test, the cluster's reachability and the roles' permissions: one line each."""
+    from bot.kube.permissions import check_cluster
+    from bot.kube.sources import kube_client
+    from bot.slack.check import check_slack
+
+    findings = check_slack(settings)
+    try:
+        client = kube_client(settings)
+    except BotError as error:
+        findings.append((False, f"no Kubernetes API to ask: {error}"))
+    else:
+        leases, configmaps = settings.leader_election, settings.state_url.startswith("kubernetes://")
+        findings += check_cluster(client, namespace=settings.pod_namespace, leases=leases, configmaps=configmaps)
+    for ok, line in findings:
+        print(f"kueue-bot: {'ok' if ok else 'problem'}: {line}", file=sys.stdout if ok else sys.stderr)
+    failed = sum(1 for ok, _ in findings if not ok)
+    if failed:
+        print(f"kueue-bot: {failed} online check(s) failed", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    print("kueue-bot: every online check passed")
     return EXIT_OK
 
 
