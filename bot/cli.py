@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from bot import __version__
 from bot.config import Settings
-from bot.copy import language_of
+from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
 from bot.terminal import render_text
 from bot.trace.codes import Verdict
@@ -32,6 +32,7 @@ ClusterQueue's quota, its position in the queue, and what you can do.
 examples:
   python -m bot explain team-a/train-bert
   python -m bot explain team-a/my-rayjob --kind RayJob
+  python -m bot explain train-bert -n team-a              (as kubectl names it)
   python -m bot explain team-a/train-bert --from-file cluster.yaml --now 2026-10-14T10:30:00Z
   kubectl get jobs,workloads,localqueues,clusterqueues,resourceflavors,events -A -o yaml > cluster.yaml
 
@@ -82,14 +83,21 @@ def _parse_now(value: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _parse_ref(value: str) -> tuple[str, str, str | None]:
-    """ "ns/name", "ns/kind/name" or "kind/name" with a namespace elsewhere -> (namespace, name, kind)."""
+def _parse_ref(value: str, namespace: str | None) -> tuple[str, str, str | None]:
+    """ "ns/name", "ns/kind/name", or with `-n ns`: "name" and "kind/name" -> (namespace, name, kind).
+    Raises ValueError with the line to show."""
     parts = [part for part in value.strip().split("/") if part]
+    if namespace is not None:
+        if len(parts) == 1:
+            return namespace, parts[0], None
+        if len(parts) == 2 and canonical_kind(parts[0]) is not None:
+            return namespace, parts[1], parts[0]
+        raise ValueError(f"with -n {namespace}, name the job as NAME or KIND/NAME, not {value!r}")
     if len(parts) == 2:
         return parts[0], parts[1], None
     if len(parts) == 3:
         return parts[0], parts[2], parts[1]
-    raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {value!r}")
+    raise ValueError(f"expected NAMESPACE/NAME or NAME -n NAMESPACE, got {value!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -107,7 +115,10 @@ def build_parser() -> argparse.ArgumentParser:
         description=_EXPLAIN_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    explain_cmd.add_argument("job", type=_parse_ref, metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert")
+    explain_cmd.add_argument(
+        "job", metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert (or NAME with -n NAMESPACE)"
+    )
+    explain_cmd.add_argument("-n", "--namespace", default=None, help="the job's namespace, as with kubectl")
     explain_cmd.add_argument(
         "--kind",
         default=None,
@@ -192,16 +203,25 @@ def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | N
     return live.snapshot
 
 
-def run_explain(args: argparse.Namespace) -> int:
-    namespace, name, kind_in_ref = args.job
+def _query(args: argparse.Namespace) -> Query:
+    """The job the command line names. Raises ValueError with the line to show."""
+    namespace, name, kind_in_ref = _parse_ref(args.job, args.namespace)
+    if args.lang is not None and args.lang.strip().lower() not in CATALOGUES:
+        raise ValueError(f"--lang {args.lang!r}: kueue-bot speaks {' or '.join(sorted(CATALOGUES))}")
     kind_text = args.kind or kind_in_ref
     kind = canonical_kind(kind_text) if kind_text else "Job"
     if kind is None:
-        print(
-            f"kueue-bot: unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)",
-            file=sys.stderr,
-        )
+        raise ValueError(f"unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)")
+    return Query(namespace, name, kind)
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    try:
+        query = _query(args)
+    except ValueError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
         return EXIT_USAGE
+    namespace, name, kind = query.namespace, query.name, query.kind
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
     try:
@@ -212,7 +232,7 @@ def run_explain(args: argparse.Namespace) -> int:
     except BotError as error:
         print(f"kueue-bot: {error}", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    explanation = explain(snapshot, Query(namespace, name, kind), now=now)
+    explanation = explain(snapshot, query, now=now)
     if args.format == "json":
         print(json.dumps(to_json(explanation, language), indent=2, ensure_ascii=False))
     elif explanation.verdict == Verdict.JOB_NOT_FOUND:

@@ -16,6 +16,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from bot.copy import render, render_value
@@ -155,6 +156,16 @@ def _cap(value: str, limit: int) -> str:
 
 def _name(value: str) -> str:
     return code(_cap(value, MAX_CODE))
+
+
+def _cohort_params(cohort: str, borrowed: Decimal, resource: str) -> dict[str, str]:
+    """What a quota line says of the cohort: its name, and what this queue borrows from it (when it does)."""
+    if not cohort:
+        return {}
+    params = {"cohort": _name(cohort)}
+    if borrowed > 0:
+        params["borrowed"] = _free(human(borrowed, resource))
+    return params
 
 
 def _free(value: str) -> str:
@@ -541,6 +552,7 @@ def queue_view(view: QueueView, *, language: str, show_names: bool) -> SlackMess
                 used=_free(human(line.used, line.resource)),
                 available=_free(human(line.available, line.resource)),
                 maximum=_free(human(line.maximum, line.resource)),
+                **_cohort_params(view.cohort, line.used - line.nominal, line.resource),
             )
             for line in view.quotas
         ] or [_say("slack.queue.no-quota", language)]
