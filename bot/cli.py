@@ -48,7 +48,8 @@ what you type:
   why is train-octobre pending?        an @mention of kueue-bot in #ml-platform
   /kueue queue equipe-data/default     the slash command
   dm why is llm-eval-70b pending?      a direct message
-  click watch                          a button of the last message that has it
+  click watch                          a button of the last message that has it (click queue, ...)
+  more                                 the rest of a long answer (one screen at a time)
   /advance                             the cluster moves on to its next moment
   /wait-dm [TEXT]                      (scripts) wait for a DM from kueue-bot
   help, quit
@@ -180,9 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd.add_argument(
         "--advance-every",
         type=float,
-        default=40.0,
+        default=0.0,
         metavar="SECONDS",
-        help="the cluster moves on every SECONDS when you chat (default: 40; 0: only when you type /advance)",
+        help="the cluster moves on by itself every SECONDS when you chat (default: 0, only when you type /advance)",
     )
     demo_cmd.add_argument("--lang", choices=("en", "fr"), default="en", help="your Slack language (default: en)")
     demo_cmd.add_argument("--no-color", action="store_true", help="no colours, even on a terminal")

@@ -203,7 +203,7 @@ def test_french_rendering_of_every_scenario(name: str) -> None:
     assert message_errors(details) == []
     family = render.family(explanation.verdict)
     assert str(fr.CATALOGUE[f"slack.family.{family}"]) in summary.blocks[0]["text"]["text"]
-    assert "état d'il y a 2 min" in _everything(summary)
+    assert "état vu il y a 2 min" in _everything(summary)
     assert "Le chemin d'admission de" in details.blocks[0]["text"]["text"]
     english = {str(en.CATALOGUE[key]) for key in ("slack.details.next", "slack.button.recheck", "slack.button.watch")}
     assert not any(word in _everything(summary) + _everything(details) for word in english)
