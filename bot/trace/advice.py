@@ -7,16 +7,17 @@ record first and the engine's own checks (`walk.fit`) where Kueue recorded nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from bot.trace import checks, messages
+from bot.trace import checks, messages, quota
 from bot.trace.checks import Fit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import LOWER_BOUND, Text, Value
 from bot.trace.messages import Cause, Classification
-from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
+from bot.trace.snapshot import Snapshot
 from bot.trace.walk import Walk
 
 HeadlineParams = dict[str, Value | None]
@@ -34,10 +35,22 @@ def _fact(record: Classification | None, *causes: Cause) -> messages.Fact | None
 
 
 def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
-    if walk.fit is None:
+    fit = walk.fit
+    partial = walk.partial
+    if partial is not None:  # with partial admission, what matters is at the counts Kueue would try
+        fit = partial.min_fit if never else (partial.ever_fit or fit)
+    if fit is None:
         return None
-    shortfalls = [s for s in walk.fit.shortfalls() if s.never == never]
+    shortfalls = [s for s in fit.shortfalls() if s.never == never]
     return shortfalls[0] if shortfalls else None
+
+
+def _partial_params(walk: Walk, counts: tuple[int, ...] | None) -> HeadlineParams:
+    """The pods partial admission would give (`counts`), of all the pods, and the minimum."""
+    partial = walk.partial
+    if partial is None:
+        return {}
+    return {"pods": partial.pods_at(counts), "all_pods": partial.pods, "min_pods": partial.min_pods}
 
 
 # --- headlines ---------------------------------------------------------------------------------------
@@ -46,12 +59,15 @@ def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
 def _exceeds_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
     shortfall = first_shortfall(walk, never=True)
     if shortfall is not None:
-        return {
+        params: HeadlineParams = {
             "resource": shortfall.resource,
             "flavor": shortfall.flavor,
             "requested": human(shortfall.requested, shortfall.resource),
             "maximum": human(shortfall.capacity.maximum, shortfall.resource),
         }
+        if walk.partial is not None:  # not even its minCount fits: the minimum is what to name
+            params.update(all_pods=walk.partial.pods, min_pods=walk.partial.min_pods)
+        return params
     fact = _fact(record, Cause.EXCEEDS_MAX_CAPACITY)
     if fact is not None:
         return {"resource": fact.resource, "flavor": fact.flavor, "requested": fact.requested, "maximum": fact.maximum}
@@ -62,7 +78,8 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
     params: HeadlineParams = {}
     fact = _fact(record, Cause.INSUFFICIENT_UNUSED_QUOTA)
     shortfall = first_shortfall(walk, never=False)
-    if fact is not None:
+    partial_wait = walk.partial is not None and walk.partial.ever is not None and walk.partial.now is None
+    if fact is not None and not (partial_wait and shortfall is not None):  # Kueue's fact is of the full counts
         params.update(resource=fact.resource, flavor=fact.flavor, needed=fact.needed)
     elif shortfall is not None:
         params.update(
@@ -70,6 +87,19 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
         )
     if record is not None and record.preemptions_pending:
         params["preemptions"] = record.preemptions_pending
+    if partial_wait and walk.partial is not None:
+        params.update(_partial_params(walk, walk.partial.ever))
+    stop = next((g for g in walk.fit.policy_stops() if g.skipped_free), None) if walk.fit else None
+    if stop is not None and stop.chosen is not None and stop.chosen.fit != Fit.FITS:
+        # flavorFungibility is why it waits on this flavor while a later one has room
+        params.update(flavor=stop.chosen.flavor, free_flavor=stop.skipped_free, policy=stop.stopped_by)
+    return params
+
+
+def _not_yet_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    params = _record_headline(walk, workload, record)
+    if walk.partial is not None and walk.partial.now is not None:
+        params.update(_partial_params(walk, walk.partial.now))
     return params
 
 
@@ -115,6 +145,7 @@ _HEADLINES: dict[Verdict, _Headline] = {
     Verdict.EXCEEDS_MAX_QUOTA: _exceeds_headline,
     Verdict.WAITING_FOR_QUOTA: _waiting_headline,
     Verdict.WAITING_FOR_PREEMPTION: _waiting_headline,
+    Verdict.NOT_YET_EVALUATED: _not_yet_headline,
     Verdict.NO_MATCHING_FLAVOR: _no_flavor_headline,
     Verdict.QUEUE_STOPPED: _stopped_headline,
     Verdict.QUEUE_INACTIVE: _inactive_headline,
@@ -223,19 +254,62 @@ def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classificat
 def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:
     """LocalQueues of the namespace whose ClusterQueue could take the job (now, or ever)."""
     current = walk.cluster_queue_name
-    for local_queue in sorted(walk.snapshot.local_queues_in(workload.namespace), key=lambda lq: lq.name):
-        if local_queue.name == workload.queue_name:
+    memo = walk.snapshot.derived()
+    for local_queue, chain in _open_queues(walk.snapshot, memo, workload.namespace):
+        if local_queue.name == workload.queue_name or chain.cluster_queue_name == current:
             continue
-        chain = checks.queue_chain(walk.snapshot, workload.namespace, local_queue.name)
-        if chain.blocker is not None or chain.cluster_queue is None or chain.cluster_queue_name == current:
-            continue
+        assert chain.cluster_queue is not None
         if checks.namespace_allowed(walk.snapshot, chain.cluster_queue, workload.namespace) is False:
             continue
-        fit = checks.fit_in_queue(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
-        if fit.fit == Fit.FITS if now else fit.fit in (Fit.FITS, Fit.WAITS):
+        fit = _fit_elsewhere(walk.snapshot, memo, chain.cluster_queue, workload)
+        if fit == Fit.FITS if now else fit in (Fit.FITS, Fit.WAITS):
             walk.act(
                 "use-other-queue",
                 {"queue": local_queue.name, "cluster_queue": chain.cluster_queue_name, "label": QUEUE_NAME_LABEL},
                 queue=local_queue.name,
-                now=fit.fit == Fit.FITS,
+                now=fit == Fit.FITS,
             )
+
+
+# Cost. A question weighs every other LocalQueue of its namespace; what it reads of them is kept in the view's
+# derived() memo, which the source renews when any LocalQueue, ClusterQueue, flavor or admission check changes
+# (the small kinds): the namespace's LocalQueues in name order with their chains (those with nothing in the
+# way), and the fit of a pod-set shape (the same tuple object for every Workload of that shape, the decoder
+# shares them) in a ClusterQueue, kept while the usage it was computed from is the same (quota.usage_inputs).
+_OPEN_QUEUES = "advice.open-queues"
+_FIT_ELSEWHERE = "advice.fit-elsewhere"
+
+
+def _open_queues(
+    snapshot: Snapshot, memo: dict[object, object], namespace: str
+) -> Sequence[tuple[LocalQueue, checks.QueueChain]]:
+    """The namespace's LocalQueues by name whose chain reaches a ClusterQueue with nothing in the way."""
+    table = memo.get(_OPEN_QUEUES)
+    if not isinstance(table, dict):
+        table = memo[_OPEN_QUEUES] = {}
+    found = table.get(namespace)
+    if found is None:
+        found = []
+        for local_queue in sorted(snapshot.local_queues_in(namespace), key=lambda lq: lq.name):
+            chain = checks.queue_chain(snapshot, namespace, local_queue.name)
+            if chain.blocker is None and chain.cluster_queue is not None:
+                found.append((local_queue, chain))
+        table[namespace] = found = tuple(found)
+    return found
+
+
+def _fit_elsewhere(snapshot: Snapshot, memo: dict[object, object], cq: ClusterQueue, workload: Workload) -> Fit:
+    """fit_in_queue(...).fit, memoised per (ClusterQueue, pod-set shape) while its usage inputs hold."""
+    if workload.reclaimable:  # its counts are its own
+        return checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+    table = memo.get(_FIT_ELSEWHERE)
+    if not isinstance(table, dict):
+        table = memo[_FIT_ELSEWHERE] = {}
+    key = (cq.name, id(workload.pod_sets))
+    inputs = quota.usage_inputs(snapshot, cq)
+    known = table.get(key)
+    if known is not None and known[0] is cq and known[1] is workload.pod_sets and quota.same_inputs(known[2], inputs):
+        return known[3]  # type: ignore[no-any-return]
+    fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+    table[key] = (cq, workload.pod_sets, inputs, fit)  # the pod sets held: their id is not reused meanwhile
+    return fit

@@ -7,15 +7,19 @@ This needs a server with Kueue's CRDs and **no Kueue manager** (a manager would 
 the kit's apiserver mode. The CRDs decide which scenarios can run: a scenario is loaded only when the
 server stores the Kueue version the dump is written in (the CRDs' storage version), because without Kueue's
 conversion webhook a v1beta1 object read back as v1beta2 would keep its v1beta1 fields unconverted, which
-no real cluster serves. So the suite runs twice to cover every scenario:
+no real cluster serves. So the suite runs twice to cover every scenario (from the project's root):
 
     # v1beta2 scenarios: upstream Kueue's CRDs (storage v1beta2)
     git --git-dir=/work/.mirror/kubernetes-sigs+kueue/repo archive HEAD config/components/crd/bases \\
         | tar -x -C /tmp/crds
     bash ../shared/real-cluster/cluster.sh wipe && bash ../shared/real-cluster/cluster.sh start apiserver \\
         --crds /tmp/crds/config/components/crd/bases
-    # v1beta1 scenarios: the kit's own Kueue v0.14 CRDs (v1beta1 only)
-    bash ../shared/real-cluster/cluster.sh wipe && bash ../shared/real-cluster/cluster.sh start apiserver
+    # v1beta1 scenarios: the same upstream CRDs with v1beta1 as the only, stored version (the v1beta1-legacy
+    # dump comes from a Kueue that already knows `whenCanBorrow: MayStopSearch`; the kit's own v0.14 CRDs
+    # refuse it with a 422: "supported values: Borrow, TryNextFlavor")
+    .venv/bin/python -m tests.real.crds /tmp/crds/config/components/crd/bases /tmp/crds-v1beta1
+    bash ../shared/real-cluster/cluster.sh wipe && bash ../shared/real-cluster/cluster.sh start apiserver \\
+        --crds /tmp/crds-v1beta1
 
 What cannot be copied into a real server is said, not hidden: creation timestamps are the server's own (the
 loader keeps the dump's creation order a second apart), uids are new (owner references rewritten), and a
