@@ -596,6 +596,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-priority": "If it is urgent, ask for a higher WorkloadPriorityClass (preemption may apply).",
     "action.add-toleration": "Add a toleration for {taint} to the job's pod template.",
+    "action.ask-admin-flavor-keys": (
+        "Ask an admin to upgrade Kueue (v0.17.6, v0.18.2, v0.19.0 or later count only a flavor's own label keys), "
+        "or to set {keys} in flavor {flavor}'s nodeLabels if its nodes have it.",
+        "Ask an admin to upgrade Kueue (v0.17.6, v0.18.2, v0.19.0 or later count only a flavor's own label keys).",
+    ),
+    "action.check-node-selector": (
+        "{nodes} node(s) do not match the pods' nodeSelector or node affinity: compare it (with the labels the "
+        "flavor adds) with the nodes' labels (kubectl get nodes --show-labels)."
+    ),
     "action.fix-node-selector": "Make the job's nodeSelector or node affinity match a flavor's node labels.",
     "action.ask-admin-cover": (
         "Ask an admin to cover {resource} in ClusterQueue {cluster_queue}.",

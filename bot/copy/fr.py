@@ -634,6 +634,17 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-priority": "Si c'est urgent, demandez une WorkloadPriorityClass plus haute (la préemption peut jouer).",
     "action.add-toleration": "Ajoutez une toleration pour {taint} au modèle de pod du job.",
+    "action.ask-admin-flavor-keys": (
+        "Demandez à un admin de mettre Kueue à jour (v0.17.6, v0.18.2, v0.19.0 ou plus ne comptent que les clés de "
+        "label de la flavor elle-même), ou de poser {keys} dans les nodeLabels de la flavor {flavor} si ses nœuds "
+        "l'ont.",
+        "Demandez à un admin de mettre Kueue à jour (v0.17.6, v0.18.2, v0.19.0 ou plus ne comptent que les clés de "
+        "label de la flavor elle-même).",
+    ),
+    "action.check-node-selector": (
+        "{nodes} nœud(s) ne correspondent pas au nodeSelector ou à l'affinité des pods : comparez-les (avec les "
+        "labels qu'ajoute la flavor) aux labels des nœuds (kubectl get nodes --show-labels)."
+    ),
     "action.fix-node-selector": "Faites correspondre le nodeSelector ou l'affinité du job aux labels de nœud d'une flavor.",
     "action.ask-admin-cover": (
         "Demandez à un admin de couvrir {resource} dans la ClusterQueue {cluster_queue}.",

@@ -236,6 +236,8 @@ def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
         )
         params: dict[str, str | int | None] = {**base, "labels": labels, "keys": ", ".join(attempt.excluding)}
         walk.step("flavors", Outcome.FAIL, code, params)
+        if attempt.group_keys:
+            walk.act("ask-admin-flavor-keys", {"flavor": attempt.flavor, "keys": ", ".join(attempt.excluding)})
     elif attempt.missing_resources:
         walk.step(
             "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}
