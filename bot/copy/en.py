@@ -447,6 +447,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to fix ClusterQueue {cluster_queue}.",
     ),
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    "action.lower-min-count": (
+        "Lower its minimum from {min_pods} to {pods} pod(s) or fewer (kueue.x-k8s.io/job-min-parallelism on a "
+        "Job, minCount on its pod set otherwise): Kueue admits it partially, never below the minimum."
+    ),
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
     "action.ask-admin-quota": (
