@@ -314,6 +314,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is inactive: {detail}.",
         "ClusterQueue {cluster_queue} is inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} schedules with status.effectiveQuotas, set by {by}, not with its spec.resourceGroups: "
+        "the quota below is that one."
+    ),
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",

@@ -329,6 +329,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est inactive : {detail}.",
         "La ClusterQueue {cluster_queue} est inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} ordonnance avec status.effectiveQuotas, fixé par {by}, et non avec son "
+        "spec.resourceGroups : le quota ci-dessous est celui-là."
+    ),
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",

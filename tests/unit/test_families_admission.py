@@ -301,6 +301,7 @@ CASES_ADMISSION = [
         ],
         V.EXCEEDS_MAX_QUOTA,
         headline={"requested": "6", "maximum": "4"},
+        steps=("cluster-queue.effective-quotas",),  # raising spec.resourceGroups would change nothing
     ),
     Case(
         "effectiveQuotas: spec says 2 cpu, the orchestrator gives 10: a 6 cpu job fits",
@@ -378,6 +379,7 @@ CASES_ADMISSION = [
         ],
         V.EXCEEDS_MAX_QUOTA,
         headline={"requested": "4", "maximum": "3"},
+        steps=("cluster-queue.effective-quotas",),
     ),
     # --- 6. a stopped LocalQueue is out of the queue (bug b) -----------------------------------------
     Case(
