@@ -144,11 +144,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "job.not-found": "No {kind} {namespace}/{name} in the cluster.",
     "job.found": "Found {kind} {job}.",
     "workload.found": (
-        "Workload {workload} represents the job (found by {how}), created {age_seconds} ago.",
+        "Workload {workload} represents the job (found by {how}), created {age_ago}.",
         "Workload {workload} represents the job (found by {how}).",
     ),
     "workload.found-through-parent": (
-        "Kueue manages it through its parent {parent}: Workload {workload}, created {age_seconds} ago.",
+        "Kueue manages it through its parent {parent}: Workload {workload}, created {age_ago}.",
         "Kueue manages it through its parent {parent}: Workload {workload}.",
     ),
     "workload.siblings": "The job has {count} other Workload(s) (older slices or other groups).",
@@ -411,7 +411,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     # --- what to do next ---
     "action.did-you-mean": "Did you mean {names}?",
     "action.other-namespace": "A job named {name} exists in namespace(s) {namespaces}.",
-    "action.check-name": "Check the job's name and namespace: kubectl get jobs -n {namespace}",
+    "action.check-name": (
+        "Check the job's name and namespace: kubectl get {resource} -n {namespace}",
+        "Check the job's name and namespace: kubectl get jobs -n {namespace}",
+    ),
     "action.add-queue-label": "To have Kueue queue it, set the label {label} to one of: {queues}.",
     "action.ask-admin-local-queue": "Ask an admin for a LocalQueue in namespace {namespace}.",
     "action.ask-admin-kueue": (
@@ -487,7 +490,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.position": "Position",
     "label.next": "What you can do",
     "label.steps": "The admission path",
-    "label.snapshot-age": "Cluster state as of {age_seconds} ago.",
+    "label.snapshot-age": "Cluster state as of {age_ago}.",
     "label.workload": "Workload",
     "label.none": "none",
     # --- Slack (bot/slack/render.py) ---
@@ -512,7 +515,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} of {total} in its ClusterQueue",
         "{cq_position} in its ClusterQueue",
     ),
-    "slack.summary.age": "as of {age_seconds} ago",
+    "slack.summary.age": "as of {age_ago}",
     "slack.summary.fallback": "{family} ({verdict}): {headline}",
     "slack.ordinal.first": "{n}st",
     "slack.ordinal.one": "{n}st",
@@ -567,7 +570,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.queue.open": "Open: it admits workloads as quota allows.",
     "slack.queue.quota-title": "Quota by flavor and resource",
-    "slack.queue.quota-line": "{flavor} · {resource}: nominal {nominal}, used {used}, free {available}, at most {maximum}",
+    "slack.queue.quota-line": (
+        "{flavor} · {resource}: nominal {nominal}, in use {used} ({borrowed} borrowed), free with the cohort "
+        "{cohort} {available}, at most {maximum} with borrowing",
+        "{flavor} · {resource}: nominal {nominal}, in use {used}, free with the cohort {cohort} {available}, "
+        "at most {maximum} with borrowing",
+        "{flavor} · {resource}: nominal {nominal}, in use {used}, free {available} (no cohort to borrow from)",
+    ),
     "slack.queue.no-quota": "No quota to show.",
     "slack.queue.counts": (
         "{pending_total} waiting in ClusterQueue {cluster_queue}, {pending_here} of them from this LocalQueue; "
@@ -633,7 +642,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "I didn't understand {text}. Type {help} to see what I can do.",
         "I didn't understand. Type {help} to see what I can do.",
     ),
-    "slack.notify.inadmissible": "Kueue cannot admit {job} as it is.",
+    "slack.notify.inadmissible": "{job} is still waiting: Kueue has not admitted it yet.",
     "slack.notify.never-fits": "{job} will never start as it is configured.",
     "slack.notify.updated": "News about {job}.",
     "slack.notify.footer": "You get this because you watch this job or it names you. Stop ends these messages for it.",
@@ -786,4 +795,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.holders": "Who holds it",
     "slack.details.step.what-if": "What would get it admitted",
     # --- end of issue 16 ------------------------------------------------------------------------------------
+    # --- issue 15: times said as people say them -------------------------------------------------------------
+    "time.ago": "{duration} ago",
+    "time.just-now": "just now",
 }

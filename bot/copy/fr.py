@@ -155,11 +155,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "job.not-found": "Aucun {kind} {namespace}/{name} dans le cluster.",
     "job.found": "{kind} {job} trouvé.",
     "workload.found": (
-        "Le Workload {workload} représente le job (trouvé par {how}), créé il y a {age_seconds}.",
+        "Le Workload {workload} représente le job (trouvé par {how}), créé {age_ago}.",
         "Le Workload {workload} représente le job (trouvé par {how}).",
     ),
     "workload.found-through-parent": (
-        "Kueue le gère via son parent {parent} : Workload {workload}, créé il y a {age_seconds}.",
+        "Kueue le gère via son parent {parent} : Workload {workload}, créé {age_ago}.",
         "Kueue le gère via son parent {parent} : Workload {workload}.",
     ),
     "workload.siblings": "Le job a {count} autre(s) Workload(s) (anciennes tranches ou autres groupes).",
@@ -433,7 +433,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.did-you-mean": "Vouliez-vous dire {names} ?",
     "action.other-namespace": "Un job nommé {name} existe dans le(s) namespace(s) {namespaces}.",
-    "action.check-name": "Vérifiez le nom et le namespace du job : kubectl get jobs -n {namespace}",
+    "action.check-name": (
+        "Vérifiez le nom et le namespace du job : kubectl get {resource} -n {namespace}",
+        "Vérifiez le nom et le namespace du job : kubectl get jobs -n {namespace}",
+    ),
     "action.add-queue-label": "Pour que Kueue le mette en file, donnez au label {label} l'une de ces valeurs : {queues}.",
     "action.ask-admin-local-queue": "Demandez à un admin une LocalQueue dans le namespace {namespace}.",
     "action.ask-admin-kueue": (
@@ -514,7 +517,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.position": "Position",
     "label.next": "Ce que vous pouvez faire",
     "label.steps": "Le chemin d'admission",
-    "label.snapshot-age": "État du cluster d'il y a {age_seconds}.",
+    "label.snapshot-age": "État du cluster vu {age_ago}.",
     "label.workload": "Workload",
     "label.none": "aucun",
     # --- Slack (bot/slack/render.py) ---
@@ -539,7 +542,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} sur {total} dans sa ClusterQueue",
         "{cq_position} dans sa ClusterQueue",
     ),
-    "slack.summary.age": "état d'il y a {age_seconds}",
+    "slack.summary.age": "état vu {age_ago}",
     "slack.summary.fallback": "{family} ({verdict}) : {headline}",
     "slack.ordinal.first": "{n}er",
     "slack.ordinal.one": "{n}e",
@@ -594,7 +597,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.queue.open": "Ouverte : elle admet des workloads dans la limite du quota.",
     "slack.queue.quota-title": "Quota par flavor et par ressource",
-    "slack.queue.quota-line": "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre {available}, au plus {maximum}",
+    "slack.queue.quota-line": (
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used} (dont {borrowed} emprunté), libre avec la "
+        "cohorte {cohort} {available}, au plus {maximum} en empruntant",
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre avec la cohorte {cohort} {available}, "
+        "au plus {maximum} en empruntant",
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre {available} (pas de cohorte où emprunter)",
+    ),
     "slack.queue.no-quota": "Aucun quota à afficher.",
     "slack.queue.counts": (
         "{pending_total} en attente dans la ClusterQueue {cluster_queue}, dont {pending_here} venant de cette "
@@ -666,7 +675,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Je n'ai pas compris {text}. Tapez {help} pour voir ce que je sais faire.",
         "Je n'ai pas compris. Tapez {help} pour voir ce que je sais faire.",
     ),
-    "slack.notify.inadmissible": "Kueue ne peut pas admettre {job} en l'état.",
+    "slack.notify.inadmissible": "{job} attend toujours : Kueue ne l'a pas encore admis.",
     "slack.notify.never-fits": "{job} ne démarrera jamais avec la configuration actuelle.",
     "slack.notify.updated": "Du nouveau pour {job}.",
     "slack.notify.footer": (
@@ -837,4 +846,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.holders": "Qui le tient",
     "slack.details.step.what-if": "Ce qui le ferait admettre",
     # --- fin de l'issue 16 ----------------------------------------------------------------------------------
+    # --- issue 15: times said as people say them -------------------------------------------------------------
+    "time.ago": "il y a {duration}",
+    "time.just-now": "à l'instant",
 }

@@ -71,7 +71,7 @@ def _job_not_found(walk: Walk) -> Explanation:
         walk.act("did-you-mean", {"names": ", ".join(walk.suggestions)}, names=list(walk.suggestions))
     if walk.other_namespaces:
         walk.act("other-namespace", {"namespaces": ", ".join(walk.other_namespaces), "name": query.name})
-    walk.act("check-name", {"namespace": query.namespace})
+    walk.act("check-name", {"namespace": query.namespace, "resource": kind.lower() + "s"})  # kubectl's plural
     return result(walk, Verdict.JOB_NOT_FOUND, params)
 
 

@@ -216,8 +216,19 @@ def resolve(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> 
 
 def similar_jobs(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:
     """Names close to `name` in the namespace, for "did you mean"."""
-    names = sorted({j.meta.name for j in snapshot.jobs_in(namespace) if kind is None or j.meta.kind == kind})
+    names = sorted(
+        {
+            j.meta.name
+            for j in snapshot.jobs_in(namespace)
+            if kind == j.meta.kind or (kind is None and not is_part_of_a_job(j))
+        }
+    )
     return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+
+
+def is_part_of_a_job(job: Job) -> bool:
+    """A Pod that something owns (a Job's, a JobSet's pods): not offered as a job of its own."""
+    return job.meta.kind == "Pod" and bool(job.meta.owners)
 
 
 def other_namespaces(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:
