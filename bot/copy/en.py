@@ -371,6 +371,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is inactive: {detail}.",
         "ClusterQueue {cluster_queue} is inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} schedules with status.effectiveQuotas, set by {by}, not with its spec.resourceGroups: "
+        "the quota below is that one."
+    ),
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
@@ -588,6 +592,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to fix ClusterQueue {cluster_queue}.",
     ),
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    "action.lower-min-count": (
+        "Lower its minimum from {min_pods} to {pods} pod(s) or fewer (kueue.x-k8s.io/job-min-parallelism on a "
+        "Job, minCount on its pod set otherwise): Kueue admits it partially, never below the minimum."
+    ),
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
     "action.ask-admin-quota": (

@@ -389,6 +389,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est inactive : {detail}.",
         "La ClusterQueue {cluster_queue} est inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} ordonnance avec status.effectiveQuotas, fixé par {by}, et non avec son "
+        "spec.resourceGroups : le quota ci-dessous est celui-là."
+    ),
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
@@ -625,6 +629,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-namespace": (
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
+    ),
+    "action.lower-min-count": (
+        "Abaissez son minimum de {min_pods} à {pods} pod(s) ou moins (kueue.x-k8s.io/job-min-parallelism sur "
+        "un Job, minCount de son pod set sinon) : Kueue l'admet partiellement, jamais sous le minimum."
     ),
     "action.shrink-request": "Réduisez le job à {pods} pod(s) au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
     "action.shrink-to-start-now": "Avec {pods} pod(s) ou moins, il rentrerait dans ce qui est libre maintenant.",
