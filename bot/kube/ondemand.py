@@ -30,7 +30,14 @@ from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
 from bot.kube.reads import Reads
-from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Pod, Workload
+from bot.trace.model import (
+    NOTIFY_ANNOTATION,
+    NOTIFY_EMAIL_ANNOTATION,
+    PROVISIONING_CONTROLLER,
+    Job,
+    Pod,
+    Workload,
+)
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +124,35 @@ class OnDemand:
         except (Forbidden, NotFound) as error:
             log.info("pods not read", extra={"namespace": namespace, "error": str(error)})
             return []
+
+    def read_provisioning(self, workload: Workload) -> list[object]:
+        """For a Workload held by a ProvisioningRequest check: the namespace's ProvisioningRequests (any served
+        version) and the checks' ProvisioningRequestConfigs. Nothing when they cannot be read."""
+        namespace = workload.namespace
+        found: list[object] = []
+        checks = [self.cache.admission_check(c.name) for c in workload.checks if c.state != "Ready"]
+        provisioning = [c for c in checks if c is not None and c.controller == PROVISIONING_CONTROLLER]
+        if not provisioning:
+            return found
+        for version in kinds.PROVISIONING_REQUEST.versions:
+            try:
+                path = kinds.PROVISIONING_REQUEST.path(version, namespace)
+                items = list(self.client.list(path, what="provisioning requests"))
+            except (Forbidden, NotFound) as error:
+                log.info("provisioning requests not read", extra={"namespace": namespace, "error": str(error)})
+                continue
+            found.extend(obj for item in items for obj in _decoded(item))
+            break
+        for name in sorted({c.parameters[1] for c in provisioning if c.parameters[1]}):
+            for version in kinds.PROVISIONING_CONFIG.versions:
+                try:
+                    raw = self.client.get(kinds.PROVISIONING_CONFIG.path(version, name=name), what="the config")
+                except (Forbidden, NotFound) as error:
+                    log.info("provisioning config not read", extra={"config": name, "error": str(error)})
+                    continue
+                found.extend(_decoded(raw))
+                break
+        return found
 
     def read_nodes(self) -> list[object]:
         try:
@@ -208,29 +244,37 @@ class OnDemand:
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         """The cache's view for this question plus what it needs read now. Raises ClusterUnavailable,
         Forbidden, NotServed from the reads it cannot do without (the job's kind not served)."""
-        extras: list[object] = []
         workload = self.cached_workload(namespace, name, kind)
-        if kind != "Workload" and (workload is None or (workload.admitted and not workload.finished)):
-            extras.extend(await asyncio.to_thread(self.read_job, namespace, name, kind))
-            jobs = [o for o in extras if isinstance(o, Job) and o.meta.name == name]
-            job = jobs[0] if jobs else None
-            if job is not None and workload is None:
-                extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
-            if job is not None and workload is not None:
-                extras.extend(await self._admitted(job, workload))
-        if (
-            workload is not None
-            and self.visibility
-            and workload.queue_name
-            and not workload.is_true("QuotaReserved")
-            and not workload.finished
-        ):
-            local_queue = self.cache.local_queue(namespace, workload.queue_name)
-            if local_queue is not None:
-                extras.extend(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
+        extras = await self._job_extras(namespace, name, kind, workload)
+        if workload is not None:
+            extras.extend(await self._position_extras(namespace, workload))
+            if workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
+                extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
         return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())
+
+    async def _job_extras(self, namespace: str, name: str, kind: str | None, workload: Workload | None) -> list[object]:
+        """The job, read when the cache knows no Workload for it (with its events: why it has none) or when
+        its Workload is admitted and running (with its pods, their events and the nodes: what they wait for)."""
+        if kind == "Workload" or (workload is not None and (not workload.admitted or workload.finished)):
+            return []
+        extras: list[object] = list(await asyncio.to_thread(self.read_job, namespace, name, kind))
+        job = next((o for o in extras if isinstance(o, Job) and o.meta.name == name), None)
+        if job is not None and workload is None:
+            extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+        if job is not None and workload is not None:
+            extras.extend(await self._admitted(job, workload))
+        return extras
+
+    async def _position_extras(self, namespace: str, workload: Workload) -> list[object]:
+        """The pending-workloads answer of a Workload waiting for quota in a known LocalQueue."""
+        if not self.visibility or not workload.queue_name or workload.is_true("QuotaReserved") or workload.finished:
+            return []
+        local_queue = self.cache.local_queue(namespace, workload.queue_name)
+        if local_queue is None:
+            return []
+        return list(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
 
     async def _admitted(self, job: Job, workload: Workload) -> list[object]:
         pods = [p for p in await asyncio.to_thread(self.read_pods, job, workload) if isinstance(p, Pod)]

@@ -18,7 +18,8 @@ from bot.server import Server, build_server
 
 from tests.clocks import Clock
 from tests.fakes.slack_api import FakeSlack
-from tests.integration.test_notifier import Timeline, _docs, _find, _settings, _snapshot
+from tests.fakes.slack_api import bot_settings as _settings
+from tests.integration.test_notifier import Timeline, _docs, _find, _snapshot
 
 ANNE = "U0ANNEADM"  # an admin who reads English
 BRUNO = "U0BRUNOAD"  # an admin who reads French

@@ -19,6 +19,7 @@ from bot.kube.client import KubeClient, load_api_client
 from bot.kube.ondemand import CacheSource
 from bot.server import Server, build_server
 
+from tests.cache_support import wait_for, wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
 from tests.paths import SCENARIOS
@@ -77,7 +78,7 @@ async def _two(
     server = build_server(_settings(slack, **kw), sources["prod-eu"], clock=lambda: NOW, clusters=sources)
     await server.start()
     for source in sources.values():
-        await source.cache.wait_ready(15)
+        await wait_ready(source.cache, 15)
     return Two(server, eu, us, sources)
 
 
@@ -116,7 +117,7 @@ async def test_answers_from_either_cluster_and_the_other_keeps_answering_when_on
         assert status == 200 and json.loads(body)["clusters"]["prod-us"]["state"] == "ok"
         # prod-us goes away: prod-eu's answers keep coming; /readyz and /metrics say prod-us is away.
         await two.us.go_offline()
-        await two.sources["prod-us"].cache.wait_for(lambda: bool(two.sources["prod-us"].cache.errors), 15)
+        await wait_for(two.sources["prod-us"].cache, lambda: bool(two.sources["prod-us"].cache.errors), 15)
         answer = await _ask(slack, two.server, "why is segformer-finetune pending --cluster prod-eu", 3)
         assert "prod-eu" in answer and "segformer-finetune" in answer
         status, body = await _get(two.server, "/readyz")

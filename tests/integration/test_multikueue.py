@@ -20,6 +20,7 @@ from bot.kube.ondemand import CacheSource
 from bot.server import build_server
 
 from tests import builders as b
+from tests.cache_support import wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
 from tests.integration.test_clusters import _ask, _settings
@@ -94,7 +95,7 @@ async def _answer_for(slack: FakeSlack, tmp_path: Path, manager: list[dict[str, 
         await server.start()
         try:
             for source in sources.values():
-                await source.cache.wait_ready(15)
+                await wait_ready(source.cache, 15)
             return await _ask(slack, server, "manager/team-a/train", 1)
         finally:
             await server.stop()
