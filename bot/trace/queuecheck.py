@@ -15,7 +15,7 @@ from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Text, Value
-from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.quota import Capacity
 from bot.trace.walk import Walk
@@ -100,6 +100,7 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         workload.pod_sets,
         workload,
         can_preempt=lambda attempt: holders.preemption_could_make_room(snapshot, workload, cq, attempt, now),
+        excluded=recorded_exclusions(workload),
     )
     flavor_steps(walk, walk.fit)
     return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
@@ -120,6 +121,21 @@ def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) ->
     if partial.ever is not None:
         return Verdict.WAITING_FOR_QUOTA
     return Verdict.EXCEEDS_MAX_QUOTA
+
+
+def recorded_exclusions(workload: Workload) -> frozenset[tuple[str, str]]:
+    """The (pod set, flavor) pairs Kueue's QuotaReserved=False record excludes: "flavor X doesn't match node
+    affinity" (flavorassigner.go). Kueue's record counts in the engine's own flavor check, whatever rule of
+    label keys its version follows."""
+    condition = workload.condition("QuotaReserved")
+    if condition is None or not condition.is_false:
+        return frozenset()
+    record = messages.classify_quota_reserved(condition.reason, condition.message)
+    return frozenset(
+        (fact.pod_set or "", fact.flavor)
+        for fact in record.facts
+        if fact.cause is messages.Cause.NODE_AFFINITY_MISMATCH and fact.flavor
+    )
 
 
 def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
@@ -161,7 +177,20 @@ def _cluster_queue_checks(walk: Walk, chain: QueueChain) -> Verdict | None:
     if cq.cohort:
         cq_params["cohort"] = cq.cohort
     walk.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
+    _effective_quota_steps(walk, cq)
     return None
+
+
+def _effective_quota_steps(walk: Walk, cq: ClusterQueue) -> None:
+    """v0.20's status.effectiveQuotas (KEP-12382, DynamicQuotaOrchestration): the quota Kueue schedules
+    with is the orchestrator's, not spec.resourceGroups; raising the spec changes nothing."""
+    owners = [("ClusterQueue", cq.name, cq.effective_quota_by)] if cq.effective_quota_by else []
+    cohort = walk.snapshot.cohort(cq.cohort) if cq.cohort else None
+    if cohort is not None and cohort.effective_quota_by:
+        owners.append(("Cohort", cohort.name, cohort.effective_quota_by))
+    for kind, name, by in owners:
+        params = {"kind": kind, "name": name, "by": by}
+        walk.step("cluster-queue", Outcome.INFO, "cluster-queue.effective-quotas", params, by=by)
 
 
 def flavor_steps(walk: Walk, fit: QueueFit) -> None:
@@ -211,7 +240,17 @@ def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
     elif attempt.affinity_mismatch:
         flavor = walk.snapshot.flavor(attempt.flavor)
         labels = ", ".join(f"{k}={v}" for k, v in sorted((flavor.node_labels if flavor else {}).items()))
-        walk.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels})
+        code = (
+            "flavors.recorded-exclusion"
+            if attempt.recorded
+            else "flavors.group-label-keys"
+            if attempt.group_keys
+            else "flavors.node-labels"
+        )
+        params: dict[str, str | int | None] = {**base, "labels": labels, "keys": ", ".join(attempt.excluding)}
+        walk.step("flavors", Outcome.FAIL, code, params)
+        if attempt.group_keys:
+            walk.act("ask-admin-flavor-keys", {"flavor": attempt.flavor, "keys": ", ".join(attempt.excluding)})
     elif attempt.missing_resources:
         walk.step(
             "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}
