@@ -108,4 +108,4 @@ async def test_suggestions_offer_jobs_not_their_pods() -> None:
     rows = await _screen("why is llm-eval pending?")
     answer = _answer(rows, "why is llm-eval pending?")
     offered = [row for row in answer if "[This one]" in row]
-    assert offered == ["   │ job ml-nlp/llm-eval-70b  [This one]"], answer
+    assert offered == ["   │ job paris/ml-nlp/llm-eval-70b  [This one]"], answer  # issue 17: the demo has two clusters

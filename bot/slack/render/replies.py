@@ -114,7 +114,7 @@ def choose_queue(name: str, namespaces: Sequence[str], *, language: str) -> Slac
 
 def _split(suggestion: str, namespace: str | None) -> tuple[str | None, str]:
     if "/" in suggestion:
-        ns, name = suggestion.split("/", 1)
+        ns, name = suggestion.rsplit("/", 1)  # issue 17: "cluster/ns/name" keeps its cluster with the ns
         return ns or namespace, name
     return namespace, suggestion
 
