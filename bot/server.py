@@ -11,7 +11,7 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from aiohttp import web
 
@@ -21,7 +21,7 @@ from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.actions import Silenced, silence
-from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
+from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence, Subscription
 from bot.notify.store import SQLiteStore, StateStore
@@ -249,7 +249,7 @@ def build_server(
     notifier: Notifier | None = None
     recorder: HistoryRecorder | None = None
     if store is not None:  # issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)
-        recorder = HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
+        recorder = HistoryRecorder(_history_store(store))
         history = recorder
         service.history = lambda: history.history
     if store is not None:
@@ -317,6 +317,14 @@ def build_server(
 
         server.background.append(close_kube_client)
     return server
+
+
+def _history_store(store: StateStore) -> HistoryStore:
+    """Where the queue history lives: beside the state (its SQLite database, its ConfigMaps), else in memory."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteHistory(store.path)
+    beside = getattr(store, "history_store", None)  # ConfigMapStore: the history in ConfigMaps too
+    return cast("HistoryStore", beside()) if callable(beside) else MemoryHistory()
 
 
 async def _store_answers(store: StateStore | None) -> bool:
