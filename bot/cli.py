@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import sys
@@ -54,6 +53,15 @@ what you type:
   help, quit
 
 Without a terminal on stdin, the demo plays its tour (bot/demo/script.txt) and exits.
+"""
+
+
+_CHECK_HELP = """\
+Print every setting (the environment over the .env file; secrets masked), where each came from, and every
+problem with them, one line each: values left at .env.example's placeholders, unknown variables (with the
+setting meant), a KUBECONFIG file that is not there, a URL that carries credentials.
+
+exit status: 0 the settings are valid, 2 a setting is invalid.
 """
 
 
@@ -126,7 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     check_cmd = commands.add_parser(
-        "check-config", help="print the effective settings (secrets masked) and every problem with them"
+        "check-config",
+        help="print the effective settings (secrets masked) and every problem with them",
+        description=_CHECK_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check_cmd.add_argument(
         "--env-file", default=".env", help="settings file read under the environment (default: .env)"
@@ -205,25 +216,22 @@ def run_explain(args: argparse.Namespace) -> int:
 
 
 def run_check_config(args: argparse.Namespace) -> int:
-    from bot.config import load_settings
-    from bot.errors import ConfigError
+    from bot.config import inspect_settings
 
-    try:
-        settings = load_settings(env_file=args.env_file)
-    except ConfigError as error:
-        print(f"kueue-bot: {error}", file=sys.stderr)
-        with contextlib.suppress(ConfigError):  # the problems are already printed above
-            _print_settings(load_settings(env_file=args.env_file, require_slack=False).masked())
+    inspection = inspect_settings(env_file=args.env_file)
+    rows = inspection.rows()
+    width = max(len(name) for name, _, _ in rows)
+    value_width = min(40, max(len(value) for _, value, _ in rows))
+    for name, value, origin in rows:
+        print(f"{name:<{width}}  {value:<{value_width}}  ({origin})")
+    for problem in inspection.problems:
+        print(f"kueue-bot: problem: {problem}", file=sys.stderr)
+    if inspection.problems:
+        count = len(inspection.problems)
+        print(f"kueue-bot: {count} problem(s): the settings are not valid", file=sys.stderr)
         return EXIT_USAGE
-    _print_settings(settings.masked())
     print("kueue-bot: the settings are valid")
     return EXIT_OK
-
-
-def _print_settings(values: dict[str, str]) -> None:
-    width = max(len(key) for key in values)
-    for key, value in values.items():
-        print(f"{key:<{width}}  {value}")
 
 
 def run_serve(args: argparse.Namespace) -> int:

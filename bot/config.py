@@ -1,15 +1,23 @@
 """Settings: the only reader of the environment (and of a .env file). Frozen, validated all at once.
 
-`load_settings()` raises ConfigError listing every problem; secrets never appear in a repr or a log line.
+Every setting is one row of `SETTINGS`: its variable, the Settings field it fills, the parser of its text and
+its default text. A new setting is a new row (and a field, and a documented line in .env.example).
+
+`inspect_settings()` reads them all and returns the settings with every problem found, one line each;
+`load_settings()` raises ConfigError listing them. Secrets never appear in a repr, a log line or a problem:
+a value that looks like a token, or a URL's credentials, is shown as ***.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from bot.errors import ConfigError
 
@@ -20,6 +28,9 @@ _NAMESPACE = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 _CHANNEL = re.compile(r"^[CDG][A-Z0-9]{2,}$|^\*$")
 _USER_OR_CHANNEL = re.compile(r"^[UWCGD][A-Z0-9]{2,}$")
 _CLOCK = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+_TOKEN_LIKE = re.compile(r"xox[a-z]-|xapp-|eyJ[A-Za-z0-9_-]{10,}")  # Slack tokens, JWTs (service-account tokens)
+ENVIRONMENT = "environment"
+DEFAULT = "default"
 
 
 class Secret:
@@ -85,28 +96,305 @@ class Settings:
         return self.channel_namespaces.get("*", () if self.channel_namespaces else None)
 
     def masked(self) -> dict[str, str]:
-        """The effective settings for people: secrets masked."""
-        shown: dict[str, str] = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if isinstance(value, Secret):
-                text = "(set, hidden)" if value else "(not set)"
-            elif isinstance(value, tuple) and all(isinstance(v, str) for v in value):
-                text = ",".join(value) or "-"
-            elif isinstance(value, Mapping):
-                text = "; ".join(f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in value.items()) or "-"
-            else:
-                text = "-" if value is None or value == "" else str(value)
-            shown[item.name.upper()] = text
-        return shown
+        """The effective settings for people, by variable name (NOTIFY_AFTER=15m): secrets masked."""
+        return {setting.env: setting.display(getattr(self, setting.field)) for setting in SETTINGS}
+
+
+class Invalid(ValueError):
+    """A setting's text that cannot be used: one line per problem."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+# --- showing values without leaking them ----------------------------------------------------------------
+
+
+def mask_url(text: str) -> str:
+    """A URL with its credentials (user:password@) and its query values replaced by ***."""
+    try:
+        parts = urlsplit(text)
+    except ValueError:
+        return "***"
+    netloc = parts.netloc
+    if "@" not in netloc and not parts.query:
+        return text
+    if "@" in netloc:
+        netloc = "***@" + netloc.rpartition("@")[2]
+    query = "&".join(f"{k}=***" if sep else k for k, sep, _ in (p.partition("=") for p in parts.query.split("&") if p))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+def shown(text: str) -> str:
+    """A value as it may appear in a message: quoted; *** when it looks like a token; a URL's secrets masked."""
+    if _TOKEN_LIKE.search(text):
+        return "'***'"
+    if "://" in text:
+        return repr(mask_url(text))
+    return repr(text)
+
+
+def _duration_text(seconds: int) -> str:
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds and seconds % size == 0:
+            return f"{seconds // size}{unit}"
+    return f"{seconds}s"
+
+
+def _display(value: object) -> str:
+    if isinstance(value, Secret):
+        return "(set, hidden)" if value else "(not set)"
+    if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+        return ",".join(value) or "-"
+    if isinstance(value, Mapping):
+        entries = (f"{k}={','.join(v) if isinstance(v, tuple) else v}" for k, v in value.items())
+        return "; ".join(entries) or "-"
+    if value is None or value == "":
+        return "-"
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    return shown(text)[1:-1] if _TOKEN_LIKE.search(text) or "://" in text else text
+
+
+def _quiet_display(value: object) -> str:
+    if not isinstance(value, tuple):
+        return "-"
+    (h1, m1), (h2, m2) = value
+    return f"{h1:02d}:{m1:02d}-{h2:02d}:{m2:02d}"
+
+
+# --- parsers: a setting's text (stripped, its default when empty) -> its value, or Invalid ----------------
 
 
 def parse_duration(text: str) -> int:
     """ "15m" -> 900, "2h" -> 7200, "90" -> 90 (seconds). Raises ValueError."""
     match = _DURATION.match(text)
     if not match:
-        raise ValueError(f"not a duration: {text!r} (use 90s, 15m, 2h or 1d)")
+        raise ValueError(f"not a duration: {shown(text)} (use 90s, 15m, 2h or 1d)")
     return int(match.group(1)) * _UNITS[match.group(2)]
+
+
+def _text(text: str) -> str:
+    return text
+
+
+def _optional(text: str) -> str | None:
+    return text or None
+
+
+def _secret(text: str) -> Secret:
+    return Secret(text)
+
+
+def _port(text: str) -> int:
+    if text.isdigit() and 0 < int(text) < 65536:
+        return int(text)
+    raise Invalid(f"{shown(text)} is not a port number (1-65535)")
+
+
+def _no_credentials(text: str) -> None:
+    parts = urlsplit(text)
+    if "@" in parts.netloc or _TOKEN_LIKE.search(text):
+        raise Invalid(
+            f"{shown(text)} carries credentials: they would show wherever the URL is logged; "
+            "give them in their own setting (SLACK_BOT_TOKEN) or the kubeconfig"
+        )
+
+
+def _api_url(text: str) -> str:
+    if not re.match(r"^https?://[^\s/]+", text):
+        raise Invalid(f"{shown(text)} is not an http(s) URL")
+    _no_credentials(text)
+    return text if text.endswith("/") else text + "/"
+
+
+def _state_url(text: str) -> str:
+    if not (text.startswith("sqlite:///") or text.startswith("kubernetes://")):
+        raise Invalid(f"{shown(text)} is neither sqlite:///PATH nor kubernetes://")
+    _no_credentials(text)
+    return text
+
+
+def _choice(*options: str, upper: bool = False) -> Callable[[str], str]:
+    words = ", ".join(options[:-1]) + f" or {options[-1]}"
+
+    def parse(text: str) -> str:
+        value = text.upper() if upper else text.lower()
+        if value not in options:
+            raise Invalid(f"{shown(value)} is not {words}")
+        return value
+
+    return parse
+
+
+def _bool(text: str) -> bool:
+    lowered = text.lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("", "0", "false", "no", "off"):
+        return False
+    raise Invalid(f"{shown(text)} is not true or false")
+
+
+def _seconds(text: str) -> int:
+    try:
+        return parse_duration(text)
+    except ValueError as error:
+        raise Invalid(str(error)) from None
+
+
+def _kubeconfig(text: str) -> str | None:
+    """A kubeconfig file, or several separated by ':' (kubectl merges those that exist): one must exist."""
+    if not text:
+        return None
+    files = [Path(part).expanduser() for part in text.split(os.pathsep) if part]
+    if files and not any(path.is_file() for path in files):
+        raise Invalid(f"no such file: {', '.join(str(path) for path in files)}")
+    return text
+
+
+def _template(text: str) -> str:
+    if text and "{email}" not in text and "{user_id}" not in text:
+        raise Invalid("it must contain {email} or {user_id}")
+    return text
+
+
+def _groups(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(g.strip() for g in text.split(",") if g.strip()))
+
+
+def _entries(text: str) -> Iterable[str]:
+    return filter(None, (part.strip() for part in text.split(";")))
+
+
+def _channel_namespaces(text: str) -> dict[str, tuple[str, ...]]:
+    """ "C0123ABCD=team-a,team-b;*=shared" -> {"C0123ABCD": ("team-a", "team-b"), "*": ("shared",)}."""
+    result: dict[str, tuple[str, ...]] = {}
+    problems: list[str] = []
+    for entry in _entries(text):
+        channel, sep, names = (s.strip() for s in entry.partition("="))
+        namespaces = tuple(n.strip() for n in names.split(",") if n.strip())
+        bad = [n for n in namespaces if not _NAMESPACE.match(n)]
+        if not sep or not _CHANNEL.match(channel):
+            problems.append(f"{shown(entry)} is not CHANNEL_ID=ns1,ns2 (a channel ID like C0123ABCD, or *)")
+        elif namespaces == ("-",):  # "-": no namespace at all (e.g. `*=-`: unlisted channels may ask nothing)
+            result[channel] = ()
+        elif bad or not namespaces:
+            problems.append(f"{channel} names invalid namespaces: {', '.join(bad) or '(none)'}")
+        else:
+            result[channel] = namespaces
+    if problems:
+        raise Invalid(*problems)
+    return result
+
+
+def _namespace_notify(text: str) -> dict[str, str]:
+    """ "team-a=U0123ABCD;team-b=C0456EFGH" -> who is told about a namespace's jobs without an owner."""
+    result: dict[str, str] = {}
+    problems: list[str] = []
+    for entry in _entries(text):
+        namespace, sep, target = (s.strip() for s in entry.partition("="))
+        if not sep or not _NAMESPACE.match(namespace) or not _USER_OR_CHANNEL.match(target):
+            problems.append(f"{shown(entry)} is not namespace=U0123ABCD (a Slack user or channel ID)")
+            continue
+        result[namespace] = target
+    if problems:
+        raise Invalid(*problems)
+    return result
+
+
+def _quiet_hours(text: str) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    if not text:
+        return None
+    start, sep, end = text.partition("-")
+    first, last = _CLOCK.match(start.strip()), _CLOCK.match(end.strip())
+    if not sep or not first or not last:
+        raise Invalid(f"{shown(text)} is not HH:MM-HH:MM (e.g. 22:00-08:00)")
+    return (int(first.group(1)), int(first.group(2))), (int(last.group(1)), int(last.group(2)))
+
+
+# --- the table ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting: its variable, the Settings field it fills, its parser and its default text."""
+
+    env: str
+    field: str
+    parse: Callable[[str], Any]
+    default: str = ""
+    placeholders: tuple[str, ...] = ()  # .env.example's stand-ins: refused, they are not a value
+    show: Callable[[Any], str] = _display
+
+    def display(self, value: object) -> str:
+        return self.show(value)
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("SLACK_BOT_TOKEN", "slack_bot_token", _secret, placeholders=("xoxb-your-bot-token",)),
+    Setting("SLACK_SIGNING_SECRET", "slack_signing_secret", _secret, placeholders=("your-signing-secret",)),
+    Setting("SLACK_APP_TOKEN", "slack_app_token", _secret),
+    Setting("SLACK_API_URL", "slack_api_url", _api_url, DEFAULT_SLACK_API_URL),
+    Setting("PORT", "port", _port, "3000"),
+    Setting("HOST", "host", _text, "0.0.0.0"),
+    Setting("KUBECONFIG", "kubeconfig", _kubeconfig),
+    Setting("KUBE_CONTEXT", "kube_context", _optional),
+    Setting("CHANNEL_NAMESPACES", "channel_namespaces", _channel_namespaces),
+    Setting("USER_IDENTITY_TEMPLATE", "user_identity_template", _template),
+    Setting("KUBE_GROUPS", "kube_groups", _groups),
+    Setting("AUDIT_LOG", "audit_log", _bool, "true"),
+    Setting("NOTIFY_AFTER", "notify_after_seconds", _seconds, "15m", show=lambda v: _duration_text(int(v))),
+    Setting("NAMESPACE_NOTIFY", "namespace_notify", _namespace_notify),
+    Setting("QUIET_HOURS", "quiet_hours", _quiet_hours, show=_quiet_display),
+    Setting("STATE_URL", "state_url", _state_url, "sqlite:///kueue-bot-state.sqlite3"),
+    Setting("POD_NAMESPACE", "pod_namespace", _text, "default"),
+    Setting("LEADER_ELECTION", "leader_election", _bool, "false"),
+    Setting("LEASE_NAME", "lease_name", _text, "kueue-bot-leader"),
+    Setting("DEFAULT_LANGUAGE", "default_language", _choice("en", "fr"), "en"),
+    Setting("LOG_LEVEL", "log_level", _choice("DEBUG", "INFO", "WARNING", "ERROR", upper=True), "INFO"),
+    Setting("LOG_FORMAT", "log_format", _choice("json", "text"), "json"),
+)
+NAMES = frozenset(setting.env for setting in SETTINGS)
+
+
+# --- checks across settings -----------------------------------------------------------------------------
+
+
+def _slack_problems(settings: Settings) -> list[str]:
+    bot_token, app_token = settings.slack_bot_token.reveal(), settings.slack_app_token.reveal()
+    problems = []
+    if not bot_token:
+        problems.append("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
+    elif not bot_token.startswith("xoxb-"):
+        problems.append("SLACK_BOT_TOKEN does not look like a bot token (it starts with xoxb-)")
+    if app_token and not app_token.startswith("xapp-"):
+        problems.append("SLACK_APP_TOKEN does not look like an app-level token (it starts with xapp-)")
+    if not app_token and not settings.slack_signing_secret:
+        problems.append("SLACK_SIGNING_SECRET is not set: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)")
+    return problems
+
+
+def _cross_problems(settings: Settings) -> list[str]:
+    if settings.kube_groups and not settings.user_identity_template:
+        return ["KUBE_GROUPS is set but USER_IDENTITY_TEMPLATE is not: the groups would never be used"]
+    return []
+
+
+def unknown_problems(keys: Iterable[str], *, every: bool) -> list[str]:
+    """Variables that are not settings: every one of `keys` (a .env file), or (the environment, where other
+    programs' variables live too) only those so close to a setting's name that they must be a typo of it."""
+    problems = []
+    for key in sorted(set(keys) - NAMES):
+        close = difflib.get_close_matches(key, NAMES, n=1, cutoff=0.6 if every else 0.88)
+        if close:
+            problems.append(f"{key} is not a setting: did you mean {close[0]}?")
+        elif every:
+            problems.append(f"{key} is not a setting (see .env.example for the names)")
+    return problems
+
+
+# --- reading them ---------------------------------------------------------------------------------------
 
 
 def read_env_file(path: Path) -> dict[str, str]:
@@ -126,158 +414,66 @@ def read_env_file(path: Path) -> dict[str, str]:
     return values
 
 
-def _channel_namespaces(text: str, problems: list[str]) -> dict[str, tuple[str, ...]]:
-    """ "C0123ABCD=team-a,team-b;*=shared" -> {"C0123ABCD": ("team-a", "team-b"), "*": ("shared",)}."""
-    result: dict[str, tuple[str, ...]] = {}
-    for entry in filter(None, (part.strip() for part in text.split(";"))):
-        channel, sep, names = entry.partition("=")
-        channel = channel.strip()
-        namespaces = tuple(n.strip() for n in names.split(",") if n.strip())
-        if not sep or not _CHANNEL.match(channel):
-            problems.append(
-                f"CHANNEL_NAMESPACES: {entry!r} is not CHANNEL_ID=ns1,ns2 (a channel ID like C0123ABCD, or *)"
-            )
-            continue
-        if namespaces == ("-",):  # "-": no namespace at all (e.g. `*=-`: unlisted channels may ask nothing)
-            result[channel] = ()
-            continue
-        bad = [n for n in namespaces if not _NAMESPACE.match(n)]
-        if bad or not namespaces:
-            problems.append(f"CHANNEL_NAMESPACES: {channel} names invalid namespaces: {', '.join(bad) or '(none)'}")
-            continue
-        result[channel] = namespaces
-    return result
+@dataclass(frozen=True)
+class Inspection:
+    """What the settings are, where each came from (the environment, the .env file, the default), and every
+    problem found, one line each. An invalid setting holds its default in `settings`."""
+
+    settings: Settings
+    problems: tuple[str, ...]
+    origins: Mapping[str, str]
+    invalid: frozenset[str]
+
+    def rows(self) -> list[tuple[str, str, str]]:
+        """(variable, value as shown, where it came from) for every setting; secrets masked."""
+        values = self.settings.masked()
+        return [
+            (name, "(invalid: see below)" if name in self.invalid else values[name], self.origins[name])
+            for name in values
+        ]
 
 
-def _namespace_notify(text: str, problems: list[str]) -> dict[str, str]:
-    """ "team-a=U0123ABCD;team-b=C0456EFGH" -> who is told about a namespace's jobs without an owner."""
-    result: dict[str, str] = {}
-    for entry in filter(None, (part.strip() for part in text.split(";"))):
-        namespace, sep, target = (s.strip() for s in entry.partition("="))
-        if not sep or not _NAMESPACE.match(namespace) or not _USER_OR_CHANNEL.match(target):
-            problems.append(f"NAMESPACE_NOTIFY: {entry!r} is not namespace=U0123ABCD (a Slack user or channel ID)")
-            continue
-        result[namespace] = target
-    return result
+def _read(setting: Setting, text: str) -> tuple[Any, tuple[str, ...]]:
+    """A setting's value and its problems (then the value is its default, or the placeholder as it is)."""
+    if text and text in setting.placeholders:
+        return setting.parse(text), ("still the placeholder of .env.example: set the real value",)
+    try:
+        return setting.parse(text or setting.default), ()
+    except Invalid as error:
+        return setting.parse(setting.default), error.problems
 
 
-def _quiet_hours(text: str, problems: list[str]) -> tuple[tuple[int, int], tuple[int, int]] | None:
-    if not text.strip():
-        return None
-    start, sep, end = text.partition("-")
-    first, last = _CLOCK.match(start.strip()), _CLOCK.match(end.strip())
-    if not sep or not first or not last:
-        problems.append(f"QUIET_HOURS: {text!r} is not HH:MM-HH:MM (e.g. 22:00-08:00)")
-        return None
-    return (int(first.group(1)), int(first.group(2))), (int(last.group(1)), int(last.group(2)))
-
-
-def _bool(name: str, text: str, problems: list[str]) -> bool:
-    lowered = text.strip().lower()
-    if lowered in ("1", "true", "yes", "on"):
-        return True
-    if lowered in ("", "0", "false", "no", "off"):
-        return False
-    problems.append(f"{name}: {text!r} is not true or false")
-    return False
+def inspect_settings(
+    environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env", require_slack: bool = True
+) -> Inspection:
+    """Every setting from the environment, over a .env file when one exists, and every problem with them."""
+    from_file: dict[str, str] = {}
+    if env_file is not None and Path(env_file).is_file():
+        from_file = read_env_file(Path(env_file))
+    environment = dict(os.environ if environ is None else environ)
+    problems = unknown_problems(from_file, every=True) + unknown_problems(environment, every=False)
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    invalid: set[str] = set()
+    for setting in SETTINGS:
+        raw = environment.get(setting.env, from_file.get(setting.env, ""))
+        text = raw.strip()
+        origins[setting.env] = (ENVIRONMENT if setting.env in environment else str(env_file)) if text else DEFAULT
+        values[setting.field], found = _read(setting, text)
+        if found:
+            problems.extend(f"{setting.env}: {problem}" for problem in found)
+            invalid.add(setting.env)
+    settings = Settings(**values)
+    problems += _cross_problems(settings) + (_slack_problems(settings) if require_slack else [])
+    unique = tuple(dict.fromkeys(problems))
+    return Inspection(settings, unique, origins, frozenset(invalid))
 
 
 def load_settings(
     environ: Mapping[str, str] | None = None, *, env_file: str | Path | None = ".env", require_slack: bool = True
 ) -> Settings:
     """Settings from the environment, over a .env file when one exists. Raises ConfigError (all problems)."""
-    values: dict[str, str] = {}
-    if env_file is not None and Path(env_file).is_file():
-        values.update(read_env_file(Path(env_file)))
-    values.update(os.environ if environ is None else environ)
-    get = values.get
-    problems: list[str] = []
-
-    bot_token = get("SLACK_BOT_TOKEN", "").strip()
-    signing_secret = get("SLACK_SIGNING_SECRET", "").strip()
-    app_token = get("SLACK_APP_TOKEN", "").strip()
-    if require_slack:
-        if not bot_token:
-            problems.append("SLACK_BOT_TOKEN is not set (the bot token, xoxb-...)")
-        elif not bot_token.startswith("xoxb-"):
-            problems.append("SLACK_BOT_TOKEN does not look like a bot token (it starts with xoxb-)")
-        if app_token and not app_token.startswith("xapp-"):
-            problems.append("SLACK_APP_TOKEN does not look like an app-level token (it starts with xapp-)")
-        if not app_token and not signing_secret:
-            problems.append(
-                "SLACK_SIGNING_SECRET is not set: HTTP mode needs it (or set SLACK_APP_TOKEN for Socket Mode)"
-            )
-
-    api_url = get("SLACK_API_URL", "").strip() or DEFAULT_SLACK_API_URL
-    if not re.match(r"^https?://[^\s/]+", api_url):
-        problems.append(f"SLACK_API_URL: {api_url!r} is not an http(s) URL")
-    elif not api_url.endswith("/"):
-        api_url += "/"
-
-    port = 3000
-    port_text = get("PORT", "").strip()
-    if port_text:
-        if port_text.isdigit() and 0 < int(port_text) < 65536:
-            port = int(port_text)
-        else:
-            problems.append(f"PORT: {port_text!r} is not a port number (1-65535)")
-
-    notify_after = 15 * 60
-    if get("NOTIFY_AFTER", "").strip():
-        try:
-            notify_after = parse_duration(get("NOTIFY_AFTER", ""))
-        except ValueError as error:
-            problems.append(f"NOTIFY_AFTER: {error}")
-
-    language = (get("DEFAULT_LANGUAGE", "") or "en").strip().lower()
-    if language not in ("en", "fr"):
-        problems.append(f"DEFAULT_LANGUAGE: {language!r} is not en or fr")
-        language = "en"
-
-    level = (get("LOG_LEVEL", "") or "INFO").strip().upper()
-    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
-        problems.append(f"LOG_LEVEL: {level!r} is not DEBUG, INFO, WARNING or ERROR")
-        level = "INFO"
-    log_format = (get("LOG_FORMAT", "") or "json").strip().lower()
-    if log_format not in ("json", "text"):
-        problems.append(f"LOG_FORMAT: {log_format!r} is not json or text")
-        log_format = "json"
-
-    state_url = (get("STATE_URL", "") or "sqlite:///kueue-bot-state.sqlite3").strip()
-    if not (state_url.startswith("sqlite:///") or state_url.startswith("kubernetes://")):
-        problems.append(f"STATE_URL: {state_url!r} is neither sqlite:///PATH nor kubernetes://")
-
-    template = get("USER_IDENTITY_TEMPLATE", "").strip()
-    if template and "{email}" not in template and "{user_id}" not in template:
-        problems.append("USER_IDENTITY_TEMPLATE must contain {email} or {user_id}")
-    kube_groups = tuple(dict.fromkeys(g.strip() for g in get("KUBE_GROUPS", "").split(",") if g.strip()))
-    if kube_groups and not template:
-        problems.append("KUBE_GROUPS is set but USER_IDENTITY_TEMPLATE is not: the groups would never be used")
-
-    settings = Settings(
-        slack_bot_token=Secret(bot_token),
-        slack_signing_secret=Secret(signing_secret),
-        slack_app_token=Secret(app_token),
-        slack_api_url=api_url,
-        host=get("HOST", "").strip() or "0.0.0.0",
-        port=port,
-        kubeconfig=get("KUBECONFIG", "").strip() or None,
-        kube_context=get("KUBE_CONTEXT", "").strip() or None,
-        channel_namespaces=_channel_namespaces(get("CHANNEL_NAMESPACES", ""), problems),
-        namespace_notify=_namespace_notify(get("NAMESPACE_NOTIFY", ""), problems),
-        notify_after_seconds=notify_after,
-        quiet_hours=_quiet_hours(get("QUIET_HOURS", ""), problems),
-        state_url=state_url,
-        default_language=language,
-        log_level=level,
-        log_format=log_format,
-        pod_namespace=get("POD_NAMESPACE", "").strip() or "default",
-        leader_election=_bool("LEADER_ELECTION", get("LEADER_ELECTION", ""), problems),
-        lease_name=get("LEASE_NAME", "").strip() or "kueue-bot-leader",
-        user_identity_template=template,
-        kube_groups=kube_groups,
-        audit_log=_bool("AUDIT_LOG", get("AUDIT_LOG", "true"), problems),
-    )
-    if problems:
-        raise ConfigError("invalid settings:\n" + "\n".join(f"  - {p}" for p in problems))
-    return settings
+    inspection = inspect_settings(environ, env_file=env_file, require_slack=require_slack)
+    if inspection.problems:
+        raise ConfigError("invalid settings:\n" + "\n".join(f"  - {p}" for p in inspection.problems))
+    return inspection.settings

@@ -8,7 +8,7 @@ import contextlib
 import errno
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol, cast
@@ -17,21 +17,20 @@ from aiohttp import web
 
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.config import Settings
-from bot.errors import BadQuery, BotError, ClusterUnavailable, StoreUnavailable
+from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
-from bot.notify.actions import Silenced, silence
+from bot.notify.actions import StoreWatches
 from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
-from bot.notify.state import Fence, Subscription
+from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import Asker, BotService, ChannelPolicy, SnapshotSource
+from bot.service import BotService, ChannelPolicy, SnapshotSource
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
 from bot.slack.transport import SocketConnection, events_handler
-from bot.trace.explanation import Explanation
 
 log = logging.getLogger(__name__)
 
@@ -216,25 +215,10 @@ def build_server(
     if callable(stats):
         metrics.watch_cluster(stats)
     channel_policy = ChannelPolicy(settings.namespaces_for_channel)
-    service = BotService(source, clock=clock, policy=channel_policy, audit=AuditLog() if settings.audit_log else None)
-    hooks = _Hooks(service, store, clock)
-    bot = SlackBot(
-        SlackSettings(
-            bot_token=settings.slack_bot_token.reveal(),
-            signing_secret=settings.slack_signing_secret.reveal(),
-            api_url=settings.slack_api_url,
-            socket_mode=settings.socket_mode,
-            default_language=settings.default_language,
-        ),
-        service,
-        metrics,
-        on_watch=hooks.watch if store is not None else None,
-        on_unwatch=hooks.unwatch if store is not None else None,
-        home=hooks.home if store is not None else None,
-        on_notification_action=hooks.notification_action if store is not None else None,
-        on_mute=hooks.mute if store is not None else None,
-        ledger=Ledger(getattr(store, "remember_request", None)),
-    )
+    watches = StoreWatches(store) if store is not None else None
+    audit = AuditLog() if settings.audit_log else None
+    service = BotService(source, clock=clock, policy=channel_policy, audit=audit, watches=watches)
+    bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
     close_review: Callable[[], None] | None = None
     if settings.user_identity_template:
         if access_review is None:
@@ -246,29 +230,71 @@ def build_server(
             review=access_review,
             groups=settings.kube_groups,
         )
-    notifier: Notifier | None = None
-    recorder: HistoryRecorder | None = None
-    if store is not None:  # issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)
-        recorder = HistoryRecorder(_history_store(store))
-        history = recorder
-        service.history = lambda: history.history
-    if store is not None:
-        notifier = Notifier(
-            source=source,
-            store=store,
-            messenger=SlackMessenger(bot.client, bot.language, settings.default_language),
-            clock=clock,
-            config=PolicyConfig(
-                notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
-            ),
-            namespace_notify=settings.namespace_notify,
-            is_leader=is_leader or (lambda: True),
-            fence=fence,
-            metrics=metrics,
-            tick_seconds=tick_seconds,
-            history=recorder,
-        )
-        hooks.notifier = notifier
+    web_app = web.Application(client_max_size=1024 * 1024)
+    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
+    _route(server, service, store)
+    server.store = store
+    if store is not None and watches is not None:
+        recorder = _history(store)
+        service.history = lambda: recorder.history
+        server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
+        watches.wake = server.notifier.wake
+        server.background.append(recorder.store.aclose)
+    if close_review is not None:
+        closing = close_review
+
+        async def close_kube_client() -> None:
+            closing()
+
+        server.background.append(close_kube_client)
+    return server
+
+
+def _slack_settings(settings: Settings) -> SlackSettings:
+    return SlackSettings(
+        bot_token=settings.slack_bot_token.reveal(),
+        signing_secret=settings.slack_signing_secret.reveal(),
+        api_url=settings.slack_api_url,
+        socket_mode=settings.socket_mode,
+        default_language=settings.default_language,
+    )
+
+
+def _history(store: StateStore) -> HistoryRecorder:
+    """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
+    return HistoryRecorder(_history_store(store))
+
+
+def _notifier(
+    settings: Settings,
+    server: Server,
+    store: StateStore,
+    recorder: HistoryRecorder,
+    is_leader: Callable[[], bool] | None,
+    fence: Callable[[], Fence | None] | None,
+    tick_seconds: float,
+) -> Notifier:
+    """The watcher of proactive DMs, sending through the bot's Slack client."""
+    return Notifier(
+        source=server.source,
+        store=store,
+        messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language),
+        clock=server.clock,
+        config=PolicyConfig(
+            notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
+        ),
+        namespace_notify=settings.namespace_notify,
+        is_leader=is_leader or (lambda: True),
+        fence=fence,
+        metrics=server.metrics,
+        tick_seconds=tick_seconds,
+        history=recorder,
+    )
+
+
+def _route(server: Server, service: BotService, store: StateStore | None) -> None:
+    """POST /slack/events (HTTP mode), /healthz, /readyz and /metrics."""
+    metrics, source = server.metrics, server.source
 
     async def healthz(_: web.Request) -> web.Response:
         """Alive, unless Socket Mode has been down past the grace (a restart may help)."""
@@ -298,25 +324,12 @@ def build_server(
             metrics.cache_staleness.set(age)
         return web.Response(body=metrics.exposition(), headers={"Content-Type": CONTENT_TYPE})
 
-    web_app = web.Application(client_max_size=1024 * 1024)
-    if not settings.socket_mode:
-        web_app.router.add_post("/slack/events", events_handler(bot))
-    web_app.router.add_get("/healthz", healthz)
-    web_app.router.add_get("/readyz", readyz)
-    web_app.router.add_get("/metrics", metrics_endpoint)
-    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
-    server.notifier = notifier
-    server.store = store
-    if recorder is not None:
-        server.background.append(recorder.store.aclose)
-    if close_review is not None:
-        closing = close_review
-
-        async def close_kube_client() -> None:
-            closing()
-
-        server.background.append(close_kube_client)
-    return server
+    router = server.web_app.router
+    if not server.settings.socket_mode:
+        router.add_post("/slack/events", events_handler(server.bot))
+    router.add_get("/healthz", healthz)
+    router.add_get("/readyz", readyz)
+    router.add_get("/metrics", metrics_endpoint)
 
 
 def _history_store(store: StateStore) -> HistoryStore:
@@ -347,53 +360,3 @@ def _cluster_review(settings: Settings) -> tuple[Review, Callable[[], None]]:
 
     api_client = load_api_client(settings.kubeconfig, settings.kube_context)
     return AccessReviewer(KubeClient(api_client)), api_client.close
-
-
-class _Hooks:
-    """What the Slack side asks of the watcher and its store: watch, unwatch, the Home tab, snooze, stop."""
-
-    def __init__(self, service: BotService, store: StateStore | None, clock: Callable[[], datetime]) -> None:
-        self.service = service
-        self.store = store
-        self.clock = clock
-        self.notifier: Notifier | None = None
-
-    async def watch(self, user: str, namespace: str, name: str, kind: str | None) -> bool:
-        assert self.store is not None
-        added = await self.store.subscribe(Subscription(user, namespace, name, kind, self.clock()))
-        if self.notifier is not None:
-            self.notifier.wake()
-        return added
-
-    async def mute(self, user: str, on: bool) -> bool:
-        """A user's mute: no proactive DM at all until unmuted (questions are still answered)."""
-        assert self.store is not None
-        return await (self.store.mute(user, self.clock()) if on else self.store.unmute(user))
-
-    async def unwatch(self, user: str, namespace: str, name: str) -> bool:
-        assert self.store is not None
-        return await self.store.unsubscribe(user, namespace, name)
-
-    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
-        assert self.store is not None
-        state = await self.store.load()
-        watched: list[tuple[str, str, Explanation | None]] = []
-        for subscription in state.subscriptions_of(user):
-            try:
-                explanation: Explanation | None = await self.service.explain_job(
-                    subscription.namespace, subscription.name, subscription.kind
-                )
-            except BotError:
-                explanation = None
-            watched.append((subscription.namespace, subscription.name, explanation))
-        return watched
-
-    async def notification_action(self, user: str, channel: str, action: str, value: Mapping[str, Any]) -> Silenced:
-        """Snooze 2 h, snooze 1 day, or stop: about the job the DM is about (bot.notify.actions)."""
-        assert self.store is not None
-        namespace, name = value.get("ns"), value.get("name")
-        if not isinstance(namespace, str) or not isinstance(name, str):
-            raise BadQuery("the button names no job")
-        return await silence(
-            self.store, self.service.policy, Asker(user, channel), action, namespace, name, self.clock()
-        )

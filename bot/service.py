@@ -1,7 +1,9 @@
-"""Use cases, shared by Slack, the CLI and the notifier: answer a question about a job, describe a queue.
+"""Use cases, shared by Slack, the CLI and the notifier: answer a question about a job, describe a queue, and a
+person's watches (watch, unwatch, mute, snooze or stop the DMs about a job, the App Home's list).
 
-Ports are Protocols (where the cluster view comes from, who may see what, what time it is); adapters
-(`bot.kube`, a dump, the tests) plug in at the composition root (`bot.server`).
+Ports are Protocols (where the cluster view comes from, who may see what, what time it is, where watches are
+kept); adapters (`bot.kube`, a dump, `bot.notify.actions` over the state store, the tests) plug in at the
+composition root (`bot.server`), which only wires them.
 
 Access: every namespace an answer names is one the asker may see (`AccessPolicy.may_see`): the namespace asked
 about, the jobs offered to choose from, the "did you mean" suggestions, the namespaces of a LocalQueue; other
@@ -12,12 +14,13 @@ counted otherwise. Each question (`ask`, `queue`) gives one `AuditEntry` to the 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Protocol
 
-from bot.errors import ClusterUnavailable
+from bot.errors import BadQuery, BotError, ClusterUnavailable
 from bot.trace.codes import Verdict
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
@@ -53,6 +56,25 @@ class AccessPolicy(Protocol):
         """The namespaces this asker may see here (None: all of them)."""
 
     async def may_see(self, user: str, channel: str, namespace: str) -> bool: ...
+
+
+class Watches(Protocol):
+    """Where a person's watches, mute and snoozes are kept (the notifier's state store; a new watch also wakes
+    the notifier). A job is namespace/name; a snooze is keyed by the job, whatever Workload it has."""
+
+    async def watch(self, user: str, namespace: str, name: str, kind: str | None, since: datetime) -> bool:
+        """Watch the job (False: already watched)."""
+
+    async def unwatch(self, user: str, namespace: str, name: str) -> bool: ...
+
+    async def mute(self, user: str, since: datetime) -> bool: ...
+
+    async def unmute(self, user: str) -> bool: ...
+
+    async def snooze(self, user: str, namespace: str, name: str, until: datetime) -> None: ...
+
+    async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
+        """The jobs the user watches: (namespace, name, kind), in the order they were watched."""
 
 
 class StaticSource:
@@ -124,6 +146,49 @@ Outcome = Answered | Choose | NotFound | Refused | Unavailable
 
 
 @dataclass(frozen=True)
+class Unsupported:
+    """The bot keeps no state (no store): watches, mutes and snoozes are not offered."""
+
+
+@dataclass(frozen=True)
+class Watching:
+    """A watch started (on) or ended."""
+
+    namespace: str
+    name: str
+    on: bool
+
+
+@dataclass(frozen=True)
+class Muted:
+    on: bool  # True: no proactive DM at all until unmuted (questions are still answered)
+
+
+class Silence(StrEnum):
+    """What a DM's buttons (and the Home's Stop) ask: snooze the job's DMs for a while, or stop them."""
+
+    SNOOZE_2H = "snooze-2h"
+    SNOOZE_1D = "snooze-1d"
+    STOP = "stop"  # a snooze for good, and the end of the watch
+
+
+FOREVER = timedelta(days=365 * 100)  # Stop: no end a person will see
+SILENCE_FOR: Mapping[Silence, timedelta] = {
+    Silence.SNOOZE_2H: timedelta(hours=2),
+    Silence.SNOOZE_1D: timedelta(days=1),
+    Silence.STOP: FOREVER,
+}
+
+
+@dataclass(frozen=True)
+class Silenced:
+    namespace: str
+    name: str
+    until: datetime | None  # the snooze's end; None: stopped
+    refused: bool = False  # the asker may not see that namespace: nothing was changed
+
+
+@dataclass(frozen=True)
 class Asker:
     user: str
     channel: str
@@ -161,12 +226,14 @@ class BotService:
         policy: AccessPolicy | None = None,
         audit: Audit | None = None,
         history: Callable[[], History] | None = None,
+        watches: Watches | None = None,
     ) -> None:
         self.source = source
         self.clock = clock
         self.policy: AccessPolicy = policy or OpenPolicy()
         self.audit = audit
         self.history = history  # issue 16: the admissions the notifier observed, for the ETA
+        self.watches = watches  # None: no state store (no watch, mute or snooze)
 
     def age_seconds(self) -> int | None:
         taken = self.source.taken_at()
@@ -189,12 +256,14 @@ class BotService:
         *,
         namespace: str | None,
         kind: str | None,
-        default_namespace: str | None = None,
+        prefer_default: bool = False,
     ) -> Outcome:
         """Answer "why is <name> pending?" for someone, in some channel: find the namespace when not
-        given, keep to what they may see, and explain. One audit entry, whatever happens."""
+        given (with `prefer_default`, a match in the default namespace wins: see default_namespace; resolved
+        here, with the one read of what the asker may see), keep to what they may see, and explain. One audit
+        entry, whatever happens."""
         try:
-            outcome = await self._ask(asker, name, namespace=namespace, kind=kind, default_namespace=default_namespace)
+            outcome = await self._ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
         except Exception:
             self._audit(asker, "why", namespace, name, kind, "error")
             raise
@@ -206,7 +275,7 @@ class BotService:
         return outcome
 
     async def _ask(
-        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, default_namespace: str | None
+        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, prefer_default: bool
     ) -> Outcome:
         if not self.source.ready:
             return Unavailable()
@@ -221,6 +290,7 @@ class BotService:
                 suggestions = await self._suggestions(asker, name, kind, visible)
                 return NotFound(namespace, name, kind, suggestions)
             matches = [m for m in await self._find(name, kind, visible) if await self._may_see(asker, m[0])]
+            default_namespace = _first(visible) if prefer_default else None
             if default_namespace and any(ns == default_namespace for ns, _, _ in matches):
                 matches = [m for m in matches if m[0] == default_namespace]
             if len(matches) == 1:
@@ -242,10 +312,9 @@ class BotService:
     async def default_namespace(self, asker: Asker) -> str | None:
         """The namespace a question that names none is first looked for in: the first the asker may see here."""
         try:
-            visible = await self._visible(asker)
+            return _first(await self._visible(asker))
         except _AccessUnknown:
             return None
-        return visible[0] if visible else None
 
     async def _may_see(self, asker: Asker, namespace: str) -> bool:
         try:
@@ -293,9 +362,7 @@ class BotService:
             named.update(ns for ns, _, _ in explanation.position.ahead.workloads)
         if explanation.holders is not None:  # who holds what it waits for (issue 16)
             named.update(explanation.holders.namespaces())
-        for action in explanation.actions:
-            if action.code == "other-namespace":
-                named.update(n.strip() for n in str(action.text.params.get("namespaces", "")).split(","))
+        named.update(explanation.other_namespaces)  # the engine's "also in these namespaces" (job-not-found)
         named.discard(explanation.job.namespace)
         named.discard("")
         return await self.audience_sees(asker, named)
@@ -397,6 +464,72 @@ class BotService:
             except _AccessUnknown:
                 continue
         return visible
+
+    # --- a person's watches (with a state store only) -------------------------------------------------
+
+    async def watch(
+        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, on: bool = True
+    ) -> Watching | Outcome | Unsupported:
+        """`watch` (on) or `unwatch` a job, in a namespace the asker may see. A job named without its namespace is
+        looked for as a question is (an audited `ask`, the default namespace not preferred); several matches
+        give Choose."""
+        if namespace is None:
+            outcome = await self.ask(asker, name, namespace=None, kind=kind)
+            if not isinstance(outcome, Answered):
+                return outcome
+            namespace = outcome.explanation.job.namespace
+        if not await self.may_see_all(asker, [namespace]):
+            return Refused(namespace)
+        if self.watches is None:
+            return Unsupported()
+        if on:
+            await self.watches.watch(asker.user, namespace, name, kind, self.clock())
+        else:
+            await self.watches.unwatch(asker.user, namespace, name)
+        return Watching(namespace, name, on)
+
+    async def mute(self, asker: Asker, on: bool) -> Muted | Unsupported:
+        """A person's mute: no proactive DM at all until unmuted (questions are still answered)."""
+        if self.watches is None:
+            return Unsupported()
+        await (self.watches.mute(asker.user, self.clock()) if on else self.watches.unmute(asker.user))
+        return Muted(on)
+
+    async def silence(
+        self, asker: Asker, how: Silence, namespace: str | None, name: str | None
+    ) -> Silenced | Unsupported:
+        """Snooze or stop the DMs about namespace/name for the asker (a DM's buttons, the Home's Stop). The
+        asker must be allowed to see the namespace, as for a question (no cluster read is needed, so none is
+        made). BadQuery for a button that names no job (a crafted payload)."""
+        if self.watches is None:
+            return Unsupported()
+        if not namespace or not name or "/" in namespace or "/" in name:
+            raise BadQuery("the button names no job")
+        if not await self.policy.may_see(asker.user, asker.channel, namespace):
+            return Silenced(namespace, name, None, refused=True)
+        until = self.clock() + SILENCE_FOR[how]
+        await self.watches.snooze(asker.user, namespace, name, until)
+        if how == Silence.STOP:
+            await self.watches.unwatch(asker.user, namespace, name)
+            return Silenced(namespace, name, None)
+        return Silenced(namespace, name, until)
+
+    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
+        """The App Home: each job the user watches with its explanation now (None when it cannot be had)."""
+        if self.watches is None:
+            return []
+        watched: list[tuple[str, str, Explanation | None]] = []
+        for namespace, name, kind in await self.watches.watched(user):
+            try:
+                explanation: Explanation | None = await self.explain_job(namespace, name, kind)
+            except BotError:
+                explanation = None
+            watched.append((namespace, name, explanation))
+        return watched
+
+
+def _first(visible: Sequence[str] | None) -> str | None:
+    return visible[0] if visible else None
 
 
 def _outcome_name(outcome: object) -> str:

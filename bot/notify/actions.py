@@ -1,51 +1,48 @@
-"""The buttons of a proactive DM: Snooze 2 h, Snooze 1 day, Stop. Always about the one job the DM names.
+"""The service's `Watches` port over the notifier's state store: what watch, unwatch, mute, snooze and the
+App Home (`bot.service.BotService`) keep, and where the notifier reads it.
 
-    outcome = await silence(store, policy, Asker(user, channel), action, namespace, name, now)
+    service = BotService(source, clock=clock, watches=StoreWatches(store))
+    ...
+    watches.wake = notifier.wake  # a new watch runs a pass soon
 
-A snooze is keyed by the job ("namespace/name"), so it holds whatever Workload the job has (none yet, or a
-new one after a re-creation) and nothing else; Stop is a snooze for good plus the end of the user's watch.
-The asker must be allowed to see the namespace, as for a question (no cluster read is needed, so none is made).
+A snooze is keyed by the job ("namespace/name", `job_key`), so it holds whatever Workload the job has (none
+yet, or a new one after a re-creation) and nothing else.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from collections.abc import Callable, Sequence
+from datetime import datetime
 
-from bot.errors import BadQuery
-from bot.notify.state import job_key
+from bot.notify.state import Subscription, job_key
 from bot.notify.store import StateStore
-from bot.service import AccessPolicy, Asker
-
-SNOOZE_2H = "kueue_snooze_2h"
-SNOOZE_1D = "kueue_snooze_1d"
-STOP = "kueue_stop"
-SNOOZES = {SNOOZE_2H: timedelta(hours=2), SNOOZE_1D: timedelta(days=1)}
-FOREVER = timedelta(days=365 * 100)  # Stop: no end a person will see
 
 
-@dataclass(frozen=True)
-class Silenced:
-    namespace: str
-    name: str
-    until: datetime | None  # the snooze's end; None: stopped
-    refused: bool = False  # the asker may not see that namespace: nothing was changed
+class StoreWatches:
+    """Watches kept in the state store; a new watch wakes the notifier (when one is wired)."""
 
+    def __init__(self, store: StateStore, wake: Callable[[], None] | None = None) -> None:
+        self.store = store
+        self.wake = wake
 
-async def silence(
-    store: StateStore, policy: AccessPolicy, asker: Asker, action: str, namespace: str, name: str, now: datetime
-) -> Silenced:
-    """Snooze or stop the notifications about namespace/name for the asker. BadQuery for a button that names
-    no job or an unknown action (a crafted payload)."""
-    if action not in SNOOZES and action != STOP:
-        raise BadQuery(f"unknown notification action {action!r}")
-    if not namespace or not name or "/" in namespace or "/" in name:
-        raise BadQuery("the button names no job")
-    if not await policy.may_see(asker.user, asker.channel, namespace):
-        return Silenced(namespace, name, None, refused=True)
-    until = now + SNOOZES.get(action, FOREVER)
-    await store.snooze(asker.user, job_key(namespace, name), until)
-    if action == STOP:
-        await store.unsubscribe(asker.user, namespace, name)
-        return Silenced(namespace, name, None)
-    return Silenced(namespace, name, until)
+    async def watch(self, user: str, namespace: str, name: str, kind: str | None, since: datetime) -> bool:
+        added = await self.store.subscribe(Subscription(user, namespace, name, kind, since))
+        if self.wake is not None:
+            self.wake()
+        return added
+
+    async def unwatch(self, user: str, namespace: str, name: str) -> bool:
+        return await self.store.unsubscribe(user, namespace, name)
+
+    async def mute(self, user: str, since: datetime) -> bool:
+        return await self.store.mute(user, since)
+
+    async def unmute(self, user: str) -> bool:
+        return await self.store.unmute(user)
+
+    async def snooze(self, user: str, namespace: str, name: str, until: datetime) -> None:
+        await self.store.snooze(user, job_key(namespace, name), until)
+
+    async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
+        state = await self.store.load()
+        return [(s.namespace, s.name, s.kind) for s in state.subscriptions_of(user)]

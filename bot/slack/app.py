@@ -33,8 +33,20 @@ from bot.copy import render as render_words
 from bot.errors import BadQuery
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
-from bot.notify.actions import Silenced
-from bot.service import MAX_AUDIENCE, Answered, Asker, BotService, Choose, NotFound, Refused, Unavailable
+from bot.service import (
+    MAX_AUDIENCE,
+    Answered,
+    Asker,
+    BotService,
+    Choose,
+    Muted,
+    NotFound,
+    Refused,
+    Silence,
+    Unavailable,
+    Unsupported,
+    Watching,
+)
 from bot.slack import render
 from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
@@ -42,12 +54,17 @@ from bot.slack.mrkdwn import code
 from bot.slack.mrkdwn import code as mrkdwn_code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
-from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView
 
 log = logging.getLogger(__name__)
 
 MAX_BLOCKS = render.MAX_BLOCKS  # one message's blocks (Slack's limit), written once in render
+# The buttons under a DM (and the Home's Stop): their action ids (render's) to what they ask of the service.
+SILENCES = {
+    render.ACTION_SNOOZE_2H: Silence.SNOOZE_2H,
+    render.ACTION_SNOOZE_1D: Silence.SNOOZE_1D,
+    render.ACTION_STOP: Silence.STOP,
+}
 _LOCALE_TTL = 3600.0
 _LOCALE_RETRY = 60.0  # a user whose locale could not be read is asked again after this
 LOOKUP_TIMEOUT = 3.0  # users.info for a locale or an email: past this, the default (an answer, never silence)
@@ -158,11 +175,6 @@ class SlackBot:
         service: BotService,
         metrics: Metrics,
         *,
-        on_watch: Callable[[str, str, str, str | None], Awaitable[bool]] | None = None,
-        on_unwatch: Callable[[str, str, str], Awaitable[bool]] | None = None,
-        home: Callable[[str], Awaitable[list[tuple[str, str, Explanation | None]]]] | None = None,
-        on_notification_action: Callable[[str, str, str, Mapping[str, Any]], Awaitable[Silenced]] | None = None,
-        on_mute: Callable[[str, bool], Awaitable[bool]] | None = None,
         ledger: Ledger | None = None,
     ) -> None:
         self.settings = settings
@@ -178,11 +190,6 @@ class SlackBot:
         self._people: dict[str, bool] = {}  # user -> a person (not a bot)?
         self._bot_user: str | None = None
         self._locales: dict[str, tuple[float, str]] = {}
-        self._on_watch = on_watch
-        self._on_unwatch = on_unwatch
-        self._home = home
-        self._on_notification_action = on_notification_action
-        self._on_mute = on_mute
         bolt_logger = logging.getLogger("slack_bolt.AsyncApp")
         if not any(isinstance(f, _TokenFromEnvironment) for f in bolt_logger.filters):
             bolt_logger.addFilter(_TokenFromEnvironment())
@@ -208,7 +215,7 @@ class SlackBot:
         app.action(render.ACTION_WATCH)(self._button("watch", self._on_watch_button))
         app.action(render.ACTION_SHOW_QUEUE)(self._button("queue", self._on_show_queue))
         app.action(render.ACTION_PICK)(self._button("pick", self._on_pick))
-        for action_id in (render.ACTION_SNOOZE_2H, render.ACTION_SNOOZE_1D, render.ACTION_STOP):
+        for action_id in SILENCES:
             app.action(action_id)(self._button("notification", self._on_notification_button))
         app.error(self._on_error)
 
@@ -332,13 +339,10 @@ class SlackBot:
         """What to say to a question: the answer, a choice, a refusal, help..."""
         if question.command == Command.HELP:
             return [render.help_message(language=language)]
-        if question.command in (Command.MUTE, Command.UNMUTE) and self._on_mute is not None:
-            await self._on_mute(asker.user, question.command == Command.MUTE)
-            return [
-                render.muted(language=language)
-                if question.command == Command.MUTE
-                else render.unmuted(language=language)
-            ]
+        if question.command in (Command.MUTE, Command.UNMUTE):
+            muted = await self.service.mute(asker, question.command == Command.MUTE)
+            if isinstance(muted, Muted):
+                return [render.muted(language=language) if muted.on else render.unmuted(language=language)]
         if question.focus and not question.name and question.command == Command.WHY:  # issue 16
             return [render.focused_which_job(question.focus, language=language)]
         if question.command == Command.WHY and not question.name:
@@ -349,9 +353,8 @@ class SlackBot:
             return [await self._queue_message(asker, question.namespace, question.name, language)]
         if question.command in (Command.WATCH, Command.UNWATCH):
             return [await self._watch_message(question, asker, language)]
-        default = await self.service.default_namespace(asker)
         outcome = await self.service.ask(
-            asker, question.name, namespace=question.namespace, kind=question.kind, default_namespace=default
+            asker, question.name, namespace=question.namespace, kind=question.kind, prefer_default=True
         )
         return self._outcome_messages(outcome, language)
 
@@ -462,23 +465,14 @@ class SlackBot:
 
     async def _watch_message(self, question: Question, asker: Asker, language: str) -> SlackMessage:
         assert question.name is not None
-        namespace = question.namespace
-        if namespace is None:
-            outcome = await self.service.ask(asker, question.name, namespace=None, kind=question.kind)
-            if not isinstance(outcome, Answered):
-                return self._outcome_messages(outcome, language)[0]
-            namespace = outcome.explanation.job.namespace
-        if not await self.service.may_see_all(asker, [namespace]):
-            return _private(render.refused(namespace, language=language))
-        if question.command == Command.WATCH:
-            if self._on_watch is None:
-                return render.unknown_command(question.raw, language=language)
-            await self._on_watch(asker.user, namespace, question.name, question.kind)
-            return render.watch_confirmed(namespace, question.name, language=language)
-        if self._on_unwatch is None:
+        on = question.command == Command.WATCH
+        done = await self.service.watch(asker, question.name, namespace=question.namespace, kind=question.kind, on=on)
+        if isinstance(done, Unsupported):
             return render.unknown_command(question.raw, language=language)
-        await self._on_unwatch(asker.user, namespace, question.name)
-        return render.unwatch_confirmed(namespace, question.name, language=language)
+        if isinstance(done, Watching):
+            confirmed = render.watch_confirmed if done.on else render.unwatch_confirmed
+            return confirmed(done.namespace, done.name, language=language)
+        return self._outcome_messages(done, language)[0]
 
     async def _handle_text(self, text: str, user: str, channel: str, thread_ts: str, where: str) -> None:
         started = time.monotonic()
@@ -659,9 +653,10 @@ class SlackBot:
     async def _on_notification_button(self, click: _Click) -> None:
         """Snooze or Stop under a DM (bot.notify.actions: for a namespace the clicker may see, like every read),
         confirmed privately, the job named escaped (a crafted value is shown as text, never as markup)."""
-        if self._on_notification_action is None:
+        how = SILENCES[click.action]
+        done = await self.service.silence(click.asker, how, click.value["ns"], click.value["name"])
+        if isinstance(done, Unsupported):
             return
-        done = await self._on_notification_action(click.user, click.channel, click.action, click.value)
         language = await self.language(click.user)
         job = code(f"{done.namespace}/{done.name}")  # what a crafted button names is shown, never formatted
         if done.refused:
@@ -680,7 +675,7 @@ class SlackBot:
         user = str(event.get("user") or "")
         try:
             language = await self.language(user)
-            watched = await self._home(user) if self._home is not None else []
+            watched = await self.service.home(user)
             await self.client.views_publish(user_id=user, view=render.home_view(watched, language=language))
         except SlackApiError as error:
             self._slack_error("views.publish", error)

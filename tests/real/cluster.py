@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import time
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -177,3 +179,152 @@ class Cluster:
 
 def _namespace(name: str) -> dict[str, Any]:
     return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+# --- a `kubectl get -o yaml` dump loaded into the real server (apiserver mode) ------------------------
+
+# Created in this order: what others point at first; Workloads after their Jobs (owner uids), Events last.
+LOAD_ORDER = (
+    "Namespace",
+    "WorkloadPriorityClass",
+    "ResourceFlavor",
+    "AdmissionCheck",
+    "Topology",
+    "Cohort",
+    "ClusterQueue",
+    "LocalQueue",
+    "Node",
+    "Job",
+    "Workload",
+    "Pod",
+    "Event",
+)
+# What the server sets itself and refuses or ignores from a client.
+SERVER_FIELDS = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields", "selfLink", "finalizers")
+# Labels the Job controller's defaulting writes from the old uid; the server makes them again.
+JOB_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name", "batch.kubernetes.io/job-name")
+
+
+@dataclass
+class Loaded:
+    """What a dump made on the server, to remove it afterwards; `differences` says what could not be copied."""
+
+    namespaces: list[str] = field(default_factory=list)
+    cluster_scoped: list[str] = field(default_factory=list)
+    differences: list[str] = field(default_factory=list)
+
+
+def dump_objects(path: Path) -> list[dict[str, Any]]:
+    objects: list[dict[str, Any]] = []
+    for document in yaml.safe_load_all(path.read_text()):
+        if not document:
+            continue
+        items = document.get("items") if document.get("kind") == "List" else [document]
+        objects.extend(item for item in items or [] if isinstance(item, dict))
+    return objects
+
+
+class DumpLoader:
+    """Creates every object of a dump through the API, then writes its status through `/status`, as Kueue and
+    the Job controller would have; owner and event uids are rewritten to the new objects' uids, and objects
+    are created in their original creation order, a second apart, so that queue order by creation holds."""
+
+    def __init__(self, cluster: Cluster, sleep: Any = time.sleep) -> None:
+        self.cluster = cluster
+        self.sleep = sleep
+
+    def load(self, path: Path) -> Loaded:
+        loaded = Loaded()
+        uids: dict[str, str] = {}
+        objects = [o for o in dump_objects(path) if o.get("kind") in LOAD_ORDER]
+        objects.sort(key=lambda o: (LOAD_ORDER.index(o["kind"]), o.get("metadata", {}).get("creationTimestamp") or ""))
+        previous_stamp = None
+        for original in objects:
+            body = copy.deepcopy(original)
+            meta = body.setdefault("metadata", {})
+            old_uid = meta.get("uid")
+            stamp = meta.get("creationTimestamp")
+            if body["kind"] == "Workload" and previous_stamp is not None and stamp != previous_stamp:
+                self.sleep(1.05)  # the server stamps creation to the second
+            if body["kind"] == "Workload":
+                previous_stamp = stamp
+            for key in SERVER_FIELDS:
+                meta.pop(key, None)
+            for owner in meta.get("ownerReferences", []):
+                owner["uid"] = uids.get(owner.get("uid", ""), owner.get("uid", ""))
+            if body["kind"] == "Event":
+                involved = body.get("involvedObject", {})
+                involved["uid"] = uids.get(involved.get("uid", ""), involved.get("uid", ""))
+                involved.pop("resourceVersion", None)
+            if body["kind"] == "Job":
+                _fresh_job(body)
+            status = body.pop("status", None)
+            collection = self.path_of(body)
+            made = self.cluster.admin.create(collection, body)
+            name = meta["name"]
+            if old_uid:
+                uids[old_uid] = made["metadata"]["uid"]
+            namespace = meta.get("namespace")
+            if body["kind"] == "Namespace":
+                loaded.namespaces.append(name)
+            elif not namespace:
+                loaded.cluster_scoped.append(f"{collection}/{name}")
+            if status and body["kind"] not in ("Namespace", "Event"):
+                made["status"] = status
+                try:
+                    self.cluster.admin.replace(f"{collection}/{name}/status", made)
+                except BotError as error:
+                    loaded.differences.append(f"{body['kind']} {name}: status refused ({error})")
+        return loaded
+
+    def path_of(self, body: Mapping[str, Any]) -> str:
+        api_version = body["apiVersion"]
+        group, _, version = api_version.rpartition("/")
+        resource = RESOURCES[body["kind"]]
+        namespace = body["metadata"].get("namespace")
+        base = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        return f"{base}/namespaces/{namespace}/{resource}" if namespace else f"{base}/{resource}"
+
+    def remove(self, loaded: Loaded) -> None:
+        for namespace in loaded.namespaces:
+            for plural in ("pods", "events"):  # pods at once: no kubelet confirms a graceful deletion
+                for item in self.cluster._items(f"/api/v1/namespaces/{namespace}/{plural}"):
+                    path = f"/api/v1/namespaces/{namespace}/{plural}/{item['metadata']['name']}"
+                    self.cluster._quietly(
+                        lambda path=path: self.cluster.admin.call(
+                            "DELETE", path, query={"gracePeriodSeconds": 0}, writing=True
+                        )
+                    )
+            self.cluster.remove_namespace(namespace)
+        for path in reversed(loaded.cluster_scoped):
+            self.cluster._strip_and_delete(path)
+
+
+RESOURCES = {
+    "Namespace": "namespaces",
+    "Node": "nodes",
+    "Pod": "pods",
+    "Event": "events",
+    "Job": "jobs",
+    "Workload": "workloads",
+    "LocalQueue": "localqueues",
+    "ClusterQueue": "clusterqueues",
+    "ResourceFlavor": "resourceflavors",
+    "Cohort": "cohorts",
+    "AdmissionCheck": "admissionchecks",
+    "WorkloadPriorityClass": "workloadpriorityclasses",
+    "Topology": "topologies",
+}
+
+
+def _fresh_job(body: dict[str, Any]) -> None:
+    """A Job as a client sends it: no selector made from the old uid (the server makes a new one)."""
+    spec = body.get("spec", {})
+    if not spec.get("manualSelector"):
+        spec.pop("selector", None)
+        labels = spec.get("template", {}).get("metadata", {}).get("labels", {})
+        for key in JOB_LABELS:
+            labels.pop(key, None)
+    labels = body["metadata"].get("labels", {})
+    for key in JOB_LABELS:
+        labels.pop(key, None)

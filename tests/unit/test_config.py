@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import fields
 from pathlib import Path
 
 import pytest
 from bot.cli import main
-from bot.config import Secret, Settings, load_settings, parse_duration, read_env_file
+from bot.config import NAMES, SETTINGS, Secret, Settings, inspect_settings, load_settings, parse_duration, read_env_file
 from bot.errors import ConfigError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -86,20 +87,90 @@ def test_the_environment_wins_over_the_env_file(tmp_path: Path) -> None:
 
 def test_env_example_documents_exactly_the_settings() -> None:
     documented = set(read_env_file(ROOT / ".env.example"))
-    source = (ROOT / "bot" / "config.py").read_text()
-    read = set(re.findall(r'get\("([A-Z_]+)"', source))
-    assert documented == read
+    assert documented == {setting.env for setting in SETTINGS} == NAMES
     # ... and every documented key is explained by a comment right above it.
     lines = (ROOT / ".env.example").read_text().splitlines()
     for index, line in enumerate(lines):
         if re.match(r"^[A-Z_]+=", line):
             above = lines[index - 1]
             assert above.startswith("#") or re.match(r"^[A-Z_]+=", above), line
-    assert {f.name.upper() for f in fields(Settings)} >= {"PORT", "STATE_URL", "NOTIFY_AFTER_SECONDS"}
+    assert {f.name for f in fields(Settings)} == {setting.field for setting in SETTINGS}
 
 
-def test_the_example_file_is_valid_settings(tmp_path: Path) -> None:
-    load_settings({}, env_file=ROOT / ".env.example")
+def test_the_table_defaults_are_the_dataclass_defaults() -> None:
+    """Settings() built in code (the demo, the tests) and load_settings() of nothing agree."""
+    assert load_settings({}, env_file=None, require_slack=False) == Settings()
+
+
+def test_the_example_file_is_valid_but_for_its_placeholders() -> None:
+    example = read_env_file(ROOT / ".env.example")
+    for setting in SETTINGS:
+        assert all(example[setting.env] == placeholder for placeholder in setting.placeholders), setting.env
+    inspection = inspect_settings({}, env_file=ROOT / ".env.example")
+    assert inspection.problems == (
+        "SLACK_BOT_TOKEN: still the placeholder of .env.example: set the real value",
+        "SLACK_SIGNING_SECRET: still the placeholder of .env.example: set the real value",
+    )
+    load_settings(GOOD, env_file=ROOT / ".env.example")  # the real values set: valid
+
+
+PROBLEMS = [
+    ({"SLACK_BOT_TOKNE": "xoxb-1-2-abc"}, "SLACK_BOT_TOKNE is not a setting: did you mean SLACK_BOT_TOKEN?"),
+    ({"NOTIFY_AFTER_SECONDS": "90"}, "NOTIFY_AFTER_SECONDS is not a setting: did you mean NOTIFY_AFTER?"),
+    ({"FROBNICATE": "1"}, "FROBNICATE is not a setting (see .env.example for the names)"),
+    ({"KUBECONFIG": "/no/such/kubeconfig"}, "KUBECONFIG: no such file: /no/such/kubeconfig"),
+    (
+        {"SLACK_API_URL": "https://bot:xoxb-9-9-secret@proxy.example/api/"},
+        "SLACK_API_URL: '***' carries credentials: they would show wherever the URL is logged; give them in "
+        "their own setting (SLACK_BOT_TOKEN) or the kubeconfig",
+    ),
+    (
+        {"SLACK_API_URL": "https://user:hunter2@proxy.example/api/"},
+        "SLACK_API_URL: 'https://***@proxy.example/api/' carries credentials: they would show wherever the URL "
+        "is logged; give them in their own setting (SLACK_BOT_TOKEN) or the kubeconfig",
+    ),
+    ({"PORT": "xoxb-1-2-abc"}, "PORT: '***' is not a port number (1-65535)"),
+    ({"SLACK_SIGNING_SECRET": "your-signing-secret"}, "SLACK_SIGNING_SECRET: still the placeholder of .env.example"),
+]
+
+
+@pytest.mark.parametrize(
+    ("written", "problem"), PROBLEMS, ids=["typo", "old-name", "unknown", "kubeconfig", "token-in-url", "password",
+                                           "token-in-port", "placeholder"]
+)  # fmt: skip
+def test_a_problem_in_the_env_file_is_one_clear_line(tmp_path: Path, written: dict[str, str], problem: str) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("".join(f"{k}={v}\n" for k, v in {**GOOD, **written}.items()))
+    inspection = inspect_settings({}, env_file=env_file)
+    assert [p for p in inspection.problems if p.startswith(problem)], inspection.problems
+    assert len(inspection.problems) == 1, inspection.problems
+    for secret in ("xoxb-1-2-abc", "xoxb-9-9-secret", "hunter2"):
+        assert secret not in " ".join(inspection.problems) and secret not in str(inspection.rows())
+
+
+def test_in_the_environment_only_near_misses_are_unknown_settings() -> None:
+    environment = {**GOOD, "PATH": "/bin", "HOSTNAME": "pod-1", "KUBE_EDITOR": "vi", "SLACK_SINGING_SECRET": "x"}
+    assert inspect_settings(environment, env_file=None).problems == (
+        "SLACK_SINGING_SECRET is not a setting: did you mean SLACK_SIGNING_SECRET?",
+    )
+
+
+def test_the_rows_name_the_variables_and_where_each_came_from(tmp_path: Path) -> None:
+    env_file = tmp_path / "my.env"
+    env_file.write_text("NOTIFY_AFTER=2h\nPORT=nope\n")
+    rows = {name: (value, origin) for name, value, origin in inspect_settings(GOOD, env_file=env_file).rows()}
+    assert rows["NOTIFY_AFTER"] == ("2h", str(env_file))
+    assert rows["PORT"] == ("(invalid: see below)", str(env_file))
+    assert rows["SLACK_BOT_TOKEN"] == ("(set, hidden)", "environment")
+    assert rows["LOG_LEVEL"] == ("INFO", "default")
+    assert rows["STATE_URL"] == ("sqlite:///kueue-bot-state.sqlite3", "default")
+    assert "NOTIFY_AFTER_SECONDS" not in rows
+
+
+def test_a_kubeconfig_list_needs_one_file_that_exists(tmp_path: Path) -> None:
+    (tmp_path / "b").write_text("apiVersion: v1\n")
+    listed = f"{tmp_path / 'a'}{os.pathsep}{tmp_path / 'b'}"
+    assert load_settings({**GOOD, "KUBECONFIG": listed}, env_file=None).kubeconfig == listed
 
 
 def test_check_config_prints_masked_settings_and_problems(
