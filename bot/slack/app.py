@@ -45,9 +45,10 @@ from bot.service import (
     Silence,
     Unavailable,
     Unsupported,
+    Using,
     Watching,
 )
-from bot.slack import render
+from bot.slack import render, render_who
 from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.gate import Door, Ledger
 from bot.slack.mrkdwn import code
@@ -55,6 +56,7 @@ from bot.slack.mrkdwn import code as mrkdwn_code
 from bot.slack.parse import Command, Question, parse
 from bot.slack.render import SlackMessage
 from bot.trace.queueview import QueueView
+from bot.trace.usage import Unknown
 
 log = logging.getLogger(__name__)
 
@@ -343,6 +345,10 @@ class SlackBot:
             muted = await self.service.mute(asker, question.command == Command.MUTE)
             if isinstance(muted, Muted):
                 return [render.muted(language=language) if muted.on else render.unmuted(language=language)]
+        if question.command == Command.WHO or (question.focus == "who" and question.name):  # issue 16
+            who = await self._who_message(question, asker, language)
+            if who is not None:
+                return [who]
         if question.focus and not question.name and question.command == Command.WHY:  # issue 16
             return [render.focused_which_job(question.focus, language=language)]
         if question.command == Command.WHY and not question.name:
@@ -441,6 +447,20 @@ class SlackBot:
                 known = True  # unknown: counted, so the answer stays safe
             self._people[user] = known
         return known
+
+    async def _who_message(self, question: Question, asker: Asker, language: str) -> SlackMessage | None:
+        """Who holds a resource, cluster-wide; for "who is using X?" with X a word that could be a job's
+        name, None unless X names a resource, flavor or ClusterQueue (then it is the job's holders)."""
+        phrase = question.command != Command.WHO
+        words = (question.name or "",) if phrase else question.subject
+        found = await self.service.who(asker, words, only_if_known=phrase)
+        if found is None:
+            return None
+        if isinstance(found, Using):
+            return render_who.who_view(found.usage, language=language, shown=found.shown)
+        if isinstance(found, Unknown):
+            return render_who.unknown_subject(found, language=language)
+        return self._outcome_messages(found, language)[0]
 
     async def _queue_message(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
         if namespace is None:
