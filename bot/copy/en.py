@@ -45,11 +45,26 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it.",
     ),
     "headline.exceeds-max-quota": (
+        "{job} will never be admitted as configured, not even partially: at its minimum of {min_pods} of its "
+        "{all_pods} pods it still asks for {requested} {resource}, but ClusterQueue {cluster_queue} can never "
+        "give more than {maximum} {resource} (flavor {flavor}).",
         "{job} will never be admitted as configured: it asks for {requested} {resource}, but ClusterQueue "
         "{cluster_queue} can never give more than {maximum} {resource} (flavor {flavor}).",
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
+        "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue} ({needed} more {resource} needed), "
+        "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops "
+        "its flavor search at {flavor} and never tries {free_flavor}.",
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once {needed} more {resource} is "
+        "free in ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once {needed} more {resource} is "
+        "free in ClusterQueue {cluster_queue} (flavor {flavor}).",
+        "{job} waits for capacity that others use now: its {all_pods} pods do not fit, but Kueue admits it "
+        "partially (minimum {min_pods} pods): it would start with {pods} pods once capacity frees in "
+        "ClusterQueue {cluster_queue}.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
         "{cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
@@ -59,6 +74,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
+        "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
+        "the first flavor where preemption can make room and never tries {free_flavor}.",
         "{job} should start soon: Kueue is preempting {preemptions} workload(s) in ClusterQueue "
         "{cluster_queue} to make room for it.",
         "{job} should start soon: Kueue is preempting other workloads in ClusterQueue {cluster_queue} to make "
@@ -73,6 +91,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admissions meanwhile."
     ),
     "headline.not-yet-evaluated": (
+        "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
+        "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try. Position "
+        "{position} in the queue, {ahead} ahead.",
+        "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
+        "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try.",
         "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet: position {position}, "
         "{ahead} ahead.",
         "{job} is queued in ClusterQueue {cluster_queue} and Kueue has not tried it yet.",
@@ -195,6 +218,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.topology-no-fit": (
         "Kueue: topology {topology} cannot place the pods: {text}",
         "Kueue: topology-aware scheduling cannot place the pods: {text}",
+        "Kueue: topology {topology} cannot place the pods.",
+        "Kueue: topology-aware scheduling cannot place the pods.",
     ),
     "record.topology-request-invalid": "Kueue: invalid topology request: {text}",
     "record.no-longer-fits": "Kueue: another workload took the capacity in the same cycle; it will retry.",
@@ -223,11 +248,26 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.dra-unsupported": "Kueue: {text}",
     "record.delayed-topology-request": "Kueue: there are pending delayed topology requests.",
     "record.on-hold": "Kueue: the workload is on hold (for instance a StatefulSet scaled to zero).",
-    "record.preempted": "Kueue: it was preempted: {text}",
-    "record.pods-ready-timeout": "Kueue: its pods were not ready in time: {text}",
-    "record.admission-check-eviction": "Kueue: evicted by an admission check: {text}",
-    "record.node-replacement-failed": "Kueue: no replacement for an unhealthy node: {text}",
-    "record.flavor-migration": "Kueue: evicted to move to a more favourable flavor: {text}",
+    "record.preempted": (
+        "Kueue: it was preempted: {text}",
+        "Kueue: it was preempted.",
+    ),
+    "record.pods-ready-timeout": (
+        "Kueue: its pods were not ready in time: {text}",
+        "Kueue: its pods were not ready in time.",
+    ),
+    "record.admission-check-eviction": (
+        "Kueue: evicted by an admission check: {text}",
+        "Kueue: evicted by an admission check.",
+    ),
+    "record.node-replacement-failed": (
+        "Kueue: no replacement for an unhealthy node: {text}",
+        "Kueue: no replacement for an unhealthy node.",
+    ),
+    "record.flavor-migration": (
+        "Kueue: evicted to move to a more favourable flavor: {text}",
+        "Kueue: evicted to move to a more favourable flavor.",
+    ),
     "record.quota-reserved": "Kueue: {text}",
     "record.unknown": "Kueue: {text}",
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
@@ -270,7 +310,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "local-queue.stopped": "LocalQueue {queue} is stopped (stopPolicy {policy}).",
     "cluster-queue.missing": "ClusterQueue {cluster_queue} does not exist.",
     "cluster-queue.stopped": "ClusterQueue {cluster_queue} is stopped (stopPolicy {policy}).",
-    "cluster-queue.inactive": "ClusterQueue {cluster_queue} is inactive: {detail}.",
+    "cluster-queue.inactive": (
+        "ClusterQueue {cluster_queue} is inactive: {detail}.",
+        "ClusterQueue {cluster_queue} is inactive.",
+    ),
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
@@ -284,6 +327,22 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.reserved": ("Quota reserved in ClusterQueue {cluster_queue}.", "Quota reserved."),
     "flavors.resource-not-covered": "ClusterQueue {cluster_queue} covers no {resource}: no flavor can give it.",
     "flavors.missing": "Flavor {flavor} does not exist.",
+    "flavors.stops-to-preempt": (
+        "Kueue stops its flavor search at flavor {flavor} for pod set {pod_set}: preemption can make room there "
+        "and flavorFungibility.{policy} is MayStopSearch, so flavor {free}, which has room now, is never tried.",
+        "Kueue stops its flavor search at flavor {flavor} for pod set {pod_set}: preemption can make room there "
+        "and flavorFungibility.{policy} is MayStopSearch.",
+    ),
+    "flavors.stops-to-borrow": (
+        "Kueue takes flavor {flavor} for pod set {pod_set} by borrowing from the cohort: flavorFungibility.{policy} "
+        "is MayStopSearch, so flavor {free}, which fits without borrowing, is never tried.",
+        "Kueue takes flavor {flavor} for pod set {pod_set} by borrowing from the cohort: flavorFungibility.{policy} "
+        "is MayStopSearch.",
+    ),
+    "flavors.skips-borrowing": (
+        "Kueue takes flavor {flavor} for pod set {pod_set}: flavor {skipped} fits only by borrowing and "
+        "flavorFungibility.whenCanBorrow is TryNextFlavor."
+    ),
     "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
     "flavors.node-labels": (
         "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
@@ -342,7 +401,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Admission check {check}: {state}.",
     ),
     "scheduling.pods": "Pods: {total} in all, {running} running, {pending} waiting for a node.",
-    "scheduling.failed": "Pod {pod} cannot be scheduled: {message}",
+    "scheduling.failed": (
+        "Pod {pod} cannot be scheduled: {message}",
+        "Pod {pod} cannot be scheduled (the scheduler's words are quoted above).",
+    ),
     "scheduling.gated": "Pod {pod} is held by scheduling gate(s) {gates}.",
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
     "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
@@ -380,7 +442,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to create ClusterQueue {cluster_queue} or fix the LocalQueue.",
         "Ask an admin to fix the LocalQueue: it points to no ClusterQueue.",
     ),
-    "action.ask-admin-inactive": "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
+    "action.ask-admin-inactive": (
+        "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
+        "Ask an admin to fix ClusterQueue {cluster_queue}.",
+    ),
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",

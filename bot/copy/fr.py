@@ -48,12 +48,28 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "flavor ne peut l'accueillir.",
     ),
     "headline.exceeds-max-quota": (
+        "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
+        "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
+        "jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
         "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande plus que la ClusterQueue {cluster_queue} ne peut "
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
+        "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue} (il manque {needed} {resource}), "
+        "alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut MayStopSearch, donc "
+        "Kueue arrête sa recherche de flavor à {flavor} et n'essaie jamais {free_flavor}.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "{needed} {resource} de plus seront libres dans la ClusterQueue {cluster_queue} (flavor {flavor}). "
+        "Position {position} dans la file, {ahead} devant.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "{needed} {resource} de plus seront libres dans la ClusterQueue {cluster_queue} (flavor {flavor}).",
+        "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
+        "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
+        "de la capacité se libère dans la ClusterQueue {cluster_queue}.",
         "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
         "dans la ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} dans la file, {ahead} "
         "devant.",
@@ -64,6 +80,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue}, où Kueue fait de la place par "
+        "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
+        "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
+        "n'essaie jamais {free_flavor}.",
         "{job} devrait bientôt démarrer : Kueue préempte {preemptions} workload(s) dans la ClusterQueue "
         "{cluster_queue} pour lui faire de la place.",
         "{job} devrait bientôt démarrer : Kueue préempte d'autres workloads dans la ClusterQueue "
@@ -78,6 +98,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "nouvelles admissions en attendant."
     ),
     "headline.not-yet-evaluated": (
+        "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
+        "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
+        "son prochain essai. Position {position} dans la file, {ahead} devant.",
+        "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
+        "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
+        "son prochain essai.",
         "{job} est en file dans la ClusterQueue {cluster_queue} et Kueue ne l'a pas encore examiné : position "
         "{position}, {ahead} devant.",
         "{job} est en file dans la ClusterQueue {cluster_queue} et Kueue ne l'a pas encore examiné.",
@@ -204,6 +230,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.topology-no-fit": (
         "Kueue : la topologie {topology} ne peut pas placer les pods : {text}",
         "Kueue : l'ordonnancement topologique ne peut pas placer les pods : {text}",
+        "Kueue : la topologie {topology} ne peut pas placer les pods.",
+        "Kueue : l'ordonnancement topologique ne peut pas placer les pods.",
     ),
     "record.topology-request-invalid": "Kueue : demande topologique invalide : {text}",
     "record.no-longer-fits": "Kueue : un autre workload a pris la capacité dans le même cycle ; nouvel essai bientôt.",
@@ -232,11 +260,26 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.dra-unsupported": "Kueue : {text}",
     "record.delayed-topology-request": "Kueue : des demandes topologiques différées sont en attente.",
     "record.on-hold": "Kueue : le workload est en suspens (par exemple un StatefulSet ramené à zéro).",
-    "record.preempted": "Kueue : il a été préempté : {text}",
-    "record.pods-ready-timeout": "Kueue : ses pods n'ont pas été prêts à temps : {text}",
-    "record.admission-check-eviction": "Kueue : évincé par un contrôle d'admission : {text}",
-    "record.node-replacement-failed": "Kueue : pas de remplaçant pour un nœud défaillant : {text}",
-    "record.flavor-migration": "Kueue : évincé pour passer sur une flavor plus favorable : {text}",
+    "record.preempted": (
+        "Kueue : il a été préempté : {text}",
+        "Kueue : il a été préempté.",
+    ),
+    "record.pods-ready-timeout": (
+        "Kueue : ses pods n'ont pas été prêts à temps : {text}",
+        "Kueue : ses pods n'ont pas été prêts à temps.",
+    ),
+    "record.admission-check-eviction": (
+        "Kueue : évincé par un contrôle d'admission : {text}",
+        "Kueue : évincé par un contrôle d'admission.",
+    ),
+    "record.node-replacement-failed": (
+        "Kueue : pas de remplaçant pour un nœud défaillant : {text}",
+        "Kueue : pas de remplaçant pour un nœud défaillant.",
+    ),
+    "record.flavor-migration": (
+        "Kueue : évincé pour passer sur une flavor plus favorable : {text}",
+        "Kueue : évincé pour passer sur une flavor plus favorable.",
+    ),
     "record.quota-reserved": "Kueue : {text}",
     "record.unknown": "Kueue : {text}",
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
@@ -282,7 +325,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "local-queue.stopped": "La LocalQueue {queue} est arrêtée (stopPolicy {policy}).",
     "cluster-queue.missing": "La ClusterQueue {cluster_queue} n'existe pas.",
     "cluster-queue.stopped": "La ClusterQueue {cluster_queue} est arrêtée (stopPolicy {policy}).",
-    "cluster-queue.inactive": "La ClusterQueue {cluster_queue} est inactive : {detail}.",
+    "cluster-queue.inactive": (
+        "La ClusterQueue {cluster_queue} est inactive : {detail}.",
+        "La ClusterQueue {cluster_queue} est inactive.",
+    ),
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
@@ -297,6 +343,24 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "cluster-queue.admitted": ("Admis par la ClusterQueue {cluster_queue}.", "Admis."),
     "cluster-queue.reserved": ("Quota réservé dans la ClusterQueue {cluster_queue}.", "Quota réservé."),
     "flavors.resource-not-covered": "La ClusterQueue {cluster_queue} ne couvre pas {resource} : aucune flavor ne peut en donner.",
+    "flavors.stops-to-preempt": (
+        "Kueue arrête sa recherche de flavor à {flavor} pour le pod set {pod_set} : la préemption peut y faire "
+        "de la place et flavorFungibility.{policy} vaut MayStopSearch, donc la flavor {free}, qui a de la place "
+        "maintenant, n'est jamais essayée.",
+        "Kueue arrête sa recherche de flavor à {flavor} pour le pod set {pod_set} : la préemption peut y faire "
+        "de la place et flavorFungibility.{policy} vaut MayStopSearch.",
+    ),
+    "flavors.stops-to-borrow": (
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} en empruntant à la cohorte : "
+        "flavorFungibility.{policy} vaut MayStopSearch, donc la flavor {free}, qui tient sans emprunt, n'est "
+        "jamais essayée.",
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} en empruntant à la cohorte : "
+        "flavorFungibility.{policy} vaut MayStopSearch.",
+    ),
+    "flavors.skips-borrowing": (
+        "Kueue prend la flavor {flavor} pour le pod set {pod_set} : la flavor {skipped} ne tient qu'en "
+        "empruntant et flavorFungibility.whenCanBorrow vaut TryNextFlavor."
+    ),
     "flavors.missing": "La flavor {flavor} n'existe pas.",
     "flavors.taint": "La flavor {flavor} pose le taint {taint} sur ses nœuds ; le pod set {pod_set} ne le tolère pas.",
     "flavors.node-labels": (
@@ -358,7 +422,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Contrôle d'admission {check} : {state}.",
     ),
     "scheduling.pods": "Pods : {total} en tout, {running} en cours, {pending} en attente d'un nœud.",
-    "scheduling.failed": "Le pod {pod} ne peut pas être placé : {message}",
+    "scheduling.failed": (
+        "Le pod {pod} ne peut pas être placé : {message}",
+        "Le pod {pod} ne peut pas être placé (les mots du scheduler sont cités plus haut).",
+    ),
     "scheduling.gated": "Le pod {pod} est retenu par le(s) scheduling gate(s) {gates}.",
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
     "scheduling.flavor-nodes": (
@@ -400,7 +467,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Demandez à un admin de créer la ClusterQueue {cluster_queue} ou de corriger la LocalQueue.",
         "Demandez à un admin de corriger la LocalQueue : elle ne désigne aucune ClusterQueue.",
     ),
-    "action.ask-admin-inactive": "Demandez à un admin de réparer la ClusterQueue {cluster_queue} : {detail}.",
+    "action.ask-admin-inactive": (
+        "Demandez à un admin de réparer la ClusterQueue {cluster_queue} : {detail}.",
+        "Demandez à un admin de réparer la ClusterQueue {cluster_queue}.",
+    ),
     "action.ask-admin-namespace": (
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
     ),

@@ -35,7 +35,7 @@ from bot.trace.model import (
     ResourceFlavor,
     Workload,
 )
-from bot.trace.snapshot import queue_order_key, waits_in_queue
+from bot.trace.snapshot import in_queue_order, queue_order_key, waits_in_queue
 
 OrderKey = tuple[int, datetime, str, str, str]
 
@@ -215,6 +215,12 @@ class CacheIndex:
         local_queue = self._lqs.get((namespace, queue))
         return local_queue.cluster_queue if local_queue is not None else None
 
+    def _ordered_cq_of(self, namespace: str, queue: str) -> str | None:
+        """The ClusterQueue whose order holds this LocalQueue's Workloads: none while a stopPolicy keeps
+        the LocalQueue out of Kueue's queue manager (`in_queue_order`, issue 11 bug b)."""
+        local_queue = self._lqs.get((namespace, queue))
+        return local_queue.cluster_queue if local_queue is not None and in_queue_order(local_queue) else None
+
     def _forget_views(self, namespace: str, *cluster_queues: str | None) -> None:
         views = self._views
         views.pop(("ns", namespace), None)
@@ -234,7 +240,7 @@ class CacheIndex:
             _add_to(self._wl_lq, (namespace, queue), name, workload)
             waiting = _waiting_key(workload)
             if waiting is not None:
-                self._enqueue(namespace, queue, cq, waiting)
+                self._enqueue(namespace, queue, self._ordered_cq_of(namespace, queue), waiting)
         admitted_in = workload.admission.cluster_queue if workload.admission is not None else None
         if admitted_in is not None:
             _add_to(self._wl_admitted, admitted_in, key, workload)
@@ -251,7 +257,7 @@ class CacheIndex:
             _remove_from(self._wl_lq, (namespace, queue), name)
             waiting = _waiting_key(workload)
             if waiting is not None:
-                self._dequeue(namespace, queue, cq, waiting)
+                self._dequeue(namespace, queue, self._ordered_cq_of(namespace, queue), waiting)
         admitted_in = workload.admission.cluster_queue if workload.admission is not None else None
         if admitted_in is not None:
             _remove_from(self._wl_admitted, admitted_in, key)
@@ -296,9 +302,9 @@ class CacheIndex:
         old_waiting, waiting = _waiting_key(old), _waiting_key(new)
         if old_waiting != waiting or queue != old_queue:
             if old_waiting is not None:
-                self._dequeue(namespace, old_queue, old_cq, old_waiting)
+                self._dequeue(namespace, old_queue, self._ordered_cq_of(namespace, old_queue), old_waiting)
             if waiting is not None:
-                self._enqueue(namespace, queue, cq, waiting)
+                self._enqueue(namespace, queue, self._ordered_cq_of(namespace, queue), waiting)
         return old_cq, cq
 
     def _enqueue(self, namespace: str, queue: str, cq: str | None, waiting: OrderKey) -> None:
@@ -332,18 +338,20 @@ class CacheIndex:
 
     def _put_local_queue(self, key: Key, local_queue: LocalQueue) -> None:
         old = self._lqs.get(key)
-        old_cq = old.cluster_queue if old is not None else None
+        old_cq = old.cluster_queue if old is not None and in_queue_order(old) else None
+        new_cq = local_queue.cluster_queue if in_queue_order(local_queue) else None
         if old is not None:
             _remove_from(self._lq_cq, old.cluster_queue, key)
         namespace, name = key
         self._lqs[key] = local_queue
         _add_to(self._lq_ns, namespace, name, local_queue)
         _add_to(self._lq_cq, local_queue.cluster_queue, key, local_queue)
-        if old_cq != local_queue.cluster_queue:
+        if old_cq != new_cq:
             for waiting in list(self._lq_order.get(key) or ()):
                 if old_cq is not None:
                     self._discard_from(self._cq_order, old_cq, waiting)
-                self._order_of_cq(local_queue.cluster_queue).add(waiting)
+                if new_cq is not None:
+                    self._order_of_cq(new_cq).add(waiting)
         self._views.clear()
 
     def _delete_local_queue(self, key: Key) -> None:
@@ -352,8 +360,9 @@ class CacheIndex:
             return
         _remove_from(self._lq_ns, key[0], key[1])
         _remove_from(self._lq_cq, old.cluster_queue, key)
-        for waiting in list(self._lq_order.get(key) or ()):
-            self._discard_from(self._cq_order, old.cluster_queue, waiting)
+        if in_queue_order(old):
+            for waiting in list(self._lq_order.get(key) or ()):
+                self._discard_from(self._cq_order, old.cluster_queue, waiting)
         self._views.clear()
 
     def _in_order(self, order: Iterable[OrderKey]) -> tuple[Workload, ...]:

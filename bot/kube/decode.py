@@ -294,7 +294,7 @@ def cluster_queue(raw: Raw, parts: Parts = PLAIN) -> ClusterQueue:
     admission_scope = _map(spec.get("admissionScope"))
     return ClusterQueue(
         meta=meta(raw, parts),
-        resource_groups=_resource_groups(spec.get("resourceGroups")),
+        resource_groups=_resource_groups(_effective(spec.get("resourceGroups"), status)),
         cohort=_str(spec.get("cohortName")) or _str(spec.get("cohort")),
         namespace_selector=label_selector(spec.get("namespaceSelector")),
         stop_policy=_str(spec.get("stopPolicy"), "None") or "None",
@@ -315,7 +315,47 @@ def cluster_queue(raw: Raw, parts: Parts = PLAIN) -> ClusterQueue:
         usage=_quantities_by_flavor(status["flavorsUsage"]) if "flavorsUsage" in status else None,
         pending_count=_int(status["pendingWorkloads"]) if status.get("pendingWorkloads") is not None else None,
         fair_sharing_admission=admission_scope.get("admissionMode") == "UsageBasedAdmissionFairSharing",
+        fungibility=_fungibility(spec.get("flavorFungibility")),
+        effective_quota_by=_effective_by(status.get("effectiveQuotas")),
     )
+
+
+# v1beta1's deprecated policy names (apis/kueue/v1beta1/clusterqueue_types.go FlavorFungibilityPolicy):
+# Borrow and Preempt are the old names of MayStopSearch.
+_FUNGIBILITY_NAMES = {"Borrow": "MayStopSearch", "Preempt": "MayStopSearch"}
+
+
+def _fungibility(raw: object) -> dict[str, str]:
+    """spec.flavorFungibility with the v1beta2 names; defaults filled (whenCanBorrow MayStopSearch,
+    whenCanPreempt TryNextFlavor: +kubebuilder:default in both API versions)."""
+    spec = _map(raw)
+    found = {
+        "whenCanBorrow": _str(spec.get("whenCanBorrow"), "MayStopSearch") or "MayStopSearch",
+        "whenCanPreempt": _str(spec.get("whenCanPreempt"), "TryNextFlavor") or "TryNextFlavor",
+    }
+    found = {key: _FUNGIBILITY_NAMES.get(value, value) for key, value in found.items()}
+    preference = _str(spec.get("preference"))
+    if preference:
+        found["preference"] = preference
+    return found
+
+
+def _effective(spec_groups: object, status: Mapping[str, object]) -> object:
+    """status.effectiveQuotas.resourceGroups when set (v0.20, DynamicQuotaOrchestration, KEP-12382: "used for
+    scheduling instead of spec.resourceGroups when present"; an empty list is a complete override), else
+    spec.resourceGroups."""
+    effective = _map(status.get("effectiveQuotas"))
+    groups = effective.get("resourceGroups")
+    return groups if isinstance(groups, list) else spec_groups
+
+
+def _effective_by(raw: object) -> str:
+    effective = _map(raw)
+    if not isinstance(effective.get("resourceGroups"), list):
+        return ""
+    ref = _map(effective.get("orchestratorRef"))
+    kind, name = _str(ref.get("kind")), _str(ref.get("name"))
+    return f"{kind}/{name}" if kind and name else (kind or name or "?")
 
 
 def resource_flavor(raw: Raw, parts: Parts = PLAIN) -> ResourceFlavor:
@@ -331,10 +371,12 @@ def resource_flavor(raw: Raw, parts: Parts = PLAIN) -> ResourceFlavor:
 
 def cohort(raw: Raw, parts: Parts = PLAIN) -> Cohort:
     spec = _map(raw.get("spec"))
+    status = _map(raw.get("status"))
     return Cohort(
         meta=meta(raw, parts),
         parent=_str(spec.get("parentName")) or _str(spec.get("parent")),
-        resource_groups=_resource_groups(spec.get("resourceGroups")),
+        resource_groups=_resource_groups(_effective(spec.get("resourceGroups"), status)),
+        effective_quota_by=_effective_by(status.get("effectiveQuotas")),
     )
 
 

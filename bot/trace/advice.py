@@ -34,10 +34,22 @@ def _fact(record: Classification | None, *causes: Cause) -> messages.Fact | None
 
 
 def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
-    if walk.fit is None:
+    fit = walk.fit
+    partial = walk.partial
+    if partial is not None:  # with partial admission, what matters is at the counts Kueue would try
+        fit = partial.min_fit if never else (partial.ever_fit or fit)
+    if fit is None:
         return None
-    shortfalls = [s for s in walk.fit.shortfalls() if s.never == never]
+    shortfalls = [s for s in fit.shortfalls() if s.never == never]
     return shortfalls[0] if shortfalls else None
+
+
+def _partial_params(walk: Walk, counts: tuple[int, ...] | None) -> HeadlineParams:
+    """The pods partial admission would give (`counts`), of all the pods, and the minimum."""
+    partial = walk.partial
+    if partial is None:
+        return {}
+    return {"pods": partial.pods_at(counts), "all_pods": partial.pods, "min_pods": partial.min_pods}
 
 
 # --- headlines ---------------------------------------------------------------------------------------
@@ -46,12 +58,15 @@ def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
 def _exceeds_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
     shortfall = first_shortfall(walk, never=True)
     if shortfall is not None:
-        return {
+        params: HeadlineParams = {
             "resource": shortfall.resource,
             "flavor": shortfall.flavor,
             "requested": human(shortfall.requested, shortfall.resource),
             "maximum": human(shortfall.capacity.maximum, shortfall.resource),
         }
+        if walk.partial is not None:  # not even its minCount fits: the minimum is what to name
+            params.update(all_pods=walk.partial.pods, min_pods=walk.partial.min_pods)
+        return params
     fact = _fact(record, Cause.EXCEEDS_MAX_CAPACITY)
     if fact is not None:
         return {"resource": fact.resource, "flavor": fact.flavor, "requested": fact.requested, "maximum": fact.maximum}
@@ -62,7 +77,8 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
     params: HeadlineParams = {}
     fact = _fact(record, Cause.INSUFFICIENT_UNUSED_QUOTA)
     shortfall = first_shortfall(walk, never=False)
-    if fact is not None:
+    partial_wait = walk.partial is not None and walk.partial.ever is not None and walk.partial.now is None
+    if fact is not None and not (partial_wait and shortfall is not None):  # Kueue's fact is of the full counts
         params.update(resource=fact.resource, flavor=fact.flavor, needed=fact.needed)
     elif shortfall is not None:
         params.update(
@@ -70,6 +86,19 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
         )
     if record is not None and record.preemptions_pending:
         params["preemptions"] = record.preemptions_pending
+    if partial_wait and walk.partial is not None:
+        params.update(_partial_params(walk, walk.partial.ever))
+    stop = next((g for g in walk.fit.policy_stops() if g.skipped_free), None) if walk.fit else None
+    if stop is not None and stop.chosen is not None and stop.chosen.fit != Fit.FITS:
+        # flavorFungibility is why it waits on this flavor while a later one has room
+        params.update(flavor=stop.chosen.flavor, free_flavor=stop.skipped_free, policy=stop.stopped_by)
+    return params
+
+
+def _not_yet_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    params = _record_headline(walk, workload, record)
+    if walk.partial is not None and walk.partial.now is not None:
+        params.update(_partial_params(walk, walk.partial.now))
     return params
 
 
@@ -115,6 +144,7 @@ _HEADLINES: dict[Verdict, _Headline] = {
     Verdict.EXCEEDS_MAX_QUOTA: _exceeds_headline,
     Verdict.WAITING_FOR_QUOTA: _waiting_headline,
     Verdict.WAITING_FOR_PREEMPTION: _waiting_headline,
+    Verdict.NOT_YET_EVALUATED: _not_yet_headline,
     Verdict.NO_MATCHING_FLAVOR: _no_flavor_headline,
     Verdict.QUEUE_STOPPED: _stopped_headline,
     Verdict.QUEUE_INACTIVE: _inactive_headline,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 
-from bot.trace.codes import Verdict
+from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, render
+from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned
-from bot.trace.explanation import Explanation, JobRef, Params, Text
+from bot.trace.explanation import Action, Explanation, JobRef, Params, Step, Text
 from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Workload
 from bot.trace.resolve import WORKLOAD_KIND
 from bot.trace.walk import Walk, present
@@ -52,17 +54,97 @@ def _kind(walk: Walk, workload: Workload | None, job: Job | None) -> str:
     return kind
 
 
+# Parameters that carry Kueue's (or the scheduler's) own words, verbatim: each is shown once in an answer.
+VERBATIM = ("message", "text", "detail", "reason")
+_MIN_VERBATIM = 16  # shorter values are names, not messages
+
+
+def _words(value: object) -> str | None:
+    """The words a parameter shows when it is a message (not a name or a CamelCase reason: long enough,
+    with a space); a fragment the engine composed counts by its English sentence."""
+    if isinstance(value, Text):
+        value = render(value.key, value.params, DEFAULT_LANGUAGE)
+    if isinstance(value, str) and len(value.strip()) >= _MIN_VERBATIM and " " in value.strip():
+        return value.strip()
+    return None
+
+
+def _templates(key: str) -> tuple[str, ...]:
+    entry = CATALOGUES[DEFAULT_LANGUAGE].get(key)
+    return (entry,) if isinstance(entry, str) else tuple(entry or ())
+
+
+def _placeholders(template: str) -> set[str]:
+    return {part.split("}", 1)[0] for part in template.split("{")[1:]}
+
+
+def _template(key: str, given: set[str]) -> str | None:
+    """The sentence render() writes for `key` with these parameters (the first whose placeholders are given)."""
+    return next((t for t in _templates(key) if _placeholders(t) <= given), None)
+
+
+def _shown(text: Text) -> list[str]:
+    """The words `text` shows: its VERBATIM parameters that its sentence uses."""
+    template = _template(text.key, set(text.params))
+    used = _placeholders(template) if template is not None else set()
+    found = [_words(value) for name, value in text.params.items() if name in VERBATIM and name in used]
+    return [words for words in found if words is not None]
+
+
+def _once(text: Text, shown: list[str], droppable: bool) -> Text | None:
+    """`text` without the words already shown (its shorter sentence); None when it could only repeat them
+    and may be left out (`droppable`), else as it is."""
+    params = dict(text.params)
+    for name in VERBATIM:
+        words = _words(params.get(name))
+        if words is None or not any(words in earlier for earlier in shown):
+            continue
+        rest = dict(params)
+        del rest[name]
+        if _template(text.key, set(rest)) is None:
+            return None if droppable else text
+        params = rest
+    return Text(text.key, params) if params != dict(text.params) else text
+
+
+def each_message_once(
+    headline: Text, steps: tuple[Step, ...], actions: tuple[Action, ...]
+) -> tuple[tuple[Step, ...], tuple[Action, ...]]:
+    """Issue 11, "every Kueue message shown once": Kueue copies one message to several conditions and
+    events, and the headline quotes what a step or the advice would; the reader sees each once, where it
+    comes first (the headline, then the steps in order, then the advice). A step that only informs, or an
+    action, whose sentence cannot do without the repeated words is left out: it would say nothing new."""
+    shown = _shown(headline)
+    kept_steps: list[Step] = []
+    for step in steps:
+        text = _once(step.text, shown, droppable=step.outcome == Outcome.INFO)
+        if text is None:
+            continue
+        shown.extend(_shown(text))
+        kept_steps.append(step if text is step.text else replace(step, text=text))
+    kept_actions: list[Action] = []
+    for action in actions:
+        text = _once(action.text, shown, droppable=False)
+        if text is None:
+            continue
+        shown.extend(_shown(text))
+        kept_actions.append(action if text is action.text else replace(action, text=text))
+    return tuple(kept_steps), tuple(kept_actions)
+
+
 def result(
     walk: Walk, verdict: Verdict, headline: Params, *, workload: Workload | None = None, job: Job | None = None
 ) -> Explanation:
     query = walk.query
+    headline_text = Text(f"headline.{verdict.value}", present({"job": walk.job_label, **headline}))
+    steps, actions = each_message_once(headline_text, tuple(walk.steps), tuple(walk.actions))
     return Explanation(
         job=JobRef(_kind(walk, workload, job), query.namespace, query.name),
         workload=(workload.namespace, workload.name) if workload else None,
         verdict=verdict,
-        headline=Text(f"headline.{verdict.value}", present({"job": walk.job_label, **headline})),
-        steps=tuple(walk.steps),
-        actions=tuple(walk.actions),
+        headline=headline_text,
+        steps=steps,
+        actions=actions,
         demand=walk.demand,
         assigned=assigned(workload) if workload is not None and workload.admission is not None else None,
         position=walk.position,

@@ -7,8 +7,8 @@ the cohort tree: will it never fit as configured, or does it wait for capacity o
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import IntEnum
 
@@ -17,6 +17,7 @@ from bot.trace.demand import PODS, pod_requests_in, pod_set_count
 from bot.trace.model import (
     ClusterQueue,
     Condition,
+    FlavorQuotas,
     LocalQueue,
     PodSet,
     ResourceFlavor,
@@ -67,16 +68,34 @@ class FlavorTry:
     missing_resources: tuple[str, ...] = ()
     shortfalls: tuple[Shortfall, ...] = ()
     capacities: tuple[Capacity, ...] = ()
+    borrows: bool = False  # it fits (or would, after preemption) only by borrowing from the cohort
+    preempts: bool = False  # it waits, and preemption could make room (Kueue's preempt/reclaim modes)
+
+
+# flavorFungibility (ClusterQueue spec): the policy values, v1beta2 names (v1beta1's deprecated Borrow and
+# Preempt are MayStopSearch; bot.kube.decode maps them), and the defaults of both API versions.
+MAY_STOP_SEARCH = "MayStopSearch"
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+WHEN_CAN_BORROW = "whenCanBorrow"
+WHEN_CAN_PREEMPT = "whenCanPreempt"
+PREFERENCE = "preference"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+FUNGIBILITY_DEFAULTS = {WHEN_CAN_BORROW: MAY_STOP_SEARCH, WHEN_CAN_PREEMPT: TRY_NEXT_FLAVOR}
 
 
 @dataclass(frozen=True)
 class GroupFit:
     covered: tuple[str, ...]
     tries: tuple[FlavorTry, ...]
+    chosen: FlavorTry | None = None  # the flavor Kueue settles on, when the search picked one
+    stopped_by: str = ""  # whenCanBorrow | whenCanPreempt: the policy that stopped the search at `chosen`
+    skipped_free: str = ""  # the first flavor after `chosen`, not tried, where it would fit now
 
     @property
     def best(self) -> FlavorTry | None:
-        """The flavor Kueue would take (the first that fits), else the least severe failure."""
+        """The flavor Kueue would take (its flavor search, `chosen`), else the least severe failure."""
+        if self.chosen is not None:
+            return self.chosen
         if not self.tries:
             return None
         return min(self.tries, key=lambda attempt: attempt.fit)
@@ -128,6 +147,11 @@ class QueueFit:
                 if best is not None:
                     found.extend(best.capacities)
         return found
+
+    def policy_stops(self) -> list[GroupFit]:
+        """The resource groups whose flavor search flavorFungibility stopped at a flavor that preempts or
+        borrows while a later flavor had room (the reason Kueue waits on flavor A while B looks free)."""
+        return [group for pod_set in self.pod_sets for group in pod_set.groups if group.stopped_by]
 
     def blocking_flavors(self) -> list[FlavorTry]:
         """Flavor attempts that cannot host a pod set (taints, node labels, missing)."""
@@ -260,10 +284,7 @@ def matches_node_labels(pod_set: PodSet, flavor: ResourceFlavor) -> bool:
     return False
 
 
-def _pod_set_resources(
-    per_pod: Mapping[str, Decimal], pod_set: PodSet, cq: ClusterQueue, workload: Workload | None
-) -> dict[str, Decimal]:
-    count = pod_set_count(pod_set, workload)
+def _pod_set_resources(per_pod: Mapping[str, Decimal], cq: ClusterQueue, count: int) -> dict[str, Decimal]:
     demand = {name: amount * count for name, amount in per_pod.items()}
     if any(PODS in group.covered for group in cq.resource_groups):
         demand[PODS] = Decimal(count)
@@ -305,19 +326,86 @@ def _try_flavor(
         fit = Fit.WAITS
     else:
         fit = Fit.FITS
-    return FlavorTry(flavor_name, fit, shortfalls=tuple(shortfalls), capacities=tuple(capacities))
+    # Borrowing: more than its nominal quota (clusterqueue_snapshot.go BorrowingWith); once waiting, after
+    # preemption in its own queue what counts is the request against the nominal quota.
+    borrows = any(
+        (
+            earlier.get((flavor_name, cap.resource), ZERO)
+            + requested[cap.resource]
+            + (cap.used if fit == Fit.FITS else ZERO)
+        )
+        > cap.nominal
+        for cap in capacities
+    )
+    return FlavorTry(flavor_name, fit, shortfalls=tuple(shortfalls), capacities=tuple(capacities), borrows=borrows)
+
+
+# --- flavor fungibility -----------------------------------------------------------------------------
+# flavorassigner.go findFlavorForPodSets: flavors in order; after each, shouldTryNextFlavor decides whether
+# the search goes on; when it ends without a stop, isPreferred picks the best mode of the flavors tried.
+# Modes (flavorassigner.go preemptionMode): noFit < noPreemptionCandidates < preempt/reclaim < fit.
+_NO_FIT, _NO_CANDIDATES, _PREEMPT, _FIT = 0, 1, 2, 3
+
+
+def _mode(attempt: FlavorTry) -> int:
+    if attempt.fit == Fit.FITS:
+        return _FIT
+    if attempt.fit == Fit.WAITS:
+        return _PREEMPT if attempt.preempts else _NO_CANDIDATES
+    return _NO_FIT
+
+
+def _try_next(attempt: FlavorTry, policy: Mapping[str, str]) -> bool:
+    """flavorassigner.go shouldTryNextFlavor (v0.15+; v0.14's needsBorrowing rule reads the same for a
+    preempting flavor that also borrows under whenCanBorrow TryNextFlavor)."""
+    mode = _mode(attempt)
+    if mode in (_NO_FIT, _NO_CANDIDATES):
+        return True
+    if mode == _PREEMPT and policy.get(WHEN_CAN_PREEMPT, TRY_NEXT_FLAVOR) == TRY_NEXT_FLAVOR:
+        return True
+    return attempt.borrows and policy.get(WHEN_CAN_BORROW, MAY_STOP_SEARCH) == TRY_NEXT_FLAVOR
+
+
+def _preferred(tries: Sequence[FlavorTry], policy: Mapping[str, str]) -> FlavorTry | None:
+    """flavorassigner.go isPreferred over the flavors tried: the best mode (BorrowingOverPreemption, the
+    default: preemption mode first, then less borrowing; PreemptionOverBorrowing: borrowing first); the
+    first flavor wins a tie. None when none is viable (every one noFit)."""
+    viable = [a for a in tries if _mode(a) != _NO_FIT]
+    if not viable:
+        return None
+    borrow_first = policy.get(PREFERENCE) == PREEMPTION_OVER_BORROWING
+
+    def rank(attempt: FlavorTry) -> tuple[int, int, int]:
+        mode, borrow = _mode(attempt), int(attempt.borrows)
+        candidates = int(mode != _NO_CANDIDATES)  # ranked below every viable mode whatever the preference
+        return (candidates, -borrow, mode) if borrow_first else (candidates, mode, -borrow)
+
+    best = viable[0]
+    for attempt in viable[1:]:
+        if rank(attempt) > rank(best):
+            best = attempt
+    return best
 
 
 def fit_in_queue(
-    snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], workload: Workload | None
+    snapshot: Snapshot,
+    cq: ClusterQueue,
+    pod_sets: Sequence[PodSet],
+    workload: Workload | None,
+    counts: Sequence[int] | None = None,
+    can_preempt: Callable[[FlavorTry], bool] | None = None,
 ) -> QueueFit:
-    """Try every pod set on the ClusterQueue's flavors, in order, as Kueue's flavor assigner does."""
+    """Try every pod set on the ClusterQueue's flavors, in order, as Kueue's flavor assigner does
+    (`counts`: the pods of each pod set, as partial admission tries them; else the full counts), following
+    the ClusterQueue's flavorFungibility. `can_preempt` tells whether preemption could make room for a
+    flavor that waits (without it, no flavor is taken for its preemption candidates)."""
     earlier: dict[tuple[str, str], Decimal] = {}
     results: list[PodSetFit] = []
     memo = snapshot.derived()
-    for pod_set in pod_sets:
+    for index, pod_set in enumerate(pod_sets):
         per_pod = pod_requests_in(memo, pod_set.template)
-        requested = _pod_set_resources(per_pod, pod_set, cq, workload)
+        count = counts[index] if counts is not None else pod_set_count(pod_set, workload)
+        requested = _pod_set_resources(per_pod, cq, count)
         covered = {r for group in cq.resource_groups for r in group.covered}
         uncovered = tuple(sorted(r for r, amount in requested.items() if r not in covered and amount > 0))
         groups: list[GroupFit] = []
@@ -325,21 +413,146 @@ def fit_in_queue(
             resources = [r for r in group.covered if requested.get(r, ZERO) > 0]
             if not resources:
                 continue
-            tries: list[FlavorTry] = []
-            for flavor in group.flavors:
-                attempt = _try_flavor(snapshot, cq, pod_set, flavor.name, requested, earlier, resources)
-                tries.append(attempt)
-                if attempt.fit == Fit.FITS:
-                    break
-            group_fit = GroupFit(tuple(group.covered), tuple(tries))
+            group_fit = _search_group(
+                snapshot, cq, pod_set, group.flavors, requested, earlier, resources, can_preempt, tuple(group.covered)
+            )
             groups.append(group_fit)
             chosen = group_fit.best
             if chosen is not None and chosen.fit != Fit.NO_MATCH:
                 for resource in resources:
                     key = (chosen.flavor, resource)
                     earlier[key] = earlier.get(key, ZERO) + requested[resource]
-        results.append(PodSetFit(pod_set.name, pod_set_count(pod_set, workload), per_pod, uncovered, tuple(groups)))
+        results.append(PodSetFit(pod_set.name, count, per_pod, uncovered, tuple(groups)))
     return QueueFit(cq.name, tuple(results))
+
+
+def _search_group(
+    snapshot: Snapshot,
+    cq: ClusterQueue,
+    pod_set: PodSet,
+    flavors: Sequence[FlavorQuotas],
+    requested: Mapping[str, Decimal],
+    earlier: Mapping[tuple[str, str], Decimal],
+    resources: Sequence[str],
+    can_preempt: Callable[[FlavorTry], bool] | None,
+    covered: tuple[str, ...],
+) -> GroupFit:
+    """One resource group's flavor search (flavorassigner.go findFlavorForPodSets with FlavorFungibility)."""
+    policy = cq.fungibility
+    preempt_stops = policy.get(WHEN_CAN_PREEMPT, TRY_NEXT_FLAVOR) == MAY_STOP_SEARCH
+    tries: list[FlavorTry] = []
+    for index, flavor in enumerate(flavors):
+        attempt = _try_flavor(snapshot, cq, pod_set, flavor.name, requested, earlier, resources)
+        if attempt.fit == Fit.WAITS and can_preempt is not None and preempt_stops:
+            attempt = replace(attempt, preempts=can_preempt(attempt))
+        tries.append(attempt)
+        if not _try_next(attempt, policy):
+            stopped_by = "" if attempt.fit == Fit.FITS and not attempt.borrows else _stop_reason(attempt)
+            free = ""
+            if stopped_by:  # what the policy kept it from: a later flavor where it fits now
+                for later in flavors[index + 1 :]:
+                    other = _try_flavor(snapshot, cq, pod_set, later.name, requested, earlier, resources)
+                    if other.fit == Fit.FITS and not other.borrows:
+                        free = later.name
+                        break
+            if stopped_by == WHEN_CAN_BORROW and not free:
+                stopped_by = ""  # borrowing where nothing else had room: the policy changed nothing
+            return GroupFit(covered, tuple(tries), attempt, stopped_by, free)
+    waiting = [a for a in tries if a.fit == Fit.WAITS]
+    ranks_preemption = (len(waiting) > 1 and not any(a.fit == Fit.FITS for a in tries)) or policy.get(
+        PREFERENCE
+    ) == PREEMPTION_OVER_BORROWING
+    if can_preempt is not None and waiting and ranks_preemption:
+        tries = [replace(a, preempts=can_preempt(a)) if a.fit == Fit.WAITS and not a.preempts else a for a in tries]
+    return GroupFit(covered, tuple(tries), _preferred(tries, policy))
+
+
+def _stop_reason(attempt: FlavorTry) -> str:
+    return WHEN_CAN_PREEMPT if attempt.fit == Fit.WAITS else WHEN_CAN_BORROW
+
+
+# --- partial admission ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Partial:
+    """Kueue's partial admission of a Workload whose pod sets have a minCount (a Job's
+    `kueue.x-k8s.io/job-min-parallelism`; feature gate PartialAdmission, beta and on since v0.5): when the
+    full counts do not fit, Kueue searches the largest counts between minCount and count that do
+    (pkg/scheduler/scheduler.go getInitialAssignments; flavorassigner/podset_reducer.go Search)."""
+
+    full: tuple[int, ...]  # each pod set's count
+    minimum: tuple[int, ...]  # each pod set's minCount (its count when it has none)
+    now: tuple[int, ...] | None  # the counts Kueue would admit with what is free now
+    ever: tuple[int, ...] | None  # the counts that fit the most the queue can ever give
+    ever_fit: QueueFit | None  # the queue checks at `ever` (their shortfalls are what it waits for)
+    min_fit: QueueFit  # the queue checks at `minimum` (what never fits, even at the minimum)
+
+    @property
+    def pods(self) -> int:
+        return sum(self.full)
+
+    @property
+    def min_pods(self) -> int:
+        return sum(self.minimum)
+
+    def pods_at(self, counts: tuple[int, ...] | None) -> int | None:
+        return sum(counts) if counts is not None else None
+
+
+def can_be_partially_admitted(pod_sets: Sequence[PodSet]) -> bool:
+    """pkg/workload/workload.go CanBePartiallyAdmitted: some pod set's count is above its minCount."""
+    return any(p.min_count is not None and p.count > p.min_count for p in pod_sets)
+
+
+def reduced_counts(
+    full: Sequence[int], minimum: Sequence[int], works: Callable[[tuple[int, ...]], bool]
+) -> tuple[int, ...] | None:
+    """podset_reducer.go Search: counts(i) = count - delta * i / totalDelta for i in 0..totalDelta (every
+    pod set shrinks in proportion), binary search of the first i that works; None when none does."""
+    deltas = [count - low for count, low in zip(full, minimum, strict=True)]
+    total = sum(deltas)
+    if total <= 0:
+        return None
+
+    def at(i: int) -> tuple[int, ...]:
+        return tuple(count - delta * i // total for count, delta in zip(full, deltas, strict=True))
+
+    low, high = 0, total + 1  # sort.Search over [0, total]
+    found: tuple[int, ...] | None = None
+    while low < high:
+        middle = (low + high) // 2
+        counts = at(middle)
+        if works(counts):
+            found, high = counts, middle
+        else:
+            low = middle + 1
+    return found  # the last counts that worked are those of the first index that works (monotone)
+
+
+def partial_fit(
+    snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], workload: Workload | None
+) -> Partial | None:
+    """The counts partial admission would give, now and at the most; None when the Workload cannot be
+    partially admitted or its full counts fit now (Kueue tries the full counts first)."""
+    if not can_be_partially_admitted(pod_sets):
+        return None
+    full = tuple(pod_set_count(p, workload) for p in pod_sets)
+    minimum = tuple(
+        min(count, p.min_count if p.min_count is not None else count) for p, count in zip(pod_sets, full, strict=True)
+    )
+    fits: dict[tuple[int, ...], QueueFit] = {}
+
+    def fit_at(counts: tuple[int, ...]) -> QueueFit:
+        if counts not in fits:
+            fits[counts] = fit_in_queue(snapshot, cq, pod_sets, workload, counts)
+        return fits[counts]
+
+    if fit_at(full).fit == Fit.FITS:
+        return None
+    now = reduced_counts(full, minimum, lambda c: fit_at(c).fit == Fit.FITS)
+    ever = reduced_counts(full, minimum, lambda c: fit_at(c).fit <= Fit.WAITS)
+    return Partial(full, minimum, now, ever, fit_at(ever) if ever is not None else None, fit_at(minimum))
 
 
 def verdict_of(fit: QueueFit) -> Verdict | None:
@@ -349,6 +562,9 @@ def verdict_of(fit: QueueFit) -> Verdict | None:
     if fit.fit == Fit.NEVER:
         return Verdict.EXCEEDS_MAX_QUOTA
     if fit.fit == Fit.WAITS:
+        stops = fit.policy_stops()
+        if any(g.stopped_by == WHEN_CAN_PREEMPT and g.chosen is not None and g.chosen.preempts for g in stops):
+            return Verdict.WAITING_FOR_PREEMPTION  # Kueue stops there and preempts (whenCanPreempt MayStopSearch)
         return Verdict.WAITING_FOR_QUOTA
     return None
 

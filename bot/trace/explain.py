@@ -124,13 +124,13 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
         reason = finished.reason if finished else ""
         walk.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason})
         return result(walk, Verdict.FINISHED, {"reason": reason}, workload=workload, job=job)
-    record.condition_steps(walk, workload)
     walk.chain = checks.queue_chain(
         walk.snapshot,
         workload.namespace,
         workload.queue_name,
         workload.admission.cluster_queue if workload.admission and workload.holds_quota else "",
     )
+    record.condition_steps(walk, workload)  # after the chain: its resource groups read Kueue's record
     if not workload.active:
         return _deactivated(walk, workload, job)
     if workload.admitted:

@@ -193,6 +193,22 @@ def contested(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> list[
     return [(flavor, resource, needed) for (flavor, resource), needed in found.items()]
 
 
+def preemption_could_make_room(
+    snapshot: Snapshot, workload: Workload, cq: ClusterQueue, attempt: checks.FlavorTry, now: datetime
+) -> bool:
+    """Whether preempting what the waiting job's ClusterQueue's policy lets it preempt would free what it
+    misses in this flavor (the engine's stand-in for Kueue's preemption simulation,
+    preemption.go SimulatePreemption: "candidates found")."""
+    if not attempt.shortfalls:
+        return False
+    tree = cohort_tree(snapshot, cq)
+    for shortfall in attempt.shortfalls:
+        contest = _contest(snapshot, workload, cq, tree, shortfall.flavor, shortfall.resource, shortfall.needed, now)
+        if contest.preemptible < shortfall.needed:
+            return False
+    return True
+
+
 def find_holders(
     snapshot: Snapshot,
     workload: Workload,

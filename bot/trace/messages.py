@@ -17,7 +17,7 @@ Pure: standard library only, no I/O. Every public function is total: any text gi
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from bot.copy.text import Text
@@ -42,7 +42,9 @@ from bot.trace.reasons import (
     QUOTA,
     REASON_SEVERITY,
     TOPOLOGY,
+    GroupShape,
     Scanned,
+    group_shapes,
     pod_set_bounds,
     scan_reasons,
     unknown_fact,
@@ -56,8 +58,10 @@ __all__ = [
     "Classification",
     "Eviction",
     "Fact",
+    "GroupShape",
     "Preemption",
     "classify_quota_reserved",
+    "group_shapes",
     "parse_eviction",
     "parse_preemption",
     "render_taint",
@@ -151,9 +155,10 @@ def _flavor_verdict(
     reason: str,
     truncated: bool,
     preempting: bool,
+    groups: Sequence[GroupShape] = (),
 ) -> tuple[Verdict | None, bool]:
     """The verdict of flavor-assignment facts, and whether topology facts need the maybe-temporary note."""
-    severity = _severity([pod_set_bounds(s) for s in scanned], reason, truncated)
+    severity = _severity([pod_set_bounds(s, groups) for s in scanned], reason, truncated)
     if severity is None:
         return None, False
     if severity == QUOTA:
@@ -171,13 +176,15 @@ def _note_topology(facts: Iterable[Fact]) -> list[Fact]:
     ]
 
 
-def _read_flavors(body: str, reason: str, truncated: bool, preempting: bool) -> tuple[list[Fact], Verdict]:
+def _read_flavors(
+    body: str, reason: str, truncated: bool, preempting: bool, groups: Sequence[GroupShape] = ()
+) -> tuple[list[Fact], Verdict]:
     """A message that is not one known statement: flavor-assignment reasons, DRA, hints or unknown text."""
     scanned, known = _flavor_facts(body, truncated) if body else ([], False)
     facts = [f for s in scanned for f in s.facts]
     verdict: Verdict | None = None
     if known:
-        verdict, note = _flavor_verdict(scanned, reason, truncated, preempting)
+        verdict, note = _flavor_verdict(scanned, reason, truncated, preempting, groups)
         if note:
             facts = _note_topology(facts)
     elif body and DRA.search(body):
@@ -205,9 +212,11 @@ def _ranked_first(reason: str, body: str, facts: list[Fact], verdict: Verdict) -
     return facts, verdict
 
 
-def classify_quota_reserved(reason: str, message: str) -> Classification:
+def classify_quota_reserved(reason: str, message: str, groups: Sequence[GroupShape] = ()) -> Classification:
     """A QuotaReserved=False condition (or the same text on a Warning event of the Workload).
 
+    `groups` are the ClusterQueue's resource groups when known (`group_shapes`): they tell which flavors
+    are alternatives and which resources co-requisites (otherwise guessed from the message's names).
     Total: any reason and message (empty, garbage, huge, cut) give a Classification.
     """
     reason_text = (reason or "").strip() if isinstance(reason, str) else ""
@@ -220,7 +229,7 @@ def classify_quota_reserved(reason: str, message: str) -> Classification:
         if verdict is Verdict.WAITING_FOR_QUOTA and preempting:
             verdict = Verdict.WAITING_FOR_PREEMPTION
     else:
-        facts, verdict = _read_flavors(body, reason_text, truncated, preempting)
+        facts, verdict = _read_flavors(body, reason_text, truncated, preempting, groups)
     facts, verdict = _ranked_first(reason_text, body, facts, verdict)
     return Classification(
         verdict=verdict,

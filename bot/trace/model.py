@@ -322,6 +322,9 @@ class ClusterQueue:
     usage: Mapping[str, Quantities] | None = None  # status.flavorsUsage (admitted only)
     pending_count: int | None = None
     fair_sharing_admission: bool = False  # admissionScope UsageBasedAdmissionFairSharing
+    # spec.flavorFungibility: whenCanBorrow, whenCanPreempt (v1beta2 names), preference when set
+    fungibility: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    effective_quota_by: str = ""  # "Kind/name" of the orchestrator of status.effectiveQuotas, when it is used
 
     @property
     def name(self) -> str:
@@ -349,6 +352,7 @@ class Cohort:
     meta: Meta
     parent: str = ""
     resource_groups: tuple[ResourceGroup, ...] = ()
+    effective_quota_by: str = ""  # as for a ClusterQueue: status.effectiveQuotas replaces the spec's groups
 
     @property
     def name(self) -> str:

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.trace import checks, messages
+from bot.trace import checks, holders, messages
 from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
@@ -63,6 +63,10 @@ def decide(walk: Walk, record: messages.Classification | None, own: Verdict | No
     if record is None or record.verdict == Verdict.NOT_YET_EVALUATED:
         return own or Verdict.NOT_YET_EVALUATED
     verdict = record.verdict
+    if verdict == Verdict.EXCEEDS_MAX_QUOTA and walk.partial is not None and walk.partial.ever is not None:
+        # Kueue records the full counts' message when no reduced count fits now (scheduler.go
+        # getInitialAssignments returns fullAssignment): fewer pods fit once capacity frees.
+        return own or Verdict.NOT_YET_EVALUATED
     if verdict == Verdict.QUEUE_INACTIVE and own == Verdict.QUEUE_STOPPED:
         return Verdict.QUEUE_STOPPED
     if verdict == Verdict.QUEUE_INACTIVE and walk.chain and walk.chain.blocker == Verdict.QUEUE_STOPPED:
@@ -89,9 +93,33 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
         walk.act("ask-admin-namespace", params)
         return Verdict.NAMESPACE_NOT_ALLOWED
-    walk.fit = checks.fit_in_queue(walk.snapshot, cq, workload.pod_sets, workload)
+    snapshot, now = walk.snapshot, walk.now
+    walk.fit = checks.fit_in_queue(
+        snapshot,
+        cq,
+        workload.pod_sets,
+        workload,
+        can_preempt=lambda attempt: holders.preemption_could_make_room(snapshot, workload, cq, attempt, now),
+    )
     flavor_steps(walk, walk.fit)
-    return checks.verdict_of(walk.fit)
+    return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
+
+
+def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) -> Verdict | None:
+    """Kueue's partial admission (checks.partial_fit): a Workload whose full counts never fit is not
+    "never fits" when fewer pods (at least its minCount) fit; with what is free now it is admitted."""
+    if verdict not in (Verdict.EXCEEDS_MAX_QUOTA, Verdict.WAITING_FOR_QUOTA):
+        return verdict
+    chain = walk.chain
+    assert chain is not None and chain.cluster_queue is not None
+    walk.partial = partial = checks.partial_fit(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
+    if partial is None:
+        return verdict
+    if partial.now is not None:
+        return None
+    if partial.ever is not None:
+        return Verdict.WAITING_FOR_QUOTA
+    return Verdict.EXCEEDS_MAX_QUOTA
 
 
 def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
@@ -148,6 +176,30 @@ def flavor_steps(walk: Walk, fit: QueueFit) -> None:
         for group in pod_set.groups:
             for attempt in group.tries:
                 _attempt_steps(walk, pod_set, attempt)
+            _fungibility_steps(walk, pod_set, group)
+
+
+def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: checks.GroupFit) -> None:
+    """Why Kueue settles on its flavor when flavorFungibility decided it (flavorassigner.go
+    shouldTryNextFlavor, isPreferred)."""
+    chosen = group.chosen
+    if chosen is None:
+        return
+    base: dict[str, str | int | None] = {"pod_set": pod_set.pod_set, "flavor": chosen.flavor}
+    if group.stopped_by:
+        how = "preempt" if group.stopped_by == checks.WHEN_CAN_PREEMPT else "borrow"
+        walk.step(
+            "flavors",
+            Outcome.INFO,
+            f"flavors.stops-to-{how}",
+            {**base, "policy": group.stopped_by, "free": group.skipped_free},
+            policy=group.stopped_by,
+            free=group.skipped_free,
+        )
+        return
+    skipped = [a.flavor for a in group.tries if a is not chosen and a.fit == checks.Fit.FITS and a.borrows]
+    if skipped and chosen.fit == checks.Fit.FITS:
+        walk.step("flavors", Outcome.INFO, "flavors.skips-borrowing", {**base, "skipped": ", ".join(skipped)})
 
 
 def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:

@@ -9,7 +9,7 @@ exclusion list of Topology-Aware Scheduling) and Kueue cuts long messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from bot.copy.text import Text
@@ -371,31 +371,64 @@ def scan_reasons(body: str, pod_set: str | None, truncated: bool) -> Scanned:
     return Scanned(tuple(f for f, _ in pairs), tuple(s for _, s in pairs))
 
 
-def pod_set_bounds(scanned: Scanned) -> tuple[int, int] | None:
+# A ClusterQueue's resource group as the classifier needs it: (covered resources, flavor names in order).
+GroupShape = tuple[frozenset[str], tuple[str, ...]]
+
+
+def group_shapes(groups: Iterable[tuple[Iterable[str], Iterable[str]]]) -> tuple[GroupShape, ...]:
+    """(covered resources, flavor names) of each resource group, in the ClusterQueue's order."""
+    return tuple((frozenset(covered), tuple(flavors)) for covered, flavors in groups)
+
+
+def pod_set_bounds(scanned: Scanned, groups: Sequence[GroupShape] = ()) -> tuple[int, int] | None:
     """How bad one pod set is: (best reading, worst reading) of Kueue's rule, None if nothing counts.
 
     Kueue takes, within a resource group, the least severe flavor (an alternative may still work) and,
-    across resource groups (co-requisites), the most severe. The message doesn't name resource groups:
-    flavors that name a common resource share one; a resource missing from the ClusterQueue (A3) is a
-    group of its own. Flavors whose facts name no resource (taints, affinity, topology) belong to one of
-    the groups, we can't tell which: the best reading makes them an alternative in every group, the worst
-    a group of their own. With a single resource group both readings agree.
+    across resource groups (co-requisites), the most severe (flavorassigner.go assignFlavors: one
+    findFlavorForPodSets per group, the pod set's status is the union of the failing groups'). Kueue lists
+    only the failing resources of each flavor ("insufficient quota for memory in flavor A, ..., insufficient
+    unused quota for cpu in flavor B": one group [cpu, memory], B is the alternative that waits), so the
+    groups come from the ClusterQueue's real resourceGroups when they are known (`groups`; issue 11 bug c).
+    Without them they are guessed: flavors that name a common resource share one. A resource missing from
+    the ClusterQueue (A3) is a group of its own. Flavors whose facts name no resource and no known flavor
+    (topology) belong to one of the groups, we can't tell which: the best reading makes them an alternative
+    in every group, the worst a group of their own. With a single resource group both readings agree.
     """
     flavor_resources, flavor_severity, independent = _flavor_table(scanned)
-    groups, loose = _guess_groups(flavor_resources)
-    if not groups and not loose and not independent:
+    real = _real_groups(flavor_resources, groups) if groups else None
+    found, loose = real if real is not None else _guess_groups(flavor_resources)
+    if not found and not loose and not independent:
         return None
 
     def least(keys: Iterable[str]) -> int:
         return min(flavor_severity[k] for k in keys)
 
-    if len(groups) <= 1:
-        base = [least(set().union(*groups) | loose)] if groups or loose else []
+    if len(found) <= 1:
+        base = [least(set().union(*found) | loose)] if found or loose else []
         best = worst = max(base + independent)
     else:
-        best = max([least(g | loose) for g in groups] + independent)
-        worst = max([least(g) for g in groups] + ([least(loose)] if loose else []) + independent)
+        best = max([least(g | loose) for g in found] + independent)
+        worst = max([least(g) for g in found] + ([least(loose)] if loose else []) + independent)
     return best, worst
+
+
+def _real_groups(
+    flavor_resources: dict[str, set[str]], groups: Sequence[GroupShape]
+) -> tuple[list[set[str]], set[str]]:
+    """The flavors of the message placed in the ClusterQueue's resource groups: by flavor name (a flavor
+    belongs to one group of a ClusterQueue), else by a resource it names; what fits neither is `loose`."""
+    by_group: dict[int, set[str]] = {}
+    loose: set[str] = set()
+    for key, resources in flavor_resources.items():
+        flavor = key.removeprefix("flavor ") if key.startswith("flavor ") else None
+        index = next((i for i, (_, flavors) in enumerate(groups) if flavor is not None and flavor in flavors), None)
+        if index is None:
+            index = next((i for i, (covered, _) in enumerate(groups) if resources & covered), None)
+        if index is None:
+            loose.add(key)
+        else:
+            by_group.setdefault(index, set()).add(key)
+    return [by_group[i] for i in sorted(by_group)], loose
 
 
 def _flavor_table(scanned: Scanned) -> tuple[dict[str, set[str]], dict[str, int], list[int]]:

@@ -25,16 +25,46 @@ def _condition_outcome(kind: str, is_true: bool, is_false: bool) -> Outcome:
     return Outcome.FAIL if is_false or kind == "Evicted" else Outcome.INFO
 
 
+def _groups(walk: Walk) -> tuple[messages.GroupShape, ...]:
+    """The resource groups of the Workload's ClusterQueue, for the classifier (issue 11 bug c)."""
+    cq = walk.chain.cluster_queue if walk.chain is not None else None
+    return messages.group_shapes(
+        (group.covered, (flavor.name for flavor in group.flavors)) for group in (cq.resource_groups if cq else ())
+    )
+
+
+def _read_whole(walk: Walk, condition: Condition) -> bool:
+    """Whether the record steps (read_record) will say all a QuotaReserved=False message says: then the
+    condition's step leaves the message out (issue 11: every Kueue message shown once)."""
+    if not condition.is_false or not condition.message:
+        return False
+    record = messages.classify_quota_reserved(condition.reason, condition.message, _groups(walk))
+    return (
+        bool(record.facts)
+        and not record.truncated
+        and len(record.facts) <= MAX_FACTS_SHOWN
+        and all(fact.cause != messages.Cause.UNKNOWN for fact in record.facts)
+    )
+
+
+def _says_reserved(condition: Condition) -> bool:
+    """Kueue's "Quota reserved in ClusterQueue X": the engine's cluster-queue.reserved step says the same."""
+    return condition.is_true and condition.message.startswith("Quota reserved in ClusterQueue")
+
+
 def condition_steps(walk: Walk, workload: Workload) -> None:
     for kind in _CONDITIONS:
         condition = workload.condition(kind)
         if condition is None or (kind == "PodsReady" and not workload.admitted):
             continue
+        message = condition.message
+        if kind == "QuotaReserved" and (_read_whole(walk, condition) or _says_reserved(condition)):
+            message = ""  # the record's steps, or the reserved step, say it
         walk.step(
             "conditions",
             _condition_outcome(kind, condition.is_true, condition.is_false),
             "conditions.condition",
-            {"type": kind, "status": condition.status, "reason": condition.reason, "message": condition.message},
+            {"type": kind, "status": condition.status, "reason": condition.reason, "message": message},
             type=kind,
             status=condition.status,
             reason=condition.reason,
@@ -99,7 +129,7 @@ def read_record(walk: Walk, workload: Workload) -> messages.Classification | Non
     condition = workload.condition("QuotaReserved")
     if condition is None or not condition.is_false:
         return None
-    record = messages.classify_quota_reserved(condition.reason, condition.message)
+    record = messages.classify_quota_reserved(condition.reason, condition.message, _groups(walk))
     for fact in record.facts[:MAX_FACTS_SHOWN]:
         if fact.cause == messages.Cause.UNKNOWN:
             continue

@@ -57,6 +57,14 @@ def waits_in_queue(workload: Workload) -> bool:
     return not (requeued is not None and requeued.is_false)
 
 
+def in_queue_order(local_queue: LocalQueue) -> bool:
+    """Whether Kueue's queue manager holds this LocalQueue's Workloads: a LocalQueue with a stopPolicy
+    (Hold or HoldAndDrain) is never added to it (pkg/controller/core/localqueue_controller.go Create:
+    `AddLocalQueue` only when `StopPolicy == None`; Update: `DeleteLocalQueue` when it stops), so its
+    Workloads have no position and nobody waits behind them (issue 11, bug b)."""
+    return local_queue.stop_policy in ("", "None")
+
+
 class Snapshot(Protocol):
     """A read-only, consistent view of the cluster objects the trace needs."""
 
@@ -296,6 +304,8 @@ class MemorySnapshot:
         if order is None:
             waiting: list[Workload] = []
             for local_queue in self._lqs_by_cq.get(cluster_queue, []):
+                if not in_queue_order(local_queue):
+                    continue
                 namespace = local_queue.meta.namespace or ""
                 waiting.extend(
                     w for w in self.workloads_in(namespace) if w.queue_name == local_queue.name and waits_in_queue(w)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from bot.trace.checks import QueueChain, QueueFit
+from bot.trace.checks import Partial, QueueChain, QueueFit
 from bot.trace.codes import Outcome
 from bot.trace.demand import PODS
 from bot.trace.explanation import Action, Params, Position, Step, Text, Value
@@ -53,6 +53,7 @@ class Walk:
     demand: Quantities | None = None
     chain: QueueChain | None = None
     fit: QueueFit | None = None
+    partial: Partial | None = None  # partial admission's counts (pod sets with a minCount)
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
 

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import itertools
+import re
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -207,11 +210,30 @@ JOB_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name"
 
 @dataclass
 class Loaded:
-    """What a dump made on the server, to remove it afterwards; `differences` says what could not be copied."""
+    """What a dump made on the server, to remove it afterwards; `differences` says what could not be copied;
+    `clock` maps a time of the dump onto the server's time line (see DumpLoader)."""
 
     namespaces: list[str] = field(default_factory=list)
     cluster_scoped: list[str] = field(default_factory=list)
     differences: list[str] = field(default_factory=list)
+    anchors: list[tuple[datetime, datetime]] = field(default_factory=list)
+
+    def clock(self, moment: datetime) -> datetime:
+        """Monotonic and piecewise linear through (dump creation, server creation) of every Workload; after the
+        last creation a time keeps its distance to it, as before the first."""
+        points = sorted(dict(sorted(self.anchors, reverse=True)).items())
+        if not points:
+            return moment
+        if moment <= points[0][0]:
+            return points[0][1] - (points[0][0] - moment)
+        for (d0, l0), (d1, l1) in itertools.pairwise(points):
+            if moment <= d1:
+                return l0 + (l1 - l0) * ((moment - d0) / (d1 - d0))
+        return points[-1][1] + (moment - points[-1][0])
+
+    def shifted(self, text: str) -> str:
+        """`text` moved, in its own format (MicroTime keeps its microseconds: the server insists)."""
+        return _stamp(self.clock(_parse(text)), micro="." in text)
 
 
 def dump_objects(path: Path) -> list[dict[str, Any]]:
@@ -226,8 +248,13 @@ def dump_objects(path: Path) -> list[dict[str, Any]]:
 
 class DumpLoader:
     """Creates every object of a dump through the API, then writes its status through `/status`, as Kueue and
-    the Job controller would have; owner and event uids are rewritten to the new objects' uids, and objects
-    are created in their original creation order, a second apart, so that queue order by creation holds."""
+    the Job controller would have; owner and event uids are rewritten to the new objects' uids.
+
+    A real server stamps `creationTimestamp` itself, so the dump's times are moved onto the server's time line:
+    objects are created in their dump's creation order, Workloads of different creation times a second apart,
+    and every time written in a status or an Event (and the question's `--now`) goes through `Loaded.clock`,
+    which keeps the order of all times (an eviction between two creations stays between them). Orders and
+    verdicts are the dump's; lengths of time between creations are not (hours become seconds)."""
 
     def __init__(self, cluster: Cluster, sleep: Any = time.sleep) -> None:
         self.cluster = cluster
@@ -235,9 +262,17 @@ class DumpLoader:
 
     def load(self, path: Path) -> Loaded:
         loaded = Loaded()
+        try:
+            return self._load(path, loaded)
+        except BaseException:
+            self.remove(loaded)
+            raise
+
+    def _load(self, path: Path, loaded: Loaded) -> Loaded:
         uids: dict[str, str] = {}
         objects = [o for o in dump_objects(path) if o.get("kind") in LOAD_ORDER]
         objects.sort(key=lambda o: (LOAD_ORDER.index(o["kind"]), o.get("metadata", {}).get("creationTimestamp") or ""))
+        statuses: list[tuple[str, dict[str, Any], Any]] = []
         previous_stamp = None
         for original in objects:
             body = copy.deepcopy(original)
@@ -256,6 +291,7 @@ class DumpLoader:
                 involved = body.get("involvedObject", {})
                 involved["uid"] = uids.get(involved.get("uid", ""), involved.get("uid", ""))
                 involved.pop("resourceVersion", None)
+                body = {k: (_shift_times(v, loaded) if k != "metadata" else v) for k, v in body.items()}
             if body["kind"] == "Job":
                 _fresh_job(body)
             status = body.pop("status", None)
@@ -264,17 +300,22 @@ class DumpLoader:
             name = meta["name"]
             if old_uid:
                 uids[old_uid] = made["metadata"]["uid"]
+            if stamp and body["kind"] == "Workload":  # created in their dump order: monotonic
+                loaded.anchors.append((_parse(stamp), _parse(made["metadata"]["creationTimestamp"])))
             namespace = meta.get("namespace")
             if body["kind"] == "Namespace":
                 loaded.namespaces.append(name)
             elif not namespace:
                 loaded.cluster_scoped.append(f"{collection}/{name}")
             if status and body["kind"] not in ("Namespace", "Event"):
-                made["status"] = status
-                try:
-                    self.cluster.admin.replace(f"{collection}/{name}/status", made)
-                except BotError as error:
-                    loaded.differences.append(f"{body['kind']} {name}: status refused ({error})")
+                statuses.append((f"{collection}/{name}", made, status))
+        for path_, made, status in statuses:  # once every creation time is known
+            current = self.cluster.admin.get(path_)
+            current["status"] = _shift_times(status, loaded)
+            try:
+                self.cluster.admin.replace(f"{path_}/status", current)
+            except BotError as error:
+                loaded.differences.append(f"{made['kind']} {made['metadata']['name']}: status refused ({error})")
         return loaded
 
     def path_of(self, body: Mapping[str, Any]) -> str:
@@ -315,6 +356,28 @@ RESOURCES = {
     "WorkloadPriorityClass": "workloadpriorityclasses",
     "Topology": "topologies",
 }
+
+
+TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$")
+
+
+def _parse(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def _stamp(moment: datetime, *, micro: bool = False) -> str:
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ" if micro else "%Y-%m-%dT%H:%M:%SZ")
+
+
+def _shift_times(value: Any, loaded: Loaded) -> Any:
+    """Every RFC 3339 time inside `value`, moved onto the server's time line."""
+    if isinstance(value, dict):
+        return {k: _shift_times(v, loaded) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_shift_times(v, loaded) for v in value]
+    if isinstance(value, str) and TIME.match(value):
+        return loaded.shifted(value)
+    return value
 
 
 def _fresh_job(body: dict[str, Any]) -> None:

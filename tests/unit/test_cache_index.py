@@ -59,8 +59,9 @@ def _workload(
     )
 
 
-def _local_queue(ns: int, queue: int, cq: int) -> LocalQueue:
-    return LocalQueue(Meta("LocalQueue", QUEUES[queue], NAMESPACES[ns]), CLUSTER_QUEUES[cq])
+def _local_queue(ns: int, queue: int, cq: int, stop_policy: str = "None") -> LocalQueue:
+    # a stopped LocalQueue is out of Kueue's queue manager: its Workloads leave the ClusterQueue's order
+    return LocalQueue(Meta("LocalQueue", QUEUES[queue], NAMESPACES[ns]), CLUSTER_QUEUES[cq], stop_policy)
 
 
 put_workload = st.builds(
@@ -74,7 +75,9 @@ put_workload = st.builds(
     st.integers(0, 5),
     st.integers(0, 2),
 )
-put_queue = st.builds(_local_queue, st.integers(0, 1), st.integers(0, 2), st.integers(0, 1))
+put_queue = st.builds(
+    _local_queue, st.integers(0, 1), st.integers(0, 2), st.integers(0, 1), st.sampled_from(("None", "None", "Hold"))
+)
 delete_workload = st.tuples(st.just("Workload"), st.sampled_from(NAMESPACES), st.integers(0, 7).map(lambda i: f"w{i}"))
 delete_queue = st.tuples(st.just("LocalQueue"), st.sampled_from(NAMESPACES), st.sampled_from(QUEUES))
 

@@ -678,7 +678,8 @@ CASES = [
             ),
         ],
         V.REQUEUE_BACKOFF,
-        steps=("conditions.backoff-until", "conditions.evicted-because"),
+        # the eviction's message is shown once, by the Evicted condition's step (issue 11: each message once)
+        steps=("conditions.condition", "conditions.backoff-until"),
         actions=("check-pods-ready", "wait-backoff"),
         mentions=("PodsReadyTimeout", "10:32:00"),
     ),

@@ -46,7 +46,7 @@ BREAKS = [
     ("trace/model.py", "import bot.config", {LAYERS, PURE}),
     ("copy/en.py", "import socket", {COPY}),
     ("copy/en.py", "import bot.trace.codes", {LAYERS}),
-    ("slack/render.py", "import bot.kube.cache", {LAYERS}),
+    ("slack/render/answer.py", "import bot.kube.cache", {LAYERS}),
     ("kube/cache.py", "import bot.slack.render", {LAYERS}),
     ("service.py", "import bot.config", {LAYERS}),
     ("server.py", "import slack_bolt", {SLACK}),

@@ -434,7 +434,7 @@ def test_slack_words_exist_in_both_languages_with_the_same_placeholders() -> Non
 
 
 def test_every_slack_key_the_renderer_names_exists() -> None:
-    source = Path(render.__file__).read_text(encoding="utf-8")
+    source = "".join(p.read_text(encoding="utf-8") for p in Path(render.__file__).parent.glob("*.py"))
     named = set(re.findall(r'"(slack\.[a-z0-9.-]+)"', source))
     dynamic = {f"slack.family.{f}" for f in ("never", "waits", "ok")}
     dynamic |= {f"slack.details.step.{s}" for s in (*render.STEP_ORDER, "other")}
@@ -451,8 +451,8 @@ def test_every_slack_key_the_renderer_names_exists() -> None:
 )
 def test_ordinals(number: int, english: str, french: str) -> None:
     position = Position(number, None, "computed", "cq", "lq")
-    assert render._position_text(position, "en", named=False) == f"{english} in its ClusterQueue"
-    assert render._position_text(position, "fr", named=False) == f"{french} dans sa ClusterQueue"
+    assert render.position_text(position, "en", named=False) == f"{english} in its ClusterQueue"
+    assert render.position_text(position, "fr", named=False) == f"{french} dans sa ClusterQueue"
 
 
 # --- mrkdwn -------------------------------------------------------------------------------------------

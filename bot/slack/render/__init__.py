@@ -1,0 +1,130 @@
+"""Explanations and replies as Slack messages: Block Kit within Slack's limits, with a text fallback. Pure.
+
+Every word comes from the copy catalogue (`slack.*` keys, and the engine's own keys for its sentences). Every
+name and every text from the cluster or the user is made safe by `bot.slack.mrkdwn`: names in code spans,
+free text escaped and defused, so nothing can mention, link or break the formatting. Limits (SLACK.md §3): at
+most 50 blocks a message (100 in the Home tab), 3000 characters a section, 150 a header, 10 context elements,
+25 elements an actions block, 75 characters a button's text, 2000 its value, 255 an action_id; the fallback
+`text` stays under 3000; and the whole message under MAX_TOTAL characters, since Slack refuses some long
+messages below the per-block limits. Whatever does not fit is cut with "…" or counted in an "and N more" line.
+
+The rooms: `blocks` (the limits, the buttons' action ids, words and blocks), `answer` (summary and details),
+`queue` (the queue view), `replies` (help, choices, not found, short replies), `notices` (the DMs), `home`
+(the App Home). Callers import from `bot.slack.render`, which names them all.
+"""
+
+from __future__ import annotations
+
+from bot.slack.render.answer import OUTCOME_MARK, STEP_ORDER, answer_details, answer_summary, position_text
+from bot.slack.render.blocks import (
+    ACTION_PICK,
+    ACTION_RECHECK,
+    ACTION_SHOW_QUEUE,
+    ACTION_SNOOZE_1D,
+    ACTION_SNOOZE_2H,
+    ACTION_STOP,
+    ACTION_WATCH,
+    FAMILY_EMOJI,
+    MAX_ACTION_ID,
+    MAX_ACTIONS,
+    MAX_BLOCKS,
+    MAX_BUTTON_TEXT,
+    MAX_BUTTON_VALUE,
+    MAX_CODE,
+    MAX_CONTEXT_ELEMENTS,
+    MAX_DIGEST_LISTED,
+    MAX_FALLBACK,
+    MAX_FREE_TEXT,
+    MAX_HEADER,
+    MAX_HEADLINE_IN_LIST,
+    MAX_LISTED_CHOICES,
+    MAX_SECTION,
+    MAX_TOTAL,
+    MAX_VIEW_BLOCKS,
+    MAX_VIEW_TOTAL,
+    Block,
+    Family,
+    SlackMessage,
+    button_value,
+    family,
+)
+from bot.slack.render.home import home_view
+from bot.slack.render.notices import ClosedOutcome, NotificationReason, digest, notification, notification_closed
+from bot.slack.render.queue import queue_view
+from bot.slack.render.replies import (
+    apology,
+    choose_job,
+    choose_queue,
+    cluster_unavailable,
+    did_you_mean,
+    focused_which_job,
+    help_message,
+    muted,
+    not_found,
+    refused,
+    unknown_command,
+    unmuted,
+    unwatch_confirmed,
+    watch_confirmed,
+    which_job,
+)
+
+__all__ = [
+    "ACTION_PICK",
+    "ACTION_RECHECK",
+    "ACTION_SHOW_QUEUE",
+    "ACTION_SNOOZE_1D",
+    "ACTION_SNOOZE_2H",
+    "ACTION_STOP",
+    "ACTION_WATCH",
+    "FAMILY_EMOJI",
+    "MAX_ACTIONS",
+    "MAX_ACTION_ID",
+    "MAX_BLOCKS",
+    "MAX_BUTTON_TEXT",
+    "MAX_BUTTON_VALUE",
+    "MAX_CODE",
+    "MAX_CONTEXT_ELEMENTS",
+    "MAX_DIGEST_LISTED",
+    "MAX_FALLBACK",
+    "MAX_FREE_TEXT",
+    "MAX_HEADER",
+    "MAX_HEADLINE_IN_LIST",
+    "MAX_LISTED_CHOICES",
+    "MAX_SECTION",
+    "MAX_TOTAL",
+    "MAX_VIEW_BLOCKS",
+    "MAX_VIEW_TOTAL",
+    "OUTCOME_MARK",
+    "STEP_ORDER",
+    "Block",
+    "ClosedOutcome",
+    "Family",
+    "NotificationReason",
+    "SlackMessage",
+    "answer_details",
+    "answer_summary",
+    "apology",
+    "button_value",
+    "choose_job",
+    "choose_queue",
+    "cluster_unavailable",
+    "did_you_mean",
+    "digest",
+    "family",
+    "focused_which_job",
+    "help_message",
+    "home_view",
+    "muted",
+    "not_found",
+    "notification",
+    "notification_closed",
+    "position_text",
+    "queue_view",
+    "refused",
+    "unknown_command",
+    "unmuted",
+    "unwatch_confirmed",
+    "watch_confirmed",
+    "which_job",
+]

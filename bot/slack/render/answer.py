@@ -1,0 +1,224 @@
+"""The answer to "why is my job pending?": the summary (verdict, headline, place, buttons) and the details
+(the admission path step by step, who holds what it waits for, what would get it admitted). Pure."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from bot.slack.mrkdwn import bold, code
+from bot.slack.render.blocks import (
+    ACTION_RECHECK,
+    ACTION_SHOW_QUEUE,
+    ACTION_WATCH,
+    FAMILY_EMOJI,
+    Blocks,
+    SlackMessage,
+    actions_block,
+    button_block,
+    button_value,
+    chars,
+    code_name,
+    context,
+    engine_text,
+    family,
+    free_text,
+    job_name,
+    message,
+    ordinal,
+    packed,
+    say,
+    section,
+    words,
+)
+from bot.trace.codes import Outcome
+from bot.trace.explanation import LOWER_BOUND, Explanation, Position
+from bot.trace.outlook import eta_text, holders_texts, what_if_texts
+
+OUTCOME_MARK: Mapping[Outcome, str] = {
+    Outcome.PASS: ":white_check_mark:",
+    Outcome.FAIL: ":x:",
+    Outcome.INFO: ":information_source:",
+    Outcome.SKIPPED: ":heavy_minus_sign:",
+}
+STEP_ORDER = (
+    "job",
+    "workload",
+    "demand",
+    "conditions",
+    "local-queue",
+    "cluster-queue",
+    "flavors",
+    "quota",
+    "position",
+    "admission-checks",
+    "scheduling",
+)
+_HIDDEN_ACTIONS = frozenset({"other-namespace"})  # they name other namespaces: only for readers who may see them
+
+
+def verdict_line(explanation: Explanation, language: str) -> str:
+    kind = family(explanation.verdict)
+    return f"{FAMILY_EMOJI[kind]} *{say(f'slack.family.{kind}', language)}* · {code(explanation.verdict.value)}"
+
+
+def position_text(position: Position, language: str, *, named: bool) -> str:
+    fragments: dict[str, str | int] = {"cq_position": ordinal(position.cluster_queue, language)}
+    if position.source == LOWER_BOUND:  # one namespace's Workloads only: never stated as the queue's position
+        fragments["namespace"] = code_name(position.scope or "-")
+        if named:
+            fragments["cluster_queue"] = code_name(position.cluster_queue_name or "-")
+        return say("slack.summary.position-at-least", language, **fragments)
+    if position.pending_total:
+        fragments["total"] = position.pending_total
+    if position.local_queue:
+        fragments["lq_position"] = ordinal(position.local_queue, language)
+    if named:
+        fragments["cluster_queue"] = code_name(position.cluster_queue_name or "-")
+        fragments["local_queue"] = code_name(position.local_queue_name or "-")
+        return say("slack.summary.position", language, **fragments)
+    return say("slack.summary.position-unnamed", language, **fragments)
+
+
+def job_value(explanation: Explanation) -> str | None:
+    job = explanation.job
+    queue = explanation.local_queue or (explanation.position.local_queue_name if explanation.position else "")
+    return button_value(ns=job.namespace, name=job.name, kind=job.kind, lq=queue or None)
+
+
+def answer_summary(
+    explanation: Explanation,
+    *,
+    language: str,
+    snapshot_age_seconds: int | float | None = None,
+    show_queue_names: bool = True,
+) -> SlackMessage:
+    """The first message: the verdict, the headline, the place in the queue, the state's age, and buttons."""
+    headline = engine_text(explanation.headline, language)
+    blocks = [section(f"{verdict_line(explanation, language)}\n{headline}")]
+    facts: list[str] = []
+    if explanation.position is not None:
+        facts.append(position_text(explanation.position, language, named=show_queue_names))
+    if explanation.eta is not None:  # issue 16: the "When" line
+        facts.append(say("slack.summary.when", language, eta=engine_text(eta_text(explanation.eta), language)))
+    if snapshot_age_seconds is not None:
+        facts.append(say("slack.summary.age", language, age_seconds=max(0, int(snapshot_age_seconds))))
+    if facts:
+        blocks.append(context(*facts))
+    value = job_value(explanation)
+    if value is not None:
+        buttons = [
+            button_block(words("slack.button.recheck", language), ACTION_RECHECK, value, "primary"),
+            button_block(words("slack.button.watch", language), ACTION_WATCH, value),
+        ]
+        if explanation.local_queue or explanation.position is not None:
+            buttons.append(button_block(words("slack.button.show-queue", language), ACTION_SHOW_QUEUE, value))
+        blocks.append(actions_block(buttons))
+    kind = family(explanation.verdict)
+    fallback = say(
+        "slack.summary.fallback",
+        language,
+        family=say(f"slack.family.{kind}", language),
+        verdict=code(explanation.verdict.value),
+        headline=headline,
+    )
+    return message(f"{FAMILY_EMOJI[kind]} {fallback}", blocks)
+
+
+def _ahead_line(explanation: Explanation, language: str, *, show_names: bool) -> str | None:
+    position = explanation.position
+    if position is None or position.ahead is None or not position.ahead.workloads:
+        return None
+    own = explanation.job.namespace
+    shown = [(ns, name, prio) for ns, name, prio in position.ahead.workloads if show_names or ns == own]
+    hidden = len(position.ahead.workloads) - len(shown)
+    items = [
+        say("slack.details.ahead-item", language, name=job_name(ns, name), priority=free_text(str(prio)))
+        for ns, name, prio in shown
+    ]
+    if hidden:
+        items.append(say("slack.details.ahead-others", language, count=hidden))
+    return "↳ " + say("slack.details.ahead", language, names=", ".join(items))
+
+
+def _step_groups(
+    explanation: Explanation, language: str, *, show_names: bool
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """(group title, its lines with 1 for a step's line) in the order of the admission path; steps keep
+    their numbers."""
+    order = list(STEP_ORDER)
+    lines: dict[str, list[tuple[str, int]]] = {}
+    for number, step in enumerate(explanation.steps, start=1):
+        group = step.step if step.step in STEP_ORDER else "other"
+        if group not in order:
+            order.append(group)
+        mark = OUTCOME_MARK.get(step.outcome, ":grey_question:")
+        lines.setdefault(group, []).append((f"{mark} {number}. {engine_text(step.text, language)}", 1))
+    ahead = _ahead_line(explanation, language, show_names=show_names)
+    if ahead is not None:
+        lines.setdefault("position", []).append((ahead, 0))
+    groups = [(bold(words(f"slack.details.step.{group}", language)), lines[group]) for group in order if group in lines]
+    return groups + _outlook_groups(explanation, language, show_names=show_names)
+
+
+def _outlook_groups(
+    explanation: Explanation, language: str, *, show_names: bool
+) -> list[tuple[str, list[tuple[str, int]]]]:
+    """Issue 16: the "Who holds it" step and what would get it admitted (lines that are not steps)."""
+    found: list[tuple[str, list[tuple[str, int]]]] = []
+    if explanation.holders is not None:
+        own = explanation.job.namespace
+        texts = holders_texts(explanation.holders, own_namespace=own, show_names=show_names)
+        if texts:
+            title = bold(words("slack.details.step.holders", language))
+            found.append((title, [("↳ " + engine_text(t, language), 0) for t in texts]))
+    if explanation.what_if is not None:
+        texts = what_if_texts(explanation.what_if)
+        if texts:
+            title = bold(words("slack.details.step.what-if", language))
+            found.append((title, [("• " + engine_text(t, language), 0) for t in texts]))
+    return found
+
+
+def answer_details(explanation: Explanation, *, language: str, show_names: bool) -> SlackMessage:
+    """The thread reply: the admission path step by step, grouped, then what the asker can do.
+
+    With `show_names=False` no other team's workload is named (the steps only count them)."""
+    job = job_name(explanation.job.namespace, explanation.job.name)
+    out = Blocks()
+    note_room = 300  # the "N more" lines at the end
+    out.add(section(f"*{say('slack.details.title', language, job=job)}*"))
+
+    actions = [a for a in explanation.actions if show_names or a.code not in _HIDDEN_ACTIONS]
+    action_chunks = (
+        packed(
+            ((f"• {engine_text(action.text, language)}", 1) for action in actions),
+            first=f"*{say('slack.details.next', language)}*",
+        )
+        if actions
+        else []
+    )
+    keep_chars = (chars(section(action_chunks[0][0])) if action_chunks else 0) + note_room
+    keep_blocks = (1 if action_chunks else 0) + 1
+    shown_steps = 0
+    full = False
+    for title, lines in _step_groups(explanation, language, show_names=show_names):
+        for text, steps in packed(lines, first=title):
+            if full or not out.add(section(text), keep_blocks=keep_blocks, keep_chars=keep_chars):
+                full = True
+                break
+            shown_steps += steps
+    shown_actions = 0
+    for text, count in action_chunks:
+        if not out.add(section(text), keep_blocks=1, keep_chars=note_room):
+            break
+        shown_actions += count
+    notes = []
+    if shown_steps < len(explanation.steps):
+        notes.append(say("slack.details.more-steps", language, count=len(explanation.steps) - shown_steps))
+    if shown_actions < len(actions):
+        notes.append(say("slack.details.more-actions", language, count=len(actions) - shown_actions))
+    if notes:
+        out.add(context(*notes))
+    failed = sum(1 for step in explanation.steps if step.outcome == Outcome.FAIL)
+    fallback = say("slack.details.fallback", language, job=job, steps=len(explanation.steps), failed=failed)
+    return message(fallback, out.blocks)

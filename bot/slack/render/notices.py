@@ -1,0 +1,112 @@
+"""The proactive direct messages: a watched job's notification, its closing, a digest of many. Pure."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Literal
+
+from bot.slack.mrkdwn import code, truncate
+from bot.slack.render.answer import job_value, position_text, verdict_line
+from bot.slack.render.blocks import (
+    ACTION_SNOOZE_1D,
+    ACTION_SNOOZE_2H,
+    ACTION_STOP,
+    FAMILY_EMOJI,
+    MAX_DIGEST_LISTED,
+    MAX_HEADLINE_IN_LIST,
+    Blocks,
+    SlackMessage,
+    actions_block,
+    button_block,
+    context,
+    engine_text,
+    family,
+    job_name,
+    message,
+    packed,
+    say,
+    section,
+    words,
+)
+from bot.slack.render.replies import _short
+from bot.trace.explanation import Explanation
+from bot.trace.outlook import eta_text
+
+_CLOSED_EMOJI = {"admitted": ":white_check_mark:", "finished": ":checkered_flag:", "deleted": ":wastebasket:"}
+
+
+NotificationReason = Literal["inadmissible", "never-fits", "updated"]
+ClosedOutcome = Literal["admitted", "finished", "deleted"]
+
+
+def notification(explanation: Explanation, *, language: str, reason: NotificationReason) -> SlackMessage:
+    """The proactive direct message about a watched job, with Snooze 2 h, Snooze 1 day and Stop."""
+    job = job_name(explanation.job.namespace, explanation.job.name)
+    key = reason if reason in ("inadmissible", "never-fits", "updated") else "updated"
+    why = say(f"slack.notify.{key}", language, job=job)
+    headline = engine_text(explanation.headline, language)
+    blocks = [section(f"{why}\n{verdict_line(explanation, language)}\n{headline}")]
+    if explanation.position is not None:
+        blocks.append(context(position_text(explanation.position, language, named=True)))
+    if explanation.eta is not None:  # issue 16: the DM carries the ETA (updated in place when it moves)
+        blocks.append(
+            context(say("slack.summary.when", language, eta=engine_text(eta_text(explanation.eta), language)))
+        )
+    value = job_value(explanation)
+    if value is not None:
+        blocks.append(
+            actions_block(
+                [
+                    button_block(words("slack.button.snooze-2h", language), ACTION_SNOOZE_2H, value),
+                    button_block(words("slack.button.snooze-1d", language), ACTION_SNOOZE_1D, value),
+                    button_block(words("slack.button.stop", language), ACTION_STOP, value, "danger"),
+                ]
+            )
+        )
+    blocks.append(context(say("slack.notify.footer", language)))
+    return message(f"{why} {headline}", blocks)
+
+
+def notification_closed(
+    namespace: str, name: str, outcome: ClosedOutcome, waited_seconds: int | float | None, *, language: str
+) -> SlackMessage:
+    """The watch is over: admitted (after how long), finished or deleted."""
+    key = outcome if outcome in _CLOSED_EMOJI else "finished"
+    fragments: dict[str, str | int] = {"job": job_name(namespace, name)}
+    if waited_seconds is not None:
+        fragments["waited_seconds"] = max(0, int(waited_seconds))
+    text = f"{_CLOSED_EMOJI[key]} {say(f'slack.closed.{key}', language, **fragments)} "
+    text += say("slack.closed.stopped", language)
+    return _short(text)
+
+
+_FAMILY_ORDER = {"never": 0, "waits": 1, "ok": 2}
+
+
+def digest(items: list[Explanation], *, language: str) -> SlackMessage:
+    """Many jobs of one person at once: the counts by verdict, the first 20, and how many more."""
+    ordered = sorted(items, key=lambda e: _FAMILY_ORDER[family(e.verdict)])
+    counts = Counter(e.verdict for e in ordered)
+    by_verdict = " · ".join(
+        f"{FAMILY_EMOJI[family(verdict)]} {code(verdict.value)} × {count}"
+        for verdict, count in sorted(counts.items(), key=lambda item: (_FAMILY_ORDER[family(item[0])], -item[1]))
+    )
+    title = say("slack.digest.title", language, count=len(items))
+    out = Blocks()
+    out.add(section(f"*{title}*"))
+    out.add(context(say("slack.digest.counts", language, counts=by_verdict)))
+    lines = [
+        f"{FAMILY_EMOJI[family(e.verdict)]} {job_name(e.job.namespace, e.job.name)} · {code(e.verdict.value)} — "
+        + truncate(engine_text(e.headline, language), MAX_HEADLINE_IN_LIST)
+        for e in ordered[:MAX_DIGEST_LISTED]
+    ]
+    listed = 0
+    for text, count in packed((line, 1) for line in lines):
+        if not out.add(section(text), keep_blocks=1, keep_chars=300):
+            break
+        listed += count
+    more = len(items) - listed
+    if more > 0:
+        out.add(context(say("slack.digest.more", language, count=more)))
+    fallback = say("slack.digest.fallback", language, count=len(items), counts=by_verdict)
+    return message(fallback, out.blocks)

@@ -1,0 +1,134 @@
+"""What to say to a question, a slash command or a button: the service's use case, its outcome rendered.
+
+No Slack call here (bot.slack.posting sends what this returns): the answer, a choice, a refusal (private), help,
+the queue view, a watch or a mute confirmed. Other teams' job names only when the service says the readers may
+see them (Answered.show_names, audience_sees)."""
+
+from __future__ import annotations
+
+from bot.metrics import Metrics
+from bot.service import (
+    Answered,
+    Asker,
+    BotService,
+    Choose,
+    Muted,
+    NotFound,
+    Refused,
+    Unavailable,
+    Unsupported,
+    Using,
+    Watching,
+)
+from bot.slack import render, render_who
+from bot.slack.parse import Command, Question
+from bot.slack.posting import joined, private, privately
+from bot.slack.render import SlackMessage
+from bot.trace.queueview import QueueView
+from bot.trace.usage import Unknown
+
+
+class Replies:
+    def __init__(self, service: BotService, metrics: Metrics) -> None:
+        self.service = service
+        self.metrics = metrics
+
+    async def to_question(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
+        """What to say to a question: the answer, a choice, a refusal, help..."""
+        if question.command == Command.HELP:
+            return [render.help_message(language=language)]
+        if question.command in (Command.MUTE, Command.UNMUTE):
+            muted = await self.service.mute(asker, question.command == Command.MUTE)
+            if isinstance(muted, Muted):
+                return [render.muted(language=language) if muted.on else render.unmuted(language=language)]
+        if question.command == Command.WHO or (question.focus == "who" and question.name):  # issue 16
+            who = await self.who(question, asker, language)
+            if who is not None:
+                return [who]
+        if question.focus and not question.name and question.command == Command.WHY:  # issue 16
+            return [render.focused_which_job(question.focus, language=language)]
+        if question.command == Command.WHY and not question.name:
+            return [render.which_job(language=language)]
+        if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
+            return [render.unknown_command(question.raw, language=language)]
+        if question.command == Command.QUEUE:
+            return [await self.queue(asker, question.namespace, question.name, language)]
+        if question.command in (Command.WATCH, Command.UNWATCH):
+            return [await self.watch(question, asker, language)]
+        outcome = await self.service.ask(
+            asker, question.name, namespace=question.namespace, kind=question.kind, prefer_default=True
+        )
+        return self.to_outcome(outcome, language)
+
+    async def who(self, question: Question, asker: Asker, language: str) -> SlackMessage | None:
+        """Who holds a resource, cluster-wide; for "who is using X?" with X a word that could be a job's
+        name, None unless X names a resource, flavor or ClusterQueue (then it is that job's holders)."""
+        phrase = question.command != Command.WHO
+        words = (question.name or "",) if phrase else question.subject
+        found = await self.service.who(asker, words, only_if_known=phrase)
+        if found is None:
+            return None
+        if isinstance(found, Using):
+            return render_who.who_view(found.usage, language=language, shown=found.shown)
+        if isinstance(found, Unknown):
+            return render_who.unknown_subject(found, language=language)
+        return self.to_outcome(found, language)[0]
+
+    def to_outcome(self, outcome: object, language: str) -> list[SlackMessage]:
+        """An outcome of the service as messages (an answer is its summary and its details)."""
+        if isinstance(outcome, Answered):
+            explanation = outcome.explanation
+            self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
+            age = self.service.age_seconds()
+            answer = [
+                render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
+                render.answer_details(explanation, language=language, show_names=outcome.show_names),
+            ]
+            if outcome.public:
+                return answer
+            return [private(m) for m in (privately(explanation.job.namespace, language), *answer)]
+        if isinstance(outcome, Choose):
+            return [render.choose_job(list(outcome.candidates), language=language)]
+        if isinstance(outcome, NotFound):
+            return [
+                render.not_found(
+                    outcome.namespace, outcome.name, outcome.kind, list(outcome.suggestions), language=language
+                )
+            ]
+        if isinstance(outcome, Refused):
+            return [private(render.refused(outcome.namespace, language=language))]
+        if isinstance(outcome, Unavailable):
+            return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
+        raise TypeError(f"unexpected outcome {outcome!r}")
+
+    async def queue(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
+        """The queue view (a LocalQueue named without its namespace: the one the asker may see, or a choice)."""
+        if namespace is None:
+            namespaces = await self.service.local_queue_namespaces(asker, name)
+            if len(namespaces) > 1:
+                return render.choose_queue(name, namespaces, language=language)
+            if not namespaces:
+                return render.not_found(None, name, "LocalQueue", [], language=language)
+            namespace = namespaces[0]
+        view = await self.service.queue(asker, namespace, name)
+        if not isinstance(view, QueueView):
+            return self.to_outcome(view, language)[0]
+        waiting = [w.namespace for w in view.waiting]
+        if not await self.service.audience_sees(asker, [namespace]):  # to the asker only, then
+            names = await self.service.may_see_all(asker, waiting)
+            shown = render.queue_view(view, language=language, show_names=names)
+            return private(joined(privately(namespace, language), shown))
+        names = await self.service.audience_sees(asker, waiting)
+        return render.queue_view(view, language=language, show_names=names)
+
+    async def watch(self, question: Question, asker: Asker, language: str) -> SlackMessage:
+        """`watch` or `unwatch` confirmed (or why not: a choice, a refusal, no store to keep it)."""
+        assert question.name is not None
+        on = question.command == Command.WATCH
+        done = await self.service.watch(asker, question.name, namespace=question.namespace, kind=question.kind, on=on)
+        if isinstance(done, Unsupported):
+            return render.unknown_command(question.raw, language=language)
+        if isinstance(done, Watching):
+            confirmed = render.watch_confirmed if done.on else render.unwatch_confirmed
+            return confirmed(done.namespace, done.name, language=language)
+        return self.to_outcome(done, language)[0]
