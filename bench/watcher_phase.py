@@ -12,7 +12,11 @@ Workload of an owner is due:
 
 CPU is this process's (every thread: the loop, SQLite's worker thread, the idle informers). A probe
 coroutine sleeps 1 ms at a time during every pass; `loop_lag_max_ms` is the worst it overslept (how long
-the event loop was held), over all passes.
+the event loop was held), over all passes. On a shared machine the oversleep also counts the time the
+kernel gave the CPU to other processes, so the same probe also runs over an idle loop for as long as the
+steady passes took (`loop_lag_idle_max_ms`, the machine's own lag in this run), and measures the event loop
+thread's own CPU between two of its wakes (`loop_hold_max_ms`: how long our code held the loop, whatever
+else the machine was doing).
 """
 
 from __future__ import annotations
@@ -70,10 +74,12 @@ class LagProbe:
 
     def __init__(self) -> None:
         self.worst = 0.0
+        self.held = 0.0  # the loop thread's CPU between two wakes, the worst
         self._task: asyncio.Task[None] | None = None
 
     async def __aenter__(self) -> LagProbe:
         self.worst = 0.0
+        self.held = 0.0
         self._task = asyncio.create_task(self._run())
         await asyncio.sleep(0)
         return self
@@ -86,9 +92,17 @@ class LagProbe:
 
     async def _run(self) -> None:
         while True:
-            started = time.perf_counter()
+            started, cpu = time.perf_counter(), time.thread_time()
             await asyncio.sleep(PROBE_INTERVAL)
             self.worst = max(self.worst, time.perf_counter() - started - PROBE_INTERVAL)
+            self.held = max(self.held, time.thread_time() - cpu)
+
+
+async def idle_lag(seconds: float) -> float:
+    """The probe's worst oversleep over an idle event loop (the machine's scheduling alone), in ms."""
+    async with LagProbe() as probe:
+        await asyncio.sleep(seconds)
+    return round(probe.worst * 1000, 2)
 
 
 async def timed_pass(notifier: Notifier) -> dict[str, float | int]:
@@ -100,6 +114,7 @@ async def timed_pass(notifier: Notifier) -> dict[str, float | int]:
         "cpu_seconds": round(cpu, 3),
         "wall_seconds": round(wall, 3),
         "lag_max_ms": round(probe.worst * 1000, 2),
+        "loop_hold_max_ms": round(probe.held * 1000, 2),
         "decisions": len(decisions),
     }
 
@@ -125,6 +140,7 @@ async def watcher_phase(
             first = await timed_pass(notifier)
             dms_first = len(messenger.sent)
             steady = [await timed_pass(notifier) for _ in range(steady_passes)]
+            idle = await idle_lag(max(2.0, sum(float(p["wall_seconds"]) for p in steady)))
             applied = await change(changed)
             after_change = await timed_pass(notifier)
             steady_after = await timed_pass(notifier)
@@ -137,6 +153,8 @@ async def watcher_phase(
         "watcher_changed_cpu_seconds": after_change["cpu_seconds"],
         "watcher_changed_workloads": applied,
         "loop_lag_max_ms": max(p["lag_max_ms"] for p in passes),
+        "loop_lag_idle_max_ms": idle,
+        "loop_hold_max_ms": max(p["loop_hold_max_ms"] for p in passes),
         "watcher_passes": {
             "first": first,
             "steady": steady,

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 from bot import __version__
 from bot.config import Settings
-from bot.copy import language_of
+from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
 from bot.terminal import render_text
 from bot.trace.codes import Verdict
@@ -32,6 +32,7 @@ ClusterQueue's quota, its position in the queue, and what you can do.
 examples:
   python -m bot explain team-a/train-bert
   python -m bot explain team-a/my-rayjob --kind RayJob
+  python -m bot explain train-bert -n team-a              (as kubectl names it)
   python -m bot explain team-a/train-bert --from-file cluster.yaml --now 2026-10-14T10:30:00Z
   kubectl get jobs,workloads,localqueues,clusterqueues,resourceflavors,events -A -o yaml > cluster.yaml
 
@@ -47,7 +48,8 @@ what you type:
   why is train-octobre pending?        an @mention of kueue-bot in #ml-platform
   /kueue queue equipe-data/default     the slash command
   dm why is llm-eval-70b pending?      a direct message
-  click watch                          a button of the last message that has it
+  click watch                          a button of the last message that has it (click queue, ...)
+  more                                 the rest of a long answer (one screen at a time)
   /advance                             the cluster moves on to its next moment
   /wait-dm [TEXT]                      (scripts) wait for a DM from kueue-bot
   help, quit
@@ -61,7 +63,13 @@ Print every setting (the environment over the .env file; secrets masked), where 
 problem with them, one line each: values left at .env.example's placeholders, unknown variables (with the
 setting meant), a KUBECONFIG file that is not there, a URL that carries credentials.
 
-exit status: 0 the settings are valid, 2 a setting is invalid.
+With --online, also: Slack's auth.test with SLACK_BOT_TOKEN (and apps.connections.open with SLACK_APP_TOKEN
+in Socket Mode), the Kubernetes API's reachability and Kueue's API, and a SelfSubjectAccessReview for each
+permission of the bot's ClusterRole (and of its Role, when Leases or ConfigMaps are used). One line per
+check. Tokens are never printed.
+
+exit status: 0 the settings are valid (and every online check passed), 2 a setting is invalid,
+3 an online check failed (Slack refused a token, the cluster is out of reach, a permission is missing).
 """
 
 
@@ -76,14 +84,21 @@ def _parse_now(value: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _parse_ref(value: str) -> tuple[str, str, str | None]:
-    """ "ns/name", "ns/kind/name" or "kind/name" with a namespace elsewhere -> (namespace, name, kind)."""
+def _parse_ref(value: str, namespace: str | None) -> tuple[str, str, str | None]:
+    """ "ns/name", "ns/kind/name", or with `-n ns`: "name" and "kind/name" -> (namespace, name, kind).
+    Raises ValueError with the line to show."""
     parts = [part for part in value.strip().split("/") if part]
+    if namespace is not None:
+        if len(parts) == 1:
+            return namespace, parts[0], None
+        if len(parts) == 2 and canonical_kind(parts[0]) is not None:
+            return namespace, parts[1], parts[0]
+        raise ValueError(f"with -n {namespace}, name the job as NAME or KIND/NAME, not {value!r}")
     if len(parts) == 2:
         return parts[0], parts[1], None
     if len(parts) == 3:
         return parts[0], parts[2], parts[1]
-    raise argparse.ArgumentTypeError(f"expected NAMESPACE/NAME, got {value!r}")
+    raise ValueError(f"expected NAMESPACE/NAME or NAME -n NAMESPACE, got {value!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -101,7 +116,10 @@ def build_parser() -> argparse.ArgumentParser:
         description=_EXPLAIN_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    explain_cmd.add_argument("job", type=_parse_ref, metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert")
+    explain_cmd.add_argument(
+        "job", metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert (or NAME with -n NAMESPACE)"
+    )
+    explain_cmd.add_argument("-n", "--namespace", default=None, help="the job's namespace, as with kubectl")
     explain_cmd.add_argument(
         "--kind",
         default=None,
@@ -140,6 +158,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check_cmd.add_argument(
+        "--online",
+        action="store_true",
+        help="also ask Slack (auth.test) and the cluster (reachable? the ClusterRole's permissions held?)",
+    )
+    check_cmd.add_argument(
         "--env-file", default=".env", help="settings file read under the environment (default: .env)"
     )
 
@@ -158,9 +181,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd.add_argument(
         "--advance-every",
         type=float,
-        default=40.0,
+        default=0.0,
         metavar="SECONDS",
-        help="the cluster moves on every SECONDS when you chat (default: 40; 0: only when you type /advance)",
+        help="the cluster moves on by itself every SECONDS when you chat (default: 0, only when you type /advance)",
     )
     demo_cmd.add_argument("--lang", choices=("en", "fr"), default="en", help="your Slack language (default: en)")
     demo_cmd.add_argument("--no-color", action="store_true", help="no colours, even on a terminal")
@@ -181,16 +204,25 @@ def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | N
     return live.snapshot
 
 
-def run_explain(args: argparse.Namespace) -> int:
-    namespace, name, kind_in_ref = args.job
+def _query(args: argparse.Namespace) -> Query:
+    """The job the command line names. Raises ValueError with the line to show."""
+    namespace, name, kind_in_ref = _parse_ref(args.job, args.namespace)
+    if args.lang is not None and args.lang.strip().lower() not in CATALOGUES:
+        raise ValueError(f"--lang {args.lang!r}: kueue-bot speaks {' or '.join(sorted(CATALOGUES))}")
     kind_text = args.kind or kind_in_ref
     kind = canonical_kind(kind_text) if kind_text else "Job"
     if kind is None:
-        print(
-            f"kueue-bot: unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)",
-            file=sys.stderr,
-        )
+        raise ValueError(f"unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)")
+    return Query(namespace, name, kind)
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    try:
+        query = _query(args)
+    except ValueError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
         return EXIT_USAGE
+    namespace, name, kind = query.namespace, query.name, query.kind
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
     try:
@@ -201,7 +233,7 @@ def run_explain(args: argparse.Namespace) -> int:
     except BotError as error:
         print(f"kueue-bot: {error}", file=sys.stderr)
         return EXIT_UNAVAILABLE
-    explanation = explain(snapshot, Query(namespace, name, kind), now=now)
+    explanation = explain(snapshot, query, now=now)
     if args.format == "json":
         print(json.dumps(to_json(explanation, language), indent=2, ensure_ascii=False))
     elif explanation.verdict == Verdict.JOB_NOT_FOUND:
@@ -229,8 +261,34 @@ def run_check_config(args: argparse.Namespace) -> int:
     if inspection.problems:
         count = len(inspection.problems)
         print(f"kueue-bot: {count} problem(s): the settings are not valid", file=sys.stderr)
+        if args.online:
+            print("kueue-bot: the online checks were not run: fix the problems above first", file=sys.stderr)
         return EXIT_USAGE
     print("kueue-bot: the settings are valid")
+    return _check_online(inspection.settings) if args.online else EXIT_OK
+
+
+def _check_online(settings: Settings) -> int:
+    """Slack's auth.test, the cluster's reachability and the roles' permissions: one line each."""
+    from bot.kube.permissions import check_cluster
+    from bot.kube.sources import kube_client
+    from bot.slack.check import check_slack
+
+    findings = check_slack(settings)
+    try:
+        client = kube_client(settings)
+    except BotError as error:
+        findings.append((False, f"no Kubernetes API to ask: {error}"))
+    else:
+        leases, configmaps = settings.leader_election, settings.state_url.startswith("kubernetes://")
+        findings += check_cluster(client, namespace=settings.pod_namespace, leases=leases, configmaps=configmaps)
+    for ok, line in findings:
+        print(f"kueue-bot: {'ok' if ok else 'problem'}: {line}", file=sys.stdout if ok else sys.stderr)
+    failed = sum(1 for ok, _ in findings if not ok)
+    if failed:
+        print(f"kueue-bot: {failed} online check(s) failed", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    print("kueue-bot: every online check passed")
     return EXIT_OK
 
 

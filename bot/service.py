@@ -26,6 +26,7 @@ from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView, describe_queue
+from bot.trace.resolve import is_part_of_a_job
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 from bot.trace.usage import Unknown, Usage, resolve, who_uses
 
@@ -419,7 +420,7 @@ class BotService:
         where: dict[str, dict[str, None]] = {}  # name -> its namespaces, in order
         for namespace in namespaces:
             for job in snapshot.jobs_in(namespace):
-                if kind is None or job.meta.kind == kind:
+                if kind == job.meta.kind or (kind is None and not is_part_of_a_job(job)):
                     where.setdefault(job.meta.name, {})[namespace] = None
             for workload in snapshot.workloads_in(namespace):
                 for owner in workload.meta.owners:

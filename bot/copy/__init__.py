@@ -2,7 +2,8 @@
 
 A catalogue maps a key to a template, or to a tuple of templates: the first whose placeholders are all
 given wins, so a sentence can say more when more is known. Parameters whose name ends in `_seconds` are
-durations, written the way the language writes them. Unknown keys fall back to English, then to the key.
+durations, written the way the language writes them ("1 h 12 min"); `{x_ago}` in a template says the parameter
+`x_seconds` as a time ago ("1 h 12 min ago", "just now"). Unknown keys fall back to English, then to the key.
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections.abc import Mapping
 from bot.copy import en, fr
 from bot.copy.text import Text
 
-__all__ = ["CATALOGUES", "DEFAULT_LANGUAGE", "Text", "duration", "language_of", "render", "render_value"]
+__all__ = ["CATALOGUES", "DEFAULT_LANGUAGE", "Text", "ago", "duration", "language_of", "render", "render_value"]
 
 Template = str | tuple[str, ...]
 CATALOGUES: Mapping[str, Mapping[str, Template]] = {"en": en.CATALOGUE, "fr": fr.CATALOGUE}
 DEFAULT_LANGUAGE = "en"
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+JUST_NOW = 60  # seconds: under this, a moment ago is "just now"
 
 
 def language_of(locale: str | None, default: str = DEFAULT_LANGUAGE) -> str:
@@ -31,7 +33,7 @@ def language_of(locale: str | None, default: str = DEFAULT_LANGUAGE) -> str:
 
 
 def duration(seconds: int, language: str = DEFAULT_LANGUAGE) -> str:
-    """42 -> "42 s", 2520 -> "42 min", 7500 -> "2 h 05", 200000 -> "2 d 7 h" ("j" in French)."""
+    """42 -> "42 s", 2520 -> "42 min", 7500 -> "2 h 5 min", 200000 -> "2 d 7 h" ("j" in French)."""
     day = "j" if language == "fr" else "d"
     seconds = max(0, int(seconds))
     if seconds < 60:
@@ -41,9 +43,16 @@ def duration(seconds: int, language: str = DEFAULT_LANGUAGE) -> str:
         return f"{minutes} min"
     hours, minutes = divmod(minutes, 60)
     if hours < 24:
-        return f"{hours} h {minutes:02d}" if minutes else f"{hours} h"
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
     days, hours = divmod(hours, 24)
     return f"{days} {day} {hours} h" if hours else f"{days} {day}"
+
+
+def ago(seconds: int, language: str = DEFAULT_LANGUAGE) -> str:
+    """How long ago, as people say it: "just now" under a minute, else "1 h 12 min ago" ("il y a ...")."""
+    if int(seconds) < JUST_NOW:
+        return render("time.just-now", language=language)
+    return render("time.ago", {"duration": duration(seconds, language)}, language)
 
 
 def render_value(value: object, language: str = DEFAULT_LANGUAGE) -> str:
@@ -58,6 +67,8 @@ def render_value(value: object, language: str = DEFAULT_LANGUAGE) -> str:
 def _value(name: str, value: object, language: str) -> str:
     if name.endswith("_seconds") and isinstance(value, int):
         return duration(value, language)
+    if name.endswith("_ago") and isinstance(value, int):
+        return ago(value, language)
     return render_value(value, language)
 
 
@@ -69,8 +80,12 @@ def _fill(template: str, params: Mapping[str, object], language: str) -> str | N
 
 
 def render(key: str, params: Mapping[str, object] | None = None, language: str = DEFAULT_LANGUAGE) -> str:
-    """The sentence for `key` in `language`, with its parameters filled in."""
+    """The sentence for `key` in `language`, with its parameters filled in. A template's `{age_ago}` is the
+    parameter `age_seconds` said as a time ago ("5 min ago", "just now")."""
     values = dict(params or {})
+    for name, value in list(values.items()):
+        if name.endswith("_seconds"):
+            values.setdefault(name.removesuffix("_seconds") + "_ago", value)
     for catalogue in (CATALOGUES.get(language, {}), CATALOGUES[DEFAULT_LANGUAGE]):
         entry = catalogue.get(key)
         if entry is None:

@@ -10,7 +10,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "If it is pending, the reason is in the scheduler, not in Kueue."
     ),
     "headline.workload-missing": (
-        "{job} names LocalQueue {queue}, but Kueue has created no Workload for it, so it cannot be queued yet."
+        "{job} is one of the pods of group {group}, which has {present} of its {total} pods: Kueue creates the "
+        "group's Workload only once all {total} exist, so nothing is queued yet.",
+        "{job} is a pod of group {group}, for which Kueue has created no Workload, so it cannot be queued yet.",
+        "{job} names LocalQueue {queue}, but Kueue has created no Workload for it, so it cannot be queued yet.",
     ),
     "headline.local-queue-missing": (
         "{job} will never start as it is: it names LocalQueue {queue}, which does not exist in its namespace."
@@ -121,6 +124,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} was evicted and waits for its requeue backoff.",
     ),
     "headline.deactivated": (
+        "{job} was deactivated by Kueue: it ran longer than its maximum execution time of {limit_seconds} "
+        "({reason}); it will not run again until it is reactivated or its limit is raised.",
         "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
         "{job} is deactivated: Kueue will not admit it until it is reactivated.",
     ),
@@ -136,6 +141,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} has finished ({reason}): nothing is pending.",
         "{job} has finished: nothing is pending.",
     ),
+    "headline.workload-out-of-sync": (
+        "{job} will not run as it is: its prebuilt Workload {workload} no longer matches it, so Kueue marked that "
+        "Workload finished (OutOfSync) and will not admit the job through it."
+    ),
     "headline.invalid-request": (
         "{job} will never be admitted: Kueue refuses its resource requests ({detail}).",
         "{job} will never be admitted: Kueue refuses its resource requests.",
@@ -144,12 +153,34 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "job.not-found": "No {kind} {namespace}/{name} in the cluster.",
     "job.found": "Found {kind} {job}.",
     "workload.found": (
-        "Workload {workload} represents the job (found by {how}), created {age_seconds} ago.",
+        "Workload {workload} represents the job (found by {how}), created {age_ago}.",
         "Workload {workload} represents the job (found by {how}).",
     ),
     "workload.found-through-parent": (
-        "Kueue manages it through its parent {parent}: Workload {workload}, created {age_seconds} ago.",
+        "Kueue manages it through its parent {parent}: Workload {workload}, created {age_ago}.",
         "Kueue manages it through its parent {parent}: Workload {workload}.",
+    ),
+    "workload.pod-group": (
+        "Pod group {group} (label {label}): {present} runnable pod(s) of the {total} its annotation {annotation} "
+        "declares."
+    ),
+    "workload.pod-group-no-total": (
+        "Pod group {group}: the pod has no valid annotation {annotation}, so Kueue cannot tell when the group is "
+        "complete."
+    ),
+    "workload.pod-group-failed": "Failed pods do not count for the group: {pods}.",
+    "workload.pod-group-excess": (
+        "The group has {excess} pod(s) more than its total of {total}: Kueue deletes the extra ones "
+        "(event ExcessPodDeleted)."
+    ),
+    "workload.pod-group-mismatch": (
+        "The group's pods disagree, which Kueue refuses: total counts {totals}; queues {queues}.",
+        "The group's pods disagree on their total count, which Kueue refuses: {totals}.",
+        "The group's pods disagree on their queue name, which Kueue refuses: {queues}.",
+    ),
+    "workload.per-pod": (
+        "The {kind} has no Workload of its own: each of its pods has one; {count} in all, {admitted} admitted, "
+        "{pending} not admitted."
     ),
     "workload.siblings": "The job has {count} other Workload(s) (older slices or other groups).",
     "workload.not-managed": "No Workload: the job has no {label} label, so Kueue does not manage it.",
@@ -159,6 +190,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "The Workload is deactivated (spec.active=false): {reason}. {message}",
         "The Workload is deactivated (spec.active=false): {reason}.",
         "The Workload is deactivated (spec.active=false).",
+    ),
+    "conditions.out-of-sync": "Workload {workload} is Finished (OutOfSync): {message}",
+    "workload.max-exec-time": (
+        "It may run {limit_seconds} in all (maximum execution time): {used_seconds} used, {left_seconds} left "
+        "before Kueue deactivates it."
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue deactivated it when its running time reached the maximum execution time, {limit_seconds} "
+        "(spec.maximumExecutionTimeSeconds, from the job's label {label}).",
+        "Kueue deactivated it when its running time reached its maximum execution time "
+        "(spec.maximumExecutionTimeSeconds, from the job's label {label}).",
+    ),
+    "workload.max-exec-reset": (
+        "Kueue reset the time used: reactivated as it is, it runs again from the start for up to {limit_seconds}, "
+        "then is deactivated again."
+    ),
+    "workload.max-exec-again": (
+        "It has already used {used_seconds} of its {limit_seconds}: reactivated as it is, Kueue would deactivate "
+        "it again as soon as it is admitted."
+    ),
+    "workload.requeuing-limit": (
+        "Kueue deactivated it after {count} evictions: its pods never became ready within the waitForPodsReady "
+        "timeout, and the requeuing limit (requeuingStrategy.backoffLimitCount) is reached.",
+        "Kueue deactivated it: its pods never became ready within the waitForPodsReady timeout too many times "
+        "(requeuingStrategy.backoffLimitCount).",
     ),
     "workload.admission-gated": "Admission is gated by {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue does not hold this {kind}: if its pods wait, ask the kube-scheduler.",
@@ -241,6 +297,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.local-queue-missing": ("Kueue: LocalQueue {queue} does not exist.", "Kueue: {text}"),
     "record.local-queue-inactive": ("Kueue: LocalQueue {queue} is inactive (stopped).", "Kueue: {text}"),
     "record.admission-gated": ("Kueue: admission is gated by {detail}.", "Kueue: {text}"),
+    "record.hold-released": "Kueue: it is no longer on hold (its StatefulSet scaled up again); it waits for quota.",
     "record.admission-gate-cleared": "Kueue: the admission gate was cleared; it waits for quota reservation.",
     "record.pending-evaluation": "Kueue: pending evaluation in the scheduling queue.",
     "record.evaluation-bypassed": "Kueue skipped it because an equivalent workload recently failed.",
@@ -344,6 +401,21 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "flavorFungibility.whenCanBorrow is TryNextFlavor."
     ),
     "flavors.taint": "Flavor {flavor} taints its nodes with {taint}; pod set {pod_set} does not tolerate it.",
+    "flavors.group-label-keys": (
+        "Flavor {flavor} ({labels}) does not set {keys}, which pod set {pod_set} selects and another flavor of its "
+        "resource group sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the flavor "
+        "as not matching.",
+        "Flavor {flavor} (no node labels) does not set {keys}, which pod set {pod_set} selects and another flavor of "
+        "its resource group sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the "
+        "flavor as not matching.",
+        "Flavor {flavor} lacks a label key that pod set {pod_set} selects and another flavor of its resource group "
+        "sets: this Kueue (v1beta1 objects: before v0.17.6, v0.18.2, v0.19.0) then counts the flavor as not matching.",
+    ),
+    "flavors.recorded-exclusion": (
+        "Kueue recorded that flavor {flavor} ({labels}) does not match pod set {pod_set}'s node affinity: it stays "
+        "excluded.",
+        "Kueue recorded that flavor {flavor} does not match pod set {pod_set}'s node affinity: it stays excluded.",
+    ),
     "flavors.node-labels": (
         "Flavor {flavor} ({labels}) does not match pod set {pod_set}'s node selector or affinity.",
         "Flavor {flavor} does not match pod set {pod_set}'s node selector or affinity.",
@@ -391,6 +463,29 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
         "everything behind it until it is admitted."
     ),
+    "admission-checks.provisioning-request": (
+        "ProvisioningRequest {request} (attempt {attempt} of at most {attempts}, class {class}): {conditions}.",
+        "ProvisioningRequest {request} (class {class}): {conditions}.",
+        "ProvisioningRequest {request}: {conditions}.",
+    ),
+    "admission-checks.provisioning-said": "The cluster autoscaler says: {message}",
+    "admission-checks.provisioning-none": (
+        "No ProvisioningRequest of check {check} is known for this Workload yet: Kueue makes it once the quota "
+        "is reserved."
+    ),
+    "admission-checks.provisioning-retries": (
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "ProvisioningRequestConfig {config}); the next attempt comes after {after_seconds}.",
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "ProvisioningRequestConfig {config}).",
+        "Kueue has retried {retries} time(s), of at most {limit}; the next attempt comes after {after_seconds}.",
+        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount).",
+    ),
+    "admission-checks.provisioning-inactive": (
+        "Admission check {check} is not active: its ProvisioningRequestConfig is missing or wrong, so no "
+        "ProvisioningRequest is made."
+    ),
+    "admission-checks.pod-set-updates": "Check {check} adds to the pods of pod set {pod_set}: nodeSelector {selector}.",
     "admission-checks.check": (
         "Admission check {check} ({controller}): {state} for {age_seconds}: {message}",
         "Admission check {check} ({controller}): {state}: {message}",
@@ -406,14 +501,35 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Pod {pod} cannot be scheduled (the scheduler's words are quoted above).",
     ),
     "scheduling.gated": "Pod {pod} is held by scheduling gate(s) {gates}.",
+    "scheduling.failed-pods": "{count} pods ({pods}) cannot be scheduled: {message}",
+    "scheduling.node-reasons": (
+        "The kube-scheduler on pod(s) {pods}: {fit} of {total} nodes fit; the others: {reasons}. "
+        "Preemption: {preemption}.",
+        "The kube-scheduler on pod(s) {pods}: {fit} of {total} nodes fit; the others: {reasons}.",
+    ),
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
+    "scheduling.label-excludes": (
+        "None of the {nodes} known node(s) has the label {label} that pod {pod} requires (nodeSelector): that label "
+        "excludes every node."
+    ),
     "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
     # --- what to do next ---
     "action.did-you-mean": "Did you mean {names}?",
     "action.other-namespace": "A job named {name} exists in namespace(s) {namespaces}.",
-    "action.check-name": "Check the job's name and namespace: kubectl get jobs -n {namespace}",
+    "action.check-name": (
+        "Check the job's name and namespace: kubectl get {resource} -n {namespace}",
+        "Check the job's name and namespace: kubectl get jobs -n {namespace}",
+    ),
     "action.add-queue-label": "To have Kueue queue it, set the label {label} to one of: {queues}.",
     "action.ask-admin-local-queue": "Ask an admin for a LocalQueue in namespace {namespace}.",
+    "action.add-group-pods": (
+        "Create the {missing} missing pod(s) of group {group} (label {label}={group}, annotation {annotation}={total}, "
+        "the same queue), or lower {annotation} on every pod of the group."
+    ),
+    "action.set-group-total": "Set the annotation {annotation} (the number of pods) on every pod of group {group}.",
+    "action.align-group-pods": (
+        "Give every pod of group {group} the same queue label and the same {annotation}, then recreate the odd ones."
+    ),
     "action.ask-admin-kueue": (
         "Look at the job's events (kubectl describe) and ask an admin whether Kueue manages {kind} here."
     ),
@@ -422,6 +538,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.reactivate": (
         "Reactivate it once the cause is fixed: kubectl patch workload -n {namespace} {workload} --type merge "
         '-p \'{"spec":{"active":true}}\''
+    ),
+    "action.raise-max-exec-time": (
+        "If it needs longer, raise (or remove) the label {label} on the suspended {kind}: kubectl label {kind} -n "
+        "{namespace} {name} {label}=<seconds> --overwrite; Kueue then replaces its Workload with the new limit."
+    ),
+    "action.ask-admin-check": "Ask an admin to fix AdmissionCheck {check} (kubectl describe admissioncheck {check}).",
+    "action.ask-admin-autoscaler": (
+        "The cluster autoscaler has not answered ProvisioningRequest {request}: ask an admin whether it runs with "
+        "ProvisioningRequest support for class {class}.",
+        "The cluster autoscaler has not answered ProvisioningRequest {request}: ask an admin whether it runs with "
+        "ProvisioningRequest support.",
+    ),
+    "action.provisioning-gave-up": (
+        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about capacity "
+        "for class {class}, or ask for fewer or other resources, then resubmit.",
+        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about "
+        "capacity, or ask for fewer or other resources, then resubmit.",
+    ),
+    "action.provisioning-revoked": (
+        "The provisioned capacity was taken back (CapacityRevoked), so check {check} rejected it and Kueue "
+        "deactivated it: resubmit (or reactivate) to ask for new nodes."
+    ),
+    "action.fix-prebuilt": (
+        "Make Workload {workload} again from the {kind} as it is now, or remove the label {label} from the {kind} "
+        "so that Kueue makes its own Workload."
     ),
     "action.check-scheduler": (
         "This is the kube-scheduler's side: kubectl describe pod -n {namespace} {pod} shows why it waits."
@@ -487,7 +628,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.position": "Position",
     "label.next": "What you can do",
     "label.steps": "The admission path",
-    "label.snapshot-age": "Cluster state as of {age_seconds} ago.",
+    "label.snapshot-age": "Cluster state as of {age_ago}.",
     "label.workload": "Workload",
     "label.none": "none",
     # --- Slack (bot/slack/render.py) ---
@@ -512,7 +653,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} of {total} in its ClusterQueue",
         "{cq_position} in its ClusterQueue",
     ),
-    "slack.summary.age": "as of {age_seconds} ago",
+    "slack.summary.age": "as of {age_ago}",
     "slack.summary.fallback": "{family} ({verdict}): {headline}",
     "slack.ordinal.first": "{n}st",
     "slack.ordinal.one": "{n}st",
@@ -567,7 +708,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.queue.open": "Open: it admits workloads as quota allows.",
     "slack.queue.quota-title": "Quota by flavor and resource",
-    "slack.queue.quota-line": "{flavor} · {resource}: nominal {nominal}, used {used}, free {available}, at most {maximum}",
+    "slack.queue.quota-line": (
+        "{flavor} · {resource}: nominal {nominal}, in use {used} ({borrowed} borrowed), free with the cohort "
+        "{cohort} {available}, at most {maximum} with borrowing",
+        "{flavor} · {resource}: nominal {nominal}, in use {used}, free with the cohort {cohort} {available}, "
+        "at most {maximum} with borrowing",
+        "{flavor} · {resource}: nominal {nominal}, in use {used}, free {available} (no cohort to borrow from)",
+    ),
     "slack.queue.no-quota": "No quota to show.",
     "slack.queue.counts": (
         "{pending_total} waiting in ClusterQueue {cluster_queue}, {pending_here} of them from this LocalQueue; "
@@ -633,7 +780,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "I didn't understand {text}. Type {help} to see what I can do.",
         "I didn't understand. Type {help} to see what I can do.",
     ),
-    "slack.notify.inadmissible": "Kueue cannot admit {job} as it is.",
+    "slack.notify.inadmissible": "{job} is still waiting: Kueue has not admitted it yet.",
     "slack.notify.never-fits": "{job} will never start as it is configured.",
     "slack.notify.updated": "News about {job}.",
     "slack.notify.footer": "You get this because you watch this job or it names you. Stop ends these messages for it.",
@@ -809,4 +956,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.unknown": "I know no resource, flavor or ClusterQueue named {word}. Try one of: {known}.",
     "slack.help.who": "{example}: who holds a resource (GPUs by default), by ClusterQueue and namespace.",
     # --- end of issue 16 ------------------------------------------------------------------------------------
+    # --- issue 15: times said as people say them -------------------------------------------------------------
+    "time.ago": "{duration} ago",
+    "time.just-now": "just now",
 }

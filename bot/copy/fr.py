@@ -9,8 +9,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "S'il attend, la raison est du côté du scheduler, pas de Kueue."
     ),
     "headline.workload-missing": (
+        "{job} est l'un des pods du groupe {group}, qui en a {present} sur {total} : Kueue ne crée le Workload du "
+        "groupe qu'une fois les {total} présents, donc rien n'est encore en file.",
+        "{job} est un pod du groupe {group}, pour lequel Kueue n'a créé aucun Workload : il ne peut pas encore "
+        "être mis en file.",
         "{job} désigne la LocalQueue {queue}, mais Kueue ne lui a créé aucun Workload : il ne peut pas encore "
-        "être mis en file."
+        "être mis en file.",
     ),
     "headline.local-queue-missing": (
         "{job} ne démarrera jamais en l'état : il désigne la LocalQueue {queue}, qui n'existe pas dans son namespace."
@@ -133,6 +137,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} a été évincé et attend la fin de son délai de remise en file.",
     ),
     "headline.deactivated": (
+        "{job} a été désactivé par Kueue : il a tourné plus longtemps que sa durée d'exécution maximale de "
+        "{limit_seconds} ({reason}) ; il ne repartira pas avant d'être réactivé ou que sa limite soit relevée.",
         "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
         "{job} est désactivé : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
     ),
@@ -148,6 +154,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} est terminé ({reason}) : rien n'est en attente.",
         "{job} est terminé : rien n'est en attente.",
     ),
+    "headline.workload-out-of-sync": (
+        "{job} ne tournera pas en l'état : son Workload préconstruit {workload} ne lui correspond plus, Kueue a "
+        "donc marqué ce Workload terminé (OutOfSync) et n'admettra pas le job par lui."
+    ),
     "headline.invalid-request": (
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources ({detail}).",
         "{job} ne sera jamais admis : Kueue refuse ses demandes de ressources.",
@@ -155,12 +165,34 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "job.not-found": "Aucun {kind} {namespace}/{name} dans le cluster.",
     "job.found": "{kind} {job} trouvé.",
     "workload.found": (
-        "Le Workload {workload} représente le job (trouvé par {how}), créé il y a {age_seconds}.",
+        "Le Workload {workload} représente le job (trouvé par {how}), créé {age_ago}.",
         "Le Workload {workload} représente le job (trouvé par {how}).",
     ),
     "workload.found-through-parent": (
-        "Kueue le gère via son parent {parent} : Workload {workload}, créé il y a {age_seconds}.",
+        "Kueue le gère via son parent {parent} : Workload {workload}, créé {age_ago}.",
         "Kueue le gère via son parent {parent} : Workload {workload}.",
+    ),
+    "workload.pod-group": (
+        "Groupe de pods {group} (label {label}) : {present} pod(s) exécutable(s) sur les {total} que déclare son "
+        "annotation {annotation}."
+    ),
+    "workload.pod-group-no-total": (
+        "Groupe de pods {group} : le pod n'a pas d'annotation {annotation} valide, Kueue ne peut donc pas savoir "
+        "quand le groupe est complet."
+    ),
+    "workload.pod-group-failed": "Les pods en échec ne comptent pas pour le groupe : {pods}.",
+    "workload.pod-group-excess": (
+        "Le groupe a {excess} pod(s) de plus que son total de {total} : Kueue supprime ceux en trop "
+        "(événement ExcessPodDeleted)."
+    ),
+    "workload.pod-group-mismatch": (
+        "Les pods du groupe ne concordent pas, ce que Kueue refuse : totaux {totals} ; files {queues}.",
+        "Les pods du groupe ne concordent pas sur leur total, ce que Kueue refuse : {totals}.",
+        "Les pods du groupe ne concordent pas sur leur file, ce que Kueue refuse : {queues}.",
+    ),
+    "workload.per-pod": (
+        "Le {kind} n'a pas de Workload à lui : chacun de ses pods a le sien ; {count} en tout, {admitted} admis, "
+        "{pending} non admis."
     ),
     "workload.siblings": "Le job a {count} autre(s) Workload(s) (anciennes tranches ou autres groupes).",
     "workload.not-managed": "Aucun Workload : le job n'a pas le label {label}, Kueue ne le gère donc pas.",
@@ -170,6 +202,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le Workload est désactivé (spec.active=false) : {reason}. {message}",
         "Le Workload est désactivé (spec.active=false) : {reason}.",
         "Le Workload est désactivé (spec.active=false).",
+    ),
+    "conditions.out-of-sync": "Le Workload {workload} est terminé (OutOfSync) : {message}",
+    "workload.max-exec-time": (
+        "Il peut tourner {limit_seconds} en tout (durée d'exécution maximale) : {used_seconds} utilisées, "
+        "{left_seconds} restantes avant que Kueue ne le désactive."
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue l'a désactivé quand sa durée d'exécution a atteint le maximum, {limit_seconds} "
+        "(spec.maximumExecutionTimeSeconds, tiré du label {label} du job).",
+        "Kueue l'a désactivé quand sa durée d'exécution a atteint son maximum "
+        "(spec.maximumExecutionTimeSeconds, tiré du label {label} du job).",
+    ),
+    "workload.max-exec-reset": (
+        "Kueue a remis à zéro le temps utilisé : réactivé tel quel, il repart du début pour au plus "
+        "{limit_seconds}, puis est de nouveau désactivé."
+    ),
+    "workload.max-exec-again": (
+        "Il a déjà utilisé {used_seconds} de ses {limit_seconds} : réactivé tel quel, Kueue le désactiverait de "
+        "nouveau dès son admission."
+    ),
+    "workload.requeuing-limit": (
+        "Kueue l'a désactivé après {count} évictions : ses pods ne sont jamais devenus prêts dans le délai de "
+        "waitForPodsReady, et la limite de remises en file (requeuingStrategy.backoffLimitCount) est atteinte.",
+        "Kueue l'a désactivé : ses pods ne sont pas devenus prêts dans le délai de waitForPodsReady trop de fois "
+        "(requeuingStrategy.backoffLimitCount).",
     ),
     "workload.admission-gated": "L'admission est retenue par {gates} (annotation kueue.x-k8s.io/admission-gated-by).",
     "scheduling.not-held-by-kueue": "Kueue ne retient pas ce {kind} : si ses pods attendent, voyez le kube-scheduler.",
@@ -253,6 +310,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.local-queue-missing": ("Kueue : la LocalQueue {queue} n'existe pas.", "Kueue : {text}"),
     "record.local-queue-inactive": ("Kueue : la LocalQueue {queue} est inactive (arrêtée).", "Kueue : {text}"),
     "record.admission-gated": ("Kueue : l'admission est retenue par {detail}.", "Kueue : {text}"),
+    "record.hold-released": (
+        "Kueue : il n'est plus en attente (son StatefulSet est remonté) ; il attend une réservation de quota."
+    ),
     "record.admission-gate-cleared": "Kueue : la porte d'admission est levée ; il attend une réservation de quota.",
     "record.pending-evaluation": "Kueue : en attente d'examen dans la file.",
     "record.evaluation-bypassed": "Kueue l'a sauté car un workload équivalent a échoué récemment.",
@@ -363,6 +423,23 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "flavors.missing": "La flavor {flavor} n'existe pas.",
     "flavors.taint": "La flavor {flavor} pose le taint {taint} sur ses nœuds ; le pod set {pod_set} ne le tolère pas.",
+    "flavors.group-label-keys": (
+        "La flavor {flavor} ({labels}) ne pose pas {keys}, que le pod set {pod_set} sélectionne et qu'une autre "
+        "flavor de son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, v0.19.0) "
+        "compte alors la flavor comme non correspondante.",
+        "La flavor {flavor} (sans labels de nœud) ne pose pas {keys}, que le pod set {pod_set} sélectionne et "
+        "qu'une autre flavor de son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, "
+        "v0.19.0) compte alors la flavor comme non correspondante.",
+        "La flavor {flavor} n'a pas une clé de label que le pod set {pod_set} sélectionne et qu'une autre flavor de "
+        "son groupe de ressources pose : ce Kueue (objets v1beta1 : avant v0.17.6, v0.18.2, v0.19.0) compte alors "
+        "la flavor comme non correspondante.",
+    ),
+    "flavors.recorded-exclusion": (
+        "Kueue a consigné que la flavor {flavor} ({labels}) ne correspond pas à l'affinité du pod set {pod_set} : "
+        "elle reste exclue.",
+        "Kueue a consigné que la flavor {flavor} ne correspond pas à l'affinité du pod set {pod_set} : elle reste "
+        "exclue.",
+    ),
     "flavors.node-labels": (
         (
             "La flavor {flavor} ({labels}) ne correspond pas au nodeSelector ou à l'affinité du pod set {pod_set}.",
@@ -412,6 +489,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est en StrictFIFO : la tête de file (priorité {priority}) bloque tout "
         "ce qui la suit jusqu'à son admission."
     ),
+    "admission-checks.provisioning-request": (
+        "ProvisioningRequest {request} (tentative {attempt} sur {attempts} au plus, classe {class}) : {conditions}.",
+        "ProvisioningRequest {request} (classe {class}) : {conditions}.",
+        "ProvisioningRequest {request} : {conditions}.",
+    ),
+    "admission-checks.provisioning-said": "Le cluster autoscaler dit : {message}",
+    "admission-checks.provisioning-none": (
+        "Aucune ProvisioningRequest du contrôle {check} n'est encore connue pour ce Workload : Kueue la crée une "
+        "fois le quota réservé."
+    ),
+    "admission-checks.provisioning-retries": (
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount de la "
+        "ProvisioningRequestConfig {config}) ; la prochaine tentative vient après {after_seconds}.",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount de la "
+        "ProvisioningRequestConfig {config}).",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus ; la prochaine tentative vient après {after_seconds}.",
+        "Kueue a réessayé {retries} fois, sur {limit} au plus (retryStrategy.backoffLimitCount).",
+    ),
+    "admission-checks.provisioning-inactive": (
+        "Le contrôle d'admission {check} n'est pas actif : sa ProvisioningRequestConfig manque ou est fausse, "
+        "aucune ProvisioningRequest n'est donc créée."
+    ),
+    "admission-checks.pod-set-updates": (
+        "Le contrôle {check} ajoute aux pods du pod set {pod_set} : nodeSelector {selector}."
+    ),
     "admission-checks.check": (
         "Contrôle d'admission {check} ({controller}) : {state} depuis {age_seconds} : {message}",
         "Contrôle d'admission {check} ({controller}) : {state} : {message}",
@@ -427,15 +529,37 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le pod {pod} ne peut pas être placé (les mots du scheduler sont cités plus haut).",
     ),
     "scheduling.gated": "Le pod {pod} est retenu par le(s) scheduling gate(s) {gates}.",
+    "scheduling.failed-pods": "{count} pods ({pods}) ne peuvent pas être placés : {message}",
+    "scheduling.node-reasons": (
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : "
+        "{reasons}. Préemption : {preemption}.",
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : {reasons}.",
+    ),
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
+    "scheduling.label-excludes": (
+        "Aucun des {nodes} nœud(s) connus n'a le label {label} qu'exige le pod {pod} (nodeSelector) : ce label "
+        "exclut tous les nœuds."
+    ),
     "scheduling.flavor-nodes": (
         "La flavor {flavor} envoie les pods sur les nœuds {labels} : {nodes} nœud(s) de ce type connus."
     ),
     "action.did-you-mean": "Vouliez-vous dire {names} ?",
     "action.other-namespace": "Un job nommé {name} existe dans le(s) namespace(s) {namespaces}.",
-    "action.check-name": "Vérifiez le nom et le namespace du job : kubectl get jobs -n {namespace}",
+    "action.check-name": (
+        "Vérifiez le nom et le namespace du job : kubectl get {resource} -n {namespace}",
+        "Vérifiez le nom et le namespace du job : kubectl get jobs -n {namespace}",
+    ),
     "action.add-queue-label": "Pour que Kueue le mette en file, donnez au label {label} l'une de ces valeurs : {queues}.",
     "action.ask-admin-local-queue": "Demandez à un admin une LocalQueue dans le namespace {namespace}.",
+    "action.add-group-pods": (
+        "Créez le(s) {missing} pod(s) manquant(s) du groupe {group} (label {label}={group}, annotation "
+        "{annotation}={total}, la même file), ou baissez {annotation} sur chaque pod du groupe."
+    ),
+    "action.set-group-total": "Posez l'annotation {annotation} (le nombre de pods) sur chaque pod du groupe {group}.",
+    "action.align-group-pods": (
+        "Donnez à chaque pod du groupe {group} le même label de file et la même {annotation}, puis recréez les "
+        "pods discordants."
+    ),
     "action.ask-admin-kueue": (
         "Regardez les événements du job (kubectl describe) et demandez à un admin si Kueue gère les {kind} ici."
     ),
@@ -444,6 +568,34 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.reactivate": (
         "Réactivez-le une fois la cause corrigée : kubectl patch workload -n {namespace} {workload} --type merge "
         '-p \'{"spec":{"active":true}}\''
+    ),
+    "action.raise-max-exec-time": (
+        "S'il lui faut plus longtemps, relevez (ou retirez) le label {label} du {kind} suspendu : kubectl label "
+        "{kind} -n {namespace} {name} {label}=<secondes> --overwrite ; Kueue remplace alors son Workload avec la "
+        "nouvelle limite."
+    ),
+    "action.ask-admin-check": (
+        "Demandez à un admin de corriger l'AdmissionCheck {check} (kubectl describe admissioncheck {check})."
+    ),
+    "action.ask-admin-autoscaler": (
+        "Le cluster autoscaler n'a pas répondu à la ProvisioningRequest {request} : demandez à un admin s'il "
+        "tourne avec la prise en charge des ProvisioningRequest pour la classe {class}.",
+        "Le cluster autoscaler n'a pas répondu à la ProvisioningRequest {request} : demandez à un admin s'il "
+        "tourne avec la prise en charge des ProvisioningRequest.",
+    ),
+    "action.provisioning-gave-up": (
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "capacité de la classe {class}, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "capacité, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
+    ),
+    "action.provisioning-revoked": (
+        "La capacité fournie a été reprise (CapacityRevoked) : le contrôle {check} l'a rejetée et Kueue l'a "
+        "désactivé ; soumettez de nouveau (ou réactivez) pour demander de nouveaux nœuds."
+    ),
+    "action.fix-prebuilt": (
+        "Refaites le Workload {workload} à partir du {kind} tel qu'il est, ou retirez le label {label} du {kind} "
+        "pour que Kueue crée son propre Workload."
     ),
     "action.check-scheduler": (
         "C'est l'affaire du kube-scheduler : kubectl describe pod -n {namespace} {pod} montre pourquoi il attend."
@@ -514,7 +666,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "label.position": "Position",
     "label.next": "Ce que vous pouvez faire",
     "label.steps": "Le chemin d'admission",
-    "label.snapshot-age": "État du cluster d'il y a {age_seconds}.",
+    "label.snapshot-age": "État du cluster vu {age_ago}.",
     "label.workload": "Workload",
     "label.none": "aucun",
     # --- Slack (bot/slack/render.py) ---
@@ -539,7 +691,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cq_position} sur {total} dans sa ClusterQueue",
         "{cq_position} dans sa ClusterQueue",
     ),
-    "slack.summary.age": "état d'il y a {age_seconds}",
+    "slack.summary.age": "état vu {age_ago}",
     "slack.summary.fallback": "{family} ({verdict}) : {headline}",
     "slack.ordinal.first": "{n}er",
     "slack.ordinal.one": "{n}e",
@@ -594,7 +746,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.queue.open": "Ouverte : elle admet des workloads dans la limite du quota.",
     "slack.queue.quota-title": "Quota par flavor et par ressource",
-    "slack.queue.quota-line": "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre {available}, au plus {maximum}",
+    "slack.queue.quota-line": (
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used} (dont {borrowed} emprunté), libre avec la "
+        "cohorte {cohort} {available}, au plus {maximum} en empruntant",
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre avec la cohorte {cohort} {available}, "
+        "au plus {maximum} en empruntant",
+        "{flavor} · {resource} : nominal {nominal}, utilisé {used}, libre {available} (pas de cohorte où emprunter)",
+    ),
     "slack.queue.no-quota": "Aucun quota à afficher.",
     "slack.queue.counts": (
         "{pending_total} en attente dans la ClusterQueue {cluster_queue}, dont {pending_here} venant de cette "
@@ -666,7 +824,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Je n'ai pas compris {text}. Tapez {help} pour voir ce que je sais faire.",
         "Je n'ai pas compris. Tapez {help} pour voir ce que je sais faire.",
     ),
-    "slack.notify.inadmissible": "Kueue ne peut pas admettre {job} en l'état.",
+    "slack.notify.inadmissible": "{job} attend toujours : Kueue ne l'a pas encore admis.",
     "slack.notify.never-fits": "{job} ne démarrera jamais avec la configuration actuelle.",
     "slack.notify.updated": "Du nouveau pour {job}.",
     "slack.notify.footer": (
@@ -864,4 +1022,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.unknown": "Je ne connais ni ressource, ni saveur, ni ClusterQueue nommée {word}. Essayez : {known}.",
     "slack.help.who": "{example} : qui tient une ressource (les GPU par défaut), par ClusterQueue et namespace.",
     # --- fin de l'issue 16 ----------------------------------------------------------------------------------
+    # --- issue 15: times said as people say them -------------------------------------------------------------
+    "time.ago": "il y a {duration}",
+    "time.just-now": "à l'instant",
 }

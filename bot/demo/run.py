@@ -1,15 +1,10 @@
 """`python -m bot demo`: the real bot in a terminal, with nothing else running.
 
 The real HTTP server (bot.server.build_server: Bolt, the engine, the watcher and its state store) answers a
-Slack stand-in (bot.standin.FakeSlack) on 127.0.0.1, about a demo cluster that moves on over time
-(bot.demo.source). What you type is delivered as Slack would deliver it, signed: "/kueue ..." as a slash
-command, "dm ..." as a direct message, anything else as an @mention in #ml-platform; "click watch" clicks a
-button of the last message that has it. What the bot posts, edits or shows only to you is printed as a person
-would read it (bot.demo.text), thread replies indented under their parent, DMs marked as such.
-
-A line is over when the bot has answered it: the listener's "question answered" log record (or its apology),
-a response_url reply, or for a button its first visible effect. No sleeps: every wait is on the stand-in's
-records or on that record, with a timeout that makes a missing answer a failure.
+Slack stand-in (bot.standin.FakeSlack) on 127.0.0.1, about a demo cluster that moves on when the story does
+(bot.demo.source). What you type goes to the bot as Slack would deliver it (bot.demo.chat); what it posts,
+edits or shows only to you is printed as a person reads it, to the terminal's width, one screen an answer
+(bot.demo.transcript, bot.demo.text). On the first screen: the intro and what to try, under the first DMs.
 """
 
 from __future__ import annotations
@@ -19,59 +14,57 @@ import asyncio
 import contextlib
 import io
 import logging
+import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TextIO
 
 from bot.config import Secret, Settings
-from bot.demo.source import DemoSource, Moment
-from bot.demo.text import Button, Style, buttons, matches, message_lines, strip_ansi
+from bot.demo.chat import Chat
+from bot.demo.source import DemoSource
+from bot.demo.text import Style
+from bot.demo.transcript import CHANNEL, CHANNEL_NAME, USER, USER_NAME, Screen, Transcript
 from bot.log import setup_logging
 from bot.notify.store import open_store
 from bot.server import Server, build_server
-from bot.standin.model import Ephemeral, JsonDict, Message
 from bot.standin.slack import FakeSlack
 
-USER, USER_NAME = "U0DEMOUSER", "you"
-CHANNEL, CHANNEL_NAME = "C0DEMO", "ml-platform"
-BOT_NAME = "kueue-bot"
-ADVANCE_EVERY = 40.0
-ANSWER_TIMEOUT = 20.0
-DM_TIMEOUT = 30.0
+__all__ = [
+    "CHANNEL",
+    "CHANNEL_NAME",
+    "USER",
+    "USER_NAME",
+    "Chat",
+    "DemoOptions",
+    "Transcript",
+    "demo_main",
+    "demo_options",
+    "run",
+    "tour_lines",
+]
+
+ADVANCE_EVERY = 0.0  # the story moves on when you say so (/advance), not while you read
 TOUR = "script.txt"
-_ANSWERED = "question answered"  # bot.slack.app logs these once a question's answer is posted
-_APOLOGISED = "slack: could not answer"
-_ANSWER_METHODS = frozenset({"chat.postMessage", "chat.update", "chat.postEphemeral"})
-_WATCHER_ACTIONS = frozenset({"kueue_watch", "kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"})
 
 INTRO = """\
-{title}
-A small Kueue cluster of four teams, and a Slack workspace where you are @you in #ml-platform.
-The real kueue-bot answers (its HTTP server, Bolt, the engine, the watcher); Slack is a local stand-in.
-The cluster: {moment}.{pace}
+{title}: the real bot (server, Bolt, engine, watcher) talks with you,
+@you in #ml-platform of a local Slack stand-in, about a small Kueue cluster.
+The cluster: {moment}.
+{pace}
 
 Try:
-  why is train-octobre pending?              a job that can never fit its queue
-  why is vit-large-finetune pending?         a GPU job third in line, in a cohort
-  /kueue why robotics/isaac-policy-sweep     held by an admission check
-  dm why is llm-eval-70b pending?            admitted, but a pod waits for a node
-  /kueue queue equipe-data/default           a queue: its quota and who waits
-  click watch, click recheck                 the buttons of the last answer
-  /advance                                   the cluster moves on now
-  help, quit
-"""
-
-HELP = """\
-  TEXT                 an @mention of kueue-bot in #ml-platform, e.g. why is train-octobre pending?
-  /kueue TEXT          the slash command, e.g. /kueue queue ml-vision/default, /kueue help
-  dm TEXT              a direct message to kueue-bot
-  click LABEL          a button of the last message that has it: click watch, click recheck, click show queue
-  /advance             the cluster moves on to its next moment (also /wait)
-  /wait-dm [TEXT]      wait until kueue-bot sends you a DM (containing TEXT)
+  why is train-octobre pending?            a job that can never fit its queue
+  why is vit-large-finetune pending?       a GPU job third in line, in a cohort
+  /kueue why robotics/isaac-policy-sweep   held by an admission check
+  dm why is llm-eval-70b pending?          admitted; a pod waits for a node
+  /kueue queue equipe-data/default         a queue: its quota and who waits
+  click watch, click recheck, click queue  a button of the last answer
+  more                                     the rest of a long answer
+  /advance                                 the cluster moves on
   help, quit
 """
 
@@ -81,330 +74,10 @@ class DemoOptions:
     script: str | None = None  # a file, "-" for stdin, None: interactive (or the tour without a terminal)
     advance_every: float = ADVANCE_EVERY  # seconds between moments in interactive mode; 0: only /advance
     colour: bool = False
+    width: int | None = None  # the terminal's columns: lines are broken to it (None: not a terminal)
+    height: int | None = None  # the terminal's rows: an answer fills at most a screen, `more` shows the rest
     language: str = "en"  # the demo user's Slack locale: en or fr
     verbose: bool = False  # the bot's own log lines on stderr
-
-
-class _AnswerLog(logging.Handler):
-    """Counts the Slack listeners' "question answered" (and apology) records, and wakes whoever waits."""
-
-    def __init__(self, wake: Callable[[], None]) -> None:
-        super().__init__(logging.INFO)
-        self.answered = 0
-        self.apologised = 0
-        self._wake = wake
-
-    def emit(self, record: logging.LogRecord) -> None:
-        if record.msg == _ANSWERED:
-            self.answered += 1
-            self._wake()
-        elif record.msg == _APOLOGISED:
-            self.apologised += 1
-            self._wake()
-
-
-@dataclass
-class _Seen:
-    revisions: dict[tuple[str, str], int] = field(default_factory=dict)
-    ephemerals: int = 0
-
-
-class Transcript:
-    """What kueue-bot posted, edited or showed you, printed once each, in order, as a person reads it."""
-
-    def __init__(self, slack: FakeSlack, out: TextIO, style: Style) -> None:
-        self.slack = slack
-        self.out = out
-        self.style = style
-        self.dm = slack.dm_channel(USER)
-        self.users = {USER: USER_NAME, slack.identity.bot_user_id: BOT_NAME}
-        self.dms: list[str] = []  # the DMs kueue-bot sent you (new or updated), as plain text, in order
-        self.prompt = ""  # shown again after output that arrives while you type
-        self.prompting = False
-        self._seen = _Seen()
-
-    def write(self, lines: Iterable[str]) -> None:
-        text = "".join(f"{line}\n" for line in lines)
-        if not text:
-            return
-        if self.prompting:
-            text = "\n" + text + self.prompt
-        self.out.write(text)
-        self.out.flush()
-
-    def flush(self) -> None:
-        """Print whatever is new in #ml-platform, your DM with kueue-bot, and what only you can see."""
-        pending: list[tuple[str, list[str]]] = []
-        for channel in (CHANNEL, self.dm):
-            for message in self.slack.messages(channel):
-                if message.user == USER:
-                    continue  # what you typed
-                key = (channel, message.ts)
-                revisions = 1 + len(message.edits)
-                seen = self._seen.revisions.get(key, 0)
-                if seen >= revisions:
-                    continue
-                self._seen.revisions[key] = revisions
-                when = message.edits[-1].edited_ts if seen and message.edits else message.ts
-                pending.append((when, self._message(channel, message, edited=seen > 0)))
-        ephemerals = self.slack.ephemerals()
-        for ephemeral in ephemerals[self._seen.ephemerals :]:
-            if ephemeral.user == USER:
-                pending.append((ephemeral.message_ts, self._ephemeral(ephemeral)))
-        self._seen.ephemerals = len(ephemerals)
-        for _, lines in sorted(pending, key=lambda item: item[0]):
-            self.write(lines)
-
-    def _body(self, text: str, blocks: Sequence[JsonDict] | None, indent: str) -> list[str]:
-        bar = self.style.dim("│ ")
-        return [f"{indent}{bar}{line}" for line in message_lines(text, blocks, self.style, self.users)]
-
-    def _message(self, channel: str, message: Message, *, edited: bool) -> list[str]:
-        style = self.style
-        reply = message.is_reply
-        indent = "   " if reply else ""
-        if channel == self.dm and not reply:
-            title = style.accent(f"✉  DM from {BOT_NAME}") + (style.dim(" (updated)") if edited else "")
-            body = self._body(message.text, message.blocks, "")
-            self.dms.append(strip_ansi("\n".join(body)))
-            return [title, *body, ""]
-        where = f"{BOT_NAME}, in the thread of your DM" if channel == self.dm else f"{BOT_NAME} in #{CHANNEL_NAME}"
-        if reply and channel != self.dm:
-            where = f"{BOT_NAME}, in the thread"
-        title = f"{indent}{'↳ ' if reply else ''}{style.bold(where)}" + (style.dim(" (edited)") if edited else "")
-        return [title, *self._body(message.text, message.blocks, indent), ""]
-
-    def _ephemeral(self, ephemeral: Ephemeral) -> list[str]:
-        indent = "   " if ephemeral.thread_ts else ""
-        where = f"{BOT_NAME} in #{CHANNEL_NAME}" if ephemeral.channel == CHANNEL else f"{BOT_NAME}"
-        title = f"{indent}{'↳ ' if indent else ''}{self.style.bold(where)}{self.style.dim(' · only visible to you')}"
-        return [title, *self._body(ephemeral.text, ephemeral.blocks, indent), ""]
-
-    def last_button(self, wanted: str) -> tuple[str, Message, Button] | None:
-        """The button matching `wanted` on the most recent message that has one: (channel, message, button)."""
-        candidates: list[tuple[str, str, Message, Button]] = []
-        for channel in (CHANNEL, self.dm):
-            for message in self.slack.messages(channel):
-                found = next((b for b in buttons(message.blocks) if matches(b, wanted)), None)
-                if found is not None:
-                    when = message.edits[-1].edited_ts if message.edits else message.ts
-                    candidates.append((when, channel, message, found))
-        if not candidates:
-            return None
-        _, channel, message, button = max(candidates, key=lambda item: item[0])
-        return channel, message, button
-
-
-class _Pulse:
-    """An edge anyone can wait for: the stand-in saw a request, or the bot logged an answer."""
-
-    def __init__(self) -> None:
-        self._event = asyncio.Event()
-
-    def fire(self) -> None:
-        self._event.set()
-        self._event = asyncio.Event()
-
-    async def wait(self) -> None:
-        await self._event.wait()
-
-
-class Chat:
-    """Lines in, the bot's answers out."""
-
-    def __init__(
-        self,
-        slack: FakeSlack,
-        server: Server,
-        source: DemoSource,
-        transcript: Transcript,
-        *,
-        echo: bool,
-    ) -> None:
-        self.slack = slack
-        self.server = server
-        self.source = source
-        self.transcript = transcript
-        self.style = transcript.style
-        self.echo = echo
-        self.url = f"{server.url}/slack/events"
-        self.pulse = _Pulse()
-        self.answers = _AnswerLog(self.pulse.fire)
-        self.quit = False
-        self._dms_waited = 0
-
-    # --- the moving parts -----------------------------------------------------------------------------
-
-    async def follow(self) -> None:
-        """Print what the bot does as it does it (the background task of the demo)."""
-        seen = self.slack.activity
-        while True:
-            seen = await self.slack.wait_for_activity(seen)
-            self.transcript.flush()
-            self.pulse.fire()
-
-    async def _until(self, done: Callable[[], bool], timeout: float) -> bool:  # noqa: ASYNC109
-        try:
-            async with asyncio.timeout(timeout):
-                while not done():
-                    await self.pulse.wait()
-        except TimeoutError:
-            return done()
-        return True
-
-    def note(self, text: str) -> None:
-        self.transcript.write([self.style.dim(f"({text})")])
-
-    # --- a line ---------------------------------------------------------------------------------------
-
-    async def say(self, line: str) -> bool:
-        """Deliver one line as Slack would; True when it got its answer."""
-        text = line.strip()
-        if self.echo and text:
-            self.transcript.write([f"{self.style.bold(USER_NAME + '>')} {text}"])
-        word, _, rest = text.partition(" ")
-        lowered = word.lower()
-        if not text:
-            return True
-        if lowered in ("quit", "exit", "/quit", "/exit"):
-            self.quit = True
-            return True
-        if lowered in ("help", "/help", "?"):
-            self.transcript.write([HELP])
-            return True
-        if lowered in ("/advance", "/wait"):
-            return await self.advance()
-        if lowered == "/wait-dm":
-            return await self.wait_dm(rest.strip())
-        if lowered == "click":
-            return await self.click(rest.strip())
-        if lowered == "dm":
-            return await self._question(self.slack.im_event(USER, rest.strip()))
-        if lowered == "/kueue":
-            return await self._command(rest.strip())
-        if text.startswith("/"):
-            self.note(f"unknown command {word}: type help")
-            return False
-        for prefix in ("@kueue-bot", "@kueue_bot", "@bot"):
-            if text.lower().startswith(prefix):
-                text = text[len(prefix) :].lstrip(" ,:")
-        return await self._question(self.slack.app_mention_event(USER, CHANNEL, text))
-
-    async def _question(self, event: JsonDict) -> bool:
-        before = (self.answers.answered, self.answers.apologised)
-        delivery = await self.slack.deliver_event(self.url, event)
-        if delivery.status != 200:
-            self.note(f"kueue-bot refused the event: HTTP {delivery.status}")
-            return False
-        mark = self.slack.activity
-        answered = await self._until(
-            lambda: (
-                self.answers.answered > before[0]
-                or (self.answers.apologised > before[1] and self.slack.activity > mark)
-            ),
-            ANSWER_TIMEOUT,
-        )
-        return self._finish(answered)
-
-    async def _command(self, text: str) -> bool:
-        before = (self.answers.answered, self.answers.apologised)
-        delivery = await self.slack.deliver_slash_command(self.url, text=text, user_id=USER, channel_id=CHANNEL)
-        if delivery.status != 200:
-            self.note(f"kueue-bot refused the command: HTTP {delivery.status}")
-            return False
-        mark = self.slack.activity
-
-        def replied() -> bool:
-            for post in self.slack.responses():
-                if post.url == delivery.response_url and post.body.get("response_type") != "in_channel":
-                    return True  # an ephemeral reply (help, a queue, an apology) is the whole answer
-            return self.answers.answered > before[0] or (
-                self.answers.apologised > before[1] and self.slack.activity > mark
-            )
-
-        return self._finish(await self._until(replied, ANSWER_TIMEOUT))
-
-    async def click(self, wanted: str) -> bool:
-        found = self.transcript.last_button(wanted) if wanted else None
-        if found is None:
-            self.note(f"no button {wanted!r} on the messages so far: try click watch or click recheck")
-            return False
-        channel, message, button = found
-        where = f"#{CHANNEL_NAME}" if channel == CHANNEL else "your DM"
-        self.note(f"you click [{button.label}] on kueue-bot's message in {where}")
-        passes = self.passes()
-        calls = len(self.slack.calls())
-        responses = len(self.slack.responses())
-        ephemerals = len(self.slack.ephemerals())
-        delivery = await self.slack.deliver_block_action(
-            self.url,
-            action_id=button.action_id,
-            user_id=USER,
-            channel_id=channel,
-            message_ts=message.ts,
-            value=button.value,
-        )
-        if delivery.status != 200:
-            self.note(f"kueue-bot refused the click: HTTP {delivery.status}")
-            return False
-
-        def answered() -> bool:
-            visible = any(call.method in _ANSWER_METHODS for call in self.slack.calls()[calls:])
-            return visible or len(self.slack.responses()) > responses or len(self.slack.ephemerals()) > ephemerals
-
-        done = self._finish(await self._until(answered, ANSWER_TIMEOUT))
-        if button.action_id in _WATCHER_ACTIONS:
-            await self.watcher_looked(passes)  # watching (or snoozing) wakes the watcher up
-        return done
-
-    def _finish(self, answered: bool) -> bool:
-        self.transcript.flush()
-        if not answered:
-            self.note(f"no answer from kueue-bot within {ANSWER_TIMEOUT:.0f} s")
-        return answered
-
-    async def advance(self) -> bool:
-        passes = self.passes()
-        moment = self.source.advance()
-        if moment is None:
-            self.note("the story is over: the cluster has no next moment")
-            return False
-        self.announce(moment)
-        await self.watcher_looked(passes)
-        return True
-
-    def passes(self) -> int:
-        notifier = self.server.notifier
-        return notifier.passes if notifier is not None else 0
-
-    async def watcher_looked(self, passes: int) -> None:
-        """Wait (a while at most) until the watcher has made a pass after `passes`: what it has to say about
-        a change is then said before the next line, not in the middle of it."""
-        notifier = self.server.notifier
-        if notifier is not None:
-            with contextlib.suppress(TimeoutError):
-                await notifier.wait_for_pass(passes + 1, timeout=ANSWER_TIMEOUT)
-        self.transcript.flush()
-
-    def announce(self, moment: Moment) -> None:
-        style = self.style
-        lines = [style.accent(f"── {moment.title} ──")]
-        lines += [style.dim(f"   {news}") for news in moment.news]
-        self.transcript.write([*lines, ""])
-
-    async def wait_dm(self, wanted: str) -> bool:
-        def arrived() -> bool:
-            for index in range(self._dms_waited, len(self.transcript.dms)):
-                if wanted.lower() in self.transcript.dms[index].lower():
-                    self._dms_waited = index + 1
-                    return True
-            return False
-
-        self.transcript.flush()
-        if await self._until(arrived, DM_TIMEOUT):
-            return True
-        self.note(f"no DM{' about ' + repr(wanted) if wanted else ''} within {DM_TIMEOUT:.0f} s")
-        return False
 
 
 # --- running it ------------------------------------------------------------------------------------------
@@ -453,10 +126,10 @@ async def run(options: DemoOptions, lines: Sequence[str] | None, out: TextIO) ->
         slack.add_user(USER, name=USER_NAME, real_name="You", email="you@example.com", locale=_locale(options))
         slack.add_channel(CHANNEL, CHANNEL_NAME, members=[USER])
         with tempfile.TemporaryDirectory(prefix="kueue-bot-demo-") as state_dir:
-            source = DemoSource.load(real_time=interactive)
+            source = DemoSource.load(real_time=False)  # the story's clock: it moves when the story does
             server = _build(_settings(slack, state_dir, options.language), source)
             await server.start()
-            transcript = Transcript(slack, out, style)
+            transcript = Transcript(slack, out, style, Screen(options.width, options.height))
             chat = Chat(slack, server, source, transcript, echo=not interactive)
             answers_logger = logging.getLogger("bot.slack.app")
             level = answers_logger.level
@@ -464,10 +137,13 @@ async def run(options: DemoOptions, lines: Sequence[str] | None, out: TextIO) ->
             answers_logger.addHandler(chat.answers)
             tasks = [asyncio.create_task(chat.follow(), name="demo-transcript")]
             try:
-                transcript.write([_intro(source, style, options=options, interactive=interactive)])
                 passes = chat.passes()
+                transcript.new_page(limit=False)
                 source.announce()
-                await chat.watcher_looked(passes)  # the first DMs come before the first line
+                await chat.watcher_looked(passes)  # the first DMs come before the first line...
+                transcript.new_page()
+                transcript.write(_intro(source, style, options=options, interactive=interactive).splitlines())
+                transcript.new_page()  # ... and the intro under them: on the first screen, next to the prompt
                 if interactive:
                     if options.advance_every > 0:
                         tasks.append(asyncio.create_task(_advance_now_and_then(chat, options.advance_every)))
@@ -490,9 +166,11 @@ def _locale(options: DemoOptions) -> str:
 
 def _intro(source: DemoSource, style: Style, *, options: DemoOptions, interactive: bool) -> str:
     if interactive and options.advance_every > 0:
-        pace = f" It moves on every {options.advance_every:.0f} s (or type /advance)."
+        pace = f"It moves on every {options.advance_every:.0f} s (or type /advance)."
+    elif interactive:
+        pace = "It moves on when you type /advance."
     else:
-        pace = " It moves on when the script says /advance."
+        pace = "It moves on when the script says /advance."
     return INTRO.format(
         title=style.bold("kueue-bot demo"),
         moment=f"2026-10-14 at {source.moment.title}",
@@ -543,6 +221,7 @@ async def _chat(chat: Chat, transcript: Transcript, style: Style) -> int:
             transcript.out.write(transcript.prompt)
             transcript.out.flush()
             transcript.prompting = True
+            transcript.new_page(keep=True)  # what arrives while you read starts a screen of its own
             line = await queue.get()
             transcript.prompting = False
             if line is None:
@@ -578,12 +257,15 @@ async def _play(chat: Chat, lines: Sequence[str], out: TextIO, style: Style) -> 
 
 
 def demo_options(args: argparse.Namespace, *, stdout_tty: bool, no_color: bool) -> DemoOptions:
+    size = shutil.get_terminal_size() if stdout_tty else None
     return DemoOptions(
         script=args.script,
         advance_every=max(0.0, float(args.advance_every)),
         colour=stdout_tty and not no_color and not args.no_color,
         language=args.lang,
         verbose=args.verbose,
+        width=size.columns if size else None,
+        height=size.lines if size and args.script is None else None,  # a script is read whole
     )
 
 

@@ -8,6 +8,7 @@ Without colour the same text comes out plain: no escape codes at all.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -201,14 +202,70 @@ def _squash(text: str) -> str:
 
 
 def matches(button: Button, wanted: str) -> bool:
-    """ "watch" finds [Watch this job] (kueue_watch); "recheck" and "re-check" find [Re-check]."""
+    """ "watch" finds [Watch this job] (kueue_watch); "recheck" and "re-check" find [Re-check]; "queue" and
+    "show queue" find [Show the queue] (kueue_show_queue): the label or the action, from any of its words."""
     key = _squash(wanted)
     if not key:
         return False
-    label = _squash(button.label)
-    action = _squash(button.action_id.removeprefix("kueue_"))
-    return label.startswith(key) or action == key or action.startswith(key)
+    words = button.label.split()
+    labels = {_squash(" ".join(words[index:])) for index in range(len(words))}
+    action = button.action_id.removeprefix("kueue_").split("_")
+    actions = {"".join(action[index:]) for index in range(len(action))}
+    return any(text.startswith(key) for text in labels | actions if text)
 
 
 def strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def width_of(text: str) -> int:
+    """The columns `text` takes on a terminal: no escape code counts, a wide character (an emoji) counts 2."""
+    columns = 0
+    for char in _ANSI.sub("", text):
+        if char == "\ufe0f":  # the emoji presentation selector: the character before it shows wide
+            columns += 1
+        elif unicodedata.combining(char) or char == "\u200d":
+            continue
+        else:
+            columns += 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+    return columns
+
+
+def _cut(word: str, width: int) -> list[str]:
+    """A word wider than the line, in pieces that fit (escape codes kept with the character after them)."""
+    pieces, piece = [], ""
+    for token in re.findall(r"\x1b\[[0-9;]*m|.", word, flags=re.DOTALL):
+        if token.startswith("\x1b") or width_of(piece + token) <= width:
+            piece += token
+        else:
+            pieces.append(piece)
+            piece = token
+    return [*pieces, piece] if piece else pieces
+
+
+def wrap(line: str, width: int | None, *, margin: str = "", hang: str = "  ") -> list[str]:
+    """`line` broken between words into lines of at most `width` columns, each after `margin`; the lines
+    after the first are indented by `hang` more. No width (not a terminal): the line as it is."""
+    if width is None or width_of(margin + line) <= width:
+        return [margin + line]
+    room = max(10, width - width_of(margin))
+    lines: list[str] = []
+    current = ""
+    for word in line.split(" "):
+        limit = room - (width_of(hang) if lines else 0)
+        candidate = f"{current} {word}" if current else word
+        if width_of(candidate) <= limit or (not current and width_of(word) <= limit):
+            current = candidate
+            continue
+        if current:
+            lines.append(current)
+        limit = room - width_of(hang)
+        pieces = _cut(word, limit) if width_of(word) > limit else [word]
+        lines.extend(pieces[:-1])
+        current = pieces[-1] if pieces else ""
+    if current or not lines:
+        lines.append(current)
+    return [margin + (hang if index else "") + text.rstrip(" ") for index, text in enumerate(lines)]

@@ -32,6 +32,8 @@ from bot.trace.model import (
     PendingEntry,
     Pod,
     PriorityClass,
+    ProvisioningConfig,
+    ProvisioningRequest,
     ResourceFlavor,
     Workload,
 )
@@ -444,6 +446,12 @@ class CacheIndex:
 
     def admission_check(self, name: str) -> AdmissionCheck | None:
         return self._checks.get(name)
+
+    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
+        return None  # not cached: read for a question (CacheView's extras)
+
+    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
+        return ()
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self._priorities.get(name)

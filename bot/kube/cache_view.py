@@ -23,6 +23,8 @@ from bot.trace.model import (
     PendingEntry,
     Pod,
     PriorityClass,
+    ProvisioningConfig,
+    ProvisioningRequest,
     ResourceFlavor,
     Workload,
 )
@@ -201,6 +203,12 @@ class CacheView:
 
     def admission_check(self, name: str) -> AdmissionCheck | None:
         return self._checks.get(name)
+
+    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
+        return self.extras.provisioning_config(name)  # read for a question, not cached
+
+    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
+        return self.extras.provisioning_requests_in(namespace)
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self._priorities.get(name)

@@ -63,7 +63,10 @@ from bot.trace.model import (
     Pod,
     PodSet,
     PodSetAssignment,
+    PodSetUpdate,
     PriorityClass,
+    ProvisioningConfig,
+    ProvisioningRequest,
     RequeueState,
     ResourceFlavor,
     ResourceGroup,
@@ -196,6 +199,15 @@ def _checks_view(raw: object) -> View:
             item.get("lastTransitionTime"),
             item.get("requeueAfterSeconds"),
             item.get("retryCount"),
+            tuple(
+                (
+                    _str(update.get("name")),
+                    tuple(sorted(_strings(update.get("nodeSelector")).items())),
+                    tuple(sorted(_strings(update.get("labels")).items())),
+                    len(_list(update.get("tolerations"))),
+                )
+                for update in map(_map, _list(item.get("podSetUpdates")))
+            ),
         )
         for item in map(_map, _list(raw))
     )
@@ -210,8 +222,12 @@ def _checks(view: View, parts: Parts) -> tuple[CheckState, ...]:
             since=parse_time(since),
             requeue_after_seconds=_int(requeue_after) if requeue_after else None,
             retry_count=_int(retries) if retries is not None else None,
+            pod_set_updates=tuple(
+                PodSetUpdate(update, dict(selector), dict(labels), tolerations)
+                for update, selector, labels, tolerations in updates
+            ),
         )
-        for name, state, message, since, requeue_after, retries in view
+        for name, state, message, since, requeue_after, retries, updates in view
     )
 
 
@@ -267,7 +283,17 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
         if spec.get("maximumExecutionTimeSeconds") is not None
         else None,
+        past_execution_seconds=_past_execution(status),
     )
+
+
+def _past_execution(status: Raw) -> int | None:
+    """status.accumulatedPastExecutionTimeSeconds (v1beta2), accumulatedPastExexcutionTimeSeconds (v1beta1's
+    spelling, FACTS §1)."""
+    for key in ("accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds"):
+        if status.get(key) is not None:
+            return _int(status[key])
+    return None
 
 
 def local_queue(raw: Raw, parts: Parts = PLAIN) -> LocalQueue:
@@ -381,10 +407,38 @@ def cohort(raw: Raw, parts: Parts = PLAIN) -> Cohort:
 
 
 def admission_check(raw: Raw, parts: Parts = PLAIN) -> AdmissionCheck:
+    spec = _map(raw.get("spec"))
+    parameters = _map(spec.get("parameters"))
     return AdmissionCheck(
         meta=meta(raw, parts),
-        controller=_str(_map(raw.get("spec")).get("controllerName")),
+        controller=_str(spec.get("controllerName")),
         conditions=conditions(_map(raw.get("status")).get("conditions"), parts),
+        parameters=(_str(parameters.get("kind")), _str(parameters.get("name"))),
+    )
+
+
+def provisioning_config(raw: Raw, parts: Parts = PLAIN) -> ProvisioningConfig:
+    spec = _map(raw.get("spec"))
+    retry = _map(spec.get("retryStrategy"))
+    return ProvisioningConfig(
+        meta=meta(raw, parts),
+        class_name=_str(spec.get("provisioningClassName")),
+        managed_resources=tuple(_str(r) for r in _list(spec.get("managedResources"))),
+        retry_limit=_int(retry.get("backoffLimitCount"), 3) if retry.get("backoffLimitCount") is not None else 3,
+        backoff_base_seconds=_int(retry.get("backoffBaseSeconds"), 60)
+        if retry.get("backoffBaseSeconds") is not None
+        else 60,
+        backoff_max_seconds=_int(retry.get("backoffMaxSeconds"), 1800)
+        if retry.get("backoffMaxSeconds") is not None
+        else 1800,
+    )
+
+
+def provisioning_request(raw: Raw) -> ProvisioningRequest:
+    return ProvisioningRequest(
+        meta=meta(raw),
+        class_name=_str(_map(raw.get("spec")).get("provisioningClassName")),
+        conditions=conditions(_map(raw.get("status")).get("conditions")),
     )
 
 
@@ -529,7 +583,9 @@ _KUEUE_DECODERS: dict[str, Callable[[Raw, Parts], object]] = {
     "Cohort": cohort,
     "AdmissionCheck": admission_check,
     "WorkloadPriorityClass": priority_class,
+    "ProvisioningRequestConfig": provisioning_config,
 }
+AUTOSCALING_GROUP = "autoscaling.x-k8s.io"
 _CORE_DECODERS: dict[str, Callable[[Raw], object]] = {
     "Pod": pod,
     "Event": event,
@@ -569,6 +625,8 @@ def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
         return [_KUEUE_DECODERS[kind](raw, parts)]
     if group == VISIBILITY_GROUP and kind == "PendingWorkloadsSummary":
         return list(pending_entries(raw))
+    if group == AUTOSCALING_GROUP and kind == "ProvisioningRequest":
+        return [provisioning_request(raw)]
     if kind in _CORE_DECODERS and group in ("", "events.k8s.io"):
         decoded = _CORE_DECODERS[kind](raw)
         if kind == "Pod":

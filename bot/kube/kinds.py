@@ -39,6 +39,15 @@ KUEUE = {
     )
 }
 
+# The cluster autoscaler's ProvisioningRequest, which Kueue's provisioning admission check makes; and the
+# check's parameters. Neither is cached: both are read for a question about a Workload the check holds.
+PROVISIONING_REQUEST = Resource(
+    "ProvisioningRequest", "autoscaling.x-k8s.io", ("v1", "v1beta1"), "provisioningrequests"
+)
+PROVISIONING_CONFIG = Resource(
+    "ProvisioningRequestConfig", KUEUE_GROUP, KUEUE_VERSIONS, "provisioningrequestconfigs", namespaced=False
+)
+
 CORE = {
     "Pod": Resource("Pod", "", ("v1",), "pods"),
     "Event": Resource("Event", "", ("v1",), "events"),

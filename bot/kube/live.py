@@ -83,6 +83,21 @@ class _Reader:
         except (Forbidden, NotFound) as error:
             self.notes.append(f"{what} not read: {error}")
 
+    def provisioning(self) -> None:
+        """ProvisioningRequestConfigs and the namespace's ProvisioningRequests (the first version served)."""
+        config = kinds.PROVISIONING_CONFIG
+        self.optional(config.path(self.kueue_version), f"{config.plural}.{config.group}")
+        request = kinds.PROVISIONING_REQUEST
+        for version in request.versions:
+            try:
+                self._keep(self.client.list(request.path(version, self.namespace), what=request.plural))
+                return
+            except NotFound:
+                continue
+            except Forbidden as error:
+                self.notes.append(f"{request.plural} not read: {error}")
+                return
+
     def job(self, name: str, kind: str | None) -> None:
         self.raw.extend(self.reads.job(self.namespace, name, kind))
 
@@ -120,6 +135,12 @@ def read_live(
     reader.optional(core["Pod"].path("v1", namespace), "pods")
     reader.optional(core["Event"].path("v1", namespace), "events")
     reader.optional(core["Node"].path("v1"), "nodes")
+    if any(
+        raw.get("kind") == "AdmissionCheck"
+        and (raw.get("spec") or {}).get("controllerName") == "kueue.x-k8s.io/provisioning-request"
+        for raw in reader.raw
+    ):
+        reader.provisioning()
     try:
         reader.raw.append(client.get(core["Namespace"].path("v1", name=namespace), what="the namespace"))
     except (Forbidden, NotFound) as error:

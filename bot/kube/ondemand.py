@@ -30,7 +30,14 @@ from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
 from bot.kube.reads import Reads
-from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Pod, Workload
+from bot.trace.model import (
+    NOTIFY_ANNOTATION,
+    NOTIFY_EMAIL_ANNOTATION,
+    PROVISIONING_CONTROLLER,
+    Job,
+    Pod,
+    Workload,
+)
 
 log = logging.getLogger(__name__)
 
@@ -118,6 +125,35 @@ class OnDemand:
             log.info("pods not read", extra={"namespace": namespace, "error": str(error)})
             return []
 
+    def read_provisioning(self, workload: Workload) -> list[object]:
+        """For a Workload held by a ProvisioningRequest check: the namespace's ProvisioningRequests (any served
+        version) and the checks' ProvisioningRequestConfigs. Nothing when they cannot be read."""
+        namespace = workload.namespace
+        found: list[object] = []
+        checks = [self.cache.admission_check(c.name) for c in workload.checks if c.state != "Ready"]
+        provisioning = [c for c in checks if c is not None and c.controller == PROVISIONING_CONTROLLER]
+        if not provisioning:
+            return found
+        for version in kinds.PROVISIONING_REQUEST.versions:
+            try:
+                path = kinds.PROVISIONING_REQUEST.path(version, namespace)
+                items = list(self.client.list(path, what="provisioning requests"))
+            except (Forbidden, NotFound) as error:
+                log.info("provisioning requests not read", extra={"namespace": namespace, "error": str(error)})
+                continue
+            found.extend(obj for item in items for obj in _decoded(item))
+            break
+        for name in sorted({c.parameters[1] for c in provisioning if c.parameters[1]}):
+            for version in kinds.PROVISIONING_CONFIG.versions:
+                try:
+                    raw = self.client.get(kinds.PROVISIONING_CONFIG.path(version, name=name), what="the config")
+                except (Forbidden, NotFound) as error:
+                    log.info("provisioning config not read", extra={"config": name, "error": str(error)})
+                    continue
+                found.extend(_decoded(raw))
+                break
+        return found
+
     def read_nodes(self) -> list[object]:
         try:
             items = self.client.list(kinds.CORE["Node"].path("v1"), what="nodes")
@@ -202,6 +238,8 @@ class OnDemand:
             local_queue = self.cache.local_queue(namespace, workload.queue_name)
             if local_queue is not None:
                 extras.extend(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
+        if workload is not None and workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
+            extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
         return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())

@@ -19,7 +19,8 @@ since bot.notify may not import bot.kube, which imports `kubernetes`).
 
 SQLite: stdlib sqlite3 in WAL mode with synchronous=FULL (a committed change survives a power cut), one
 connection used by one worker thread at a time (a lock), one transaction per call, `BEGIN IMMEDIATE` for
-writes so that a busy database waits (busy_timeout) then fails clearly instead of deadlocking. The schema
+writes so that a busy database waits (busy_timeout) instead of deadlocking; while other writers keep
+committing the write waits again (bounded, BUSY_ROUNDS), and a lock held with no progress fails clearly. The schema
 is versioned: `schema_version` holds the number of MIGRATIONS applied; each migration runs in its own
 transaction; a database newer than this code is refused rather than touched.
 """
@@ -42,7 +43,8 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-DEFAULT_BUSY_TIMEOUT = 5.0  # seconds a write waits for another writer before StoreUnavailable
+DEFAULT_BUSY_TIMEOUT = 5.0  # seconds a write waits for a writer that commits nothing before StoreUnavailable
+BUSY_ROUNDS = 12  # busy_timeouts a write waits at most while other writers keep committing
 
 
 class StateStore(Protocol):
@@ -356,37 +358,65 @@ class SQLiteStore:
 
     def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None = None) -> T:
         """In a worker thread: `work` in one transaction, with the connection to ourselves (after the fence
-        check, in the same transaction, for a fenced write)."""
+        check, in the same transaction, for a fenced write).
+
+        A database busy for a whole busy_timeout is retried (up to BUSY_ROUNDS rounds) when other writers
+        committed meanwhile: that is contention, and SQLite's busy wait (sleeps of up to 100 ms) can lose every
+        race against a writer that commits back to back. A lock held with no commit for busy_timeout fails."""
         with self._lock:
             if self._closed:
                 raise StoreUnavailable(f"the state database {self.path} is closed")
-            try:
-                if self._db is None:
-                    self._db = self._connect()
-                db = self._db
-                changes = db.total_changes
-                db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+            rounds = 0
+            while True:
+                rounds += 1
+                progress = self._progress()
                 try:
-                    if fence is not None:
-                        row = db.execute("SELECT holder, token FROM fence WHERE id = 1").fetchone()
-                        check_fence((row[0], int(row[1])) if row else None, fence, f"the state database {self.path}")
-                        db.execute(
-                            "INSERT OR REPLACE INTO fence (id, holder, token) VALUES (1, ?, ?)",
-                            (fence.holder, fence.token),
-                        )
-                    result = work(db)
-                    db.execute("COMMIT")
-                    if db.total_changes != changes:  # our own writes do not change data_version
-                        self._loaded = None
-                except BaseException:
-                    if db.in_transaction:
-                        db.rollback()
-                    raise
-            except (sqlite3.ProgrammingError, sqlite3.IntegrityError):
-                raise  # our bugs, not the database's state
-            except sqlite3.DatabaseError as error:  # locked, full, unreadable, corrupt...
-                raise _unavailable(error, self.path, self.busy_timeout) from error
-            return result
+                    return self._attempt(work, write=write, fence=fence)
+                except (sqlite3.ProgrammingError, sqlite3.IntegrityError):
+                    raise  # our bugs, not the database's state
+                except sqlite3.DatabaseError as error:  # locked, full, unreadable, corrupt...
+                    busy = getattr(error, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+                    if busy and rounds < BUSY_ROUNDS and self._progress() != progress:
+                        log.info("state database busy, others progress: waiting again", extra={"round": rounds})
+                        continue
+                    raise _unavailable(error, self.path, self.busy_timeout) from error
+
+    def _attempt(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None) -> T:
+        if self._db is None:
+            self._db = self._connect()
+        db = self._db
+        changes = db.total_changes
+        db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
+        try:
+            if fence is not None:
+                row = db.execute("SELECT holder, token FROM fence WHERE id = 1").fetchone()
+                check_fence((row[0], int(row[1])) if row else None, fence, f"the state database {self.path}")
+                db.execute(
+                    "INSERT OR REPLACE INTO fence (id, holder, token) VALUES (1, ?, ?)",
+                    (fence.holder, fence.token),
+                )
+            result = work(db)
+            db.execute("COMMIT")
+            if db.total_changes != changes:  # our own writes do not change data_version
+                self._loaded = None
+        except BaseException:
+            if db.in_transaction:
+                db.rollback()
+            raise
+        return result
+
+    def _progress(self) -> tuple[tuple[int, int] | None, ...]:
+        """What changes when any connection commits (WAL: the -wal file grows or restarts; a checkpoint
+        writes the database file), read without a connection so that it works before one is open."""
+        marks: list[tuple[int, int] | None] = []
+        for name in (self.path, self.path + "-wal"):
+            try:
+                st = Path(name).stat()
+            except OSError:
+                marks.append(None)
+            else:
+                marks.append((st.st_size, st.st_mtime_ns))
+        return tuple(marks)
 
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
         return await asyncio.to_thread(self._run, work, write=False)

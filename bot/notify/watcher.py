@@ -172,6 +172,10 @@ class Notifier:
         self._over_cap: set[tuple[str, ...]] = set()  # annotations naming more people than told (logged once)
         self._seen: dict[str, _Seen] = {}  # per Workload: the inputs of its last trace, and what it said
         self._quota: dict[str, tuple[tuple[object, ...], object]] = {}  # per cohort tree: its objects, its token
+        # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
+        # and the deliveries grouped by the message they share.
+        self._explained: dict[str, Explanation] = {}
+        self._messages: dict[tuple[str | None, str | None], list[Delivery]] | None = None
         self.traced = 0  # Workloads traced so far (the rest were unchanged)
         self.passes = 0
         self.stopped_passes = 0  # passes stopped because the lease was lost
@@ -233,6 +237,8 @@ class Notifier:
                 log.warning("notifier: this replica lost the lease; the pass stopped", extra={"why": str(error)})
                 return []
             finally:
+                self._explained = {}
+                self._messages = None
                 async with self.pass_done:
                     self.passes += 1
                     self.pass_done.notify_all()
@@ -352,6 +358,7 @@ class Notifier:
                     job_snapshot, Query(namespace, name, kind), now=now, history=self._history(), what_if=False
                 )
                 pause.traced()
+                self._explained[key] = explanation
                 targets = await self._targets(namespace, subscribers, values)
                 seen[key] = _Seen(inputs, Brief.of(explanation), targets, now, place)
                 self.traced += 1
@@ -515,7 +522,8 @@ class Notifier:
         fresh = await self._fresh(decision.candidate, now)
         if fresh is None:
             return
-        siblings = _same_message(state, delivery)
+        siblings = self._same_message(state, delivery)
+        digest = sum(1 for other in siblings if other.key == delivery.key or other.closed_at is None) > 1
         explanations: list[Explanation] = []
         keys: list[str] = []
         for other in siblings:
@@ -523,7 +531,7 @@ class Notifier:
                 explanations.append(_explanation(fresh))
                 keys.append(other.key)
             elif other.closed_at is None:
-                explanation = await self._explain_key(other.key, now)
+                explanation = await self._listed(other.key, now, digest=digest)
                 if explanation is not None:
                     explanations.append(explanation)
                     keys.append(other.key)
@@ -543,12 +551,12 @@ class Notifier:
         if first.ts is not None:
             closing = {d.delivery.key for d in group}
             remaining = [
-                d for d in _same_message(state, first) if d.key not in closing and d.closed_at is None and d.ts
+                d for d in self._same_message(state, first) if d.key not in closing and d.closed_at is None and d.ts
             ]
             explanations: list[Explanation] = []
             keys: list[str] = []
             for other in remaining:
-                explanation = await self._explain_key(other.key, now)
+                explanation = await self._listed(other.key, now, digest=len(remaining) > 1)
                 if explanation is not None:
                     explanations.append(explanation)
                     keys.append(other.key)
@@ -568,7 +576,30 @@ class Notifier:
             for subscription in state.watchers_of(namespace, name):
                 await self.store.unsubscribe(subscription.user, namespace, name, fence=self._held())
 
+    def _same_message(self, state: State, delivery: Delivery) -> list[Delivery]:
+        """Every delivery sharing this DM (a digest covers several Workloads); indexed once a pass."""
+        if delivery.ts is None:
+            return [delivery]
+        if self._messages is None:
+            self._messages = _by_ts(state)
+        return [d for d in self._messages.get((delivery.channel, delivery.ts), ()) if d.target == delivery.target]
+
+    async def _listed(self, key: str, now: datetime, *, digest: bool) -> Explanation | None:
+        """A job of a message being rewritten: traced in this pass, or, in a digest (which lists each job by
+        its verdict and headline, bot.slack.render.digest), its line from the Brief of its last trace when
+        that still holds and it did not move since (its headline counts those ahead); else traced now."""
+        explained = self._explained.get(key)
+        if explained is not None:
+            return explained
+        seen = self._seen.get(key)  # this pass's: its Brief checked against its inputs of now
+        if digest and seen is not None and seen.exact:
+            return _listed_from(seen.brief)
+        return await self._explain_key(key, now)
+
     async def _explain_key(self, key: str, now: datetime) -> Explanation | None:
+        explained = self._explained.get(key)
+        if explained is not None:
+            return explained
         namespace, name, _ = split_key(key)
         snapshot = await self.source.snapshot()
         workload = snapshot.workload(namespace, name)
@@ -576,20 +607,28 @@ class Notifier:
             return None
         job_name, kind = job_of(workload)
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
-        return explain(job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False)
+        explanation = explain(
+            job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False
+        )
+        self._explained[key] = explanation
+        return explanation
 
     def _history(self) -> History | None:
         return self.history.history if self.history is not None else None
 
 
-def _same_message(state: State, delivery: Delivery) -> list[Delivery]:
-    """Every delivery sharing this DM (a digest covers several Workloads)."""
-    if delivery.ts is None:
-        return [delivery]
-    grouped: dict[tuple[str, str | None], list[Delivery]] = defaultdict(list)
+def _by_ts(state: State) -> dict[tuple[str | None, str | None], list[Delivery]]:
+    """The deliveries by the message (channel, ts) they share."""
+    grouped: dict[tuple[str | None, str | None], list[Delivery]] = defaultdict(list)
     for other in state.deliveries:
         grouped[(other.channel, other.ts)].append(other)
-    return [d for d in grouped[(delivery.channel, delivery.ts)] if d.target == delivery.target]
+    return grouped
+
+
+def _listed_from(brief: Brief) -> Explanation:
+    """A job's line in a digest, from its Brief: what a digest shows of each job (its job, verdict and
+    headline); nothing else of it is read (a digest has no steps, advice or ETA per job)."""
+    return Explanation(job=brief.job, workload=None, verdict=brief.verdict, headline=brief.headline, steps=())
 
 
 def _headline(candidate: Candidate) -> str:
@@ -658,6 +697,7 @@ class _Seen:
     targets: tuple[str, ...]
     at: datetime
     place: int | None
+    exact: bool = True  # the Brief is its trace's (False: moved since, its headline's count ahead is old)
 
     def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
         return self.brief.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and _same(self.inputs, inputs)
@@ -667,7 +707,8 @@ class _Seen:
         answer at the new position, when the trace's position was the order's (else None: trace again)."""
         if place is None or self.place is None or self.brief.position != self.place + 1:
             return None
-        return _Seen(self.inputs, dataclass_replace(self.brief, position=place + 1), self.targets, self.at, place)
+        brief = dataclass_replace(self.brief, position=place + 1)
+        return _Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
 
 
 class _Pause:

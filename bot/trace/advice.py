@@ -7,16 +7,17 @@ record first and the engine's own checks (`walk.fit`) where Kueue recorded nothi
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
-from bot.trace import checks, messages
+from bot.trace import checks, messages, quota
 from bot.trace.checks import Fit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import LOWER_BOUND, Text, Value
 from bot.trace.messages import Cause, Classification
-from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
+from bot.trace.snapshot import Snapshot
 from bot.trace.walk import Walk
 
 HeadlineParams = dict[str, Value | None]
@@ -253,19 +254,62 @@ def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classificat
 def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:
     """LocalQueues of the namespace whose ClusterQueue could take the job (now, or ever)."""
     current = walk.cluster_queue_name
-    for local_queue in sorted(walk.snapshot.local_queues_in(workload.namespace), key=lambda lq: lq.name):
-        if local_queue.name == workload.queue_name:
+    memo = walk.snapshot.derived()
+    for local_queue, chain in _open_queues(walk.snapshot, memo, workload.namespace):
+        if local_queue.name == workload.queue_name or chain.cluster_queue_name == current:
             continue
-        chain = checks.queue_chain(walk.snapshot, workload.namespace, local_queue.name)
-        if chain.blocker is not None or chain.cluster_queue is None or chain.cluster_queue_name == current:
-            continue
+        assert chain.cluster_queue is not None
         if checks.namespace_allowed(walk.snapshot, chain.cluster_queue, workload.namespace) is False:
             continue
-        fit = checks.fit_in_queue(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
-        if fit.fit == Fit.FITS if now else fit.fit in (Fit.FITS, Fit.WAITS):
+        fit = _fit_elsewhere(walk.snapshot, memo, chain.cluster_queue, workload)
+        if fit == Fit.FITS if now else fit in (Fit.FITS, Fit.WAITS):
             walk.act(
                 "use-other-queue",
                 {"queue": local_queue.name, "cluster_queue": chain.cluster_queue_name, "label": QUEUE_NAME_LABEL},
                 queue=local_queue.name,
-                now=fit.fit == Fit.FITS,
+                now=fit == Fit.FITS,
             )
+
+
+# Cost. A question weighs every other LocalQueue of its namespace; what it reads of them is kept in the view's
+# derived() memo, which the source renews when any LocalQueue, ClusterQueue, flavor or admission check changes
+# (the small kinds): the namespace's LocalQueues in name order with their chains (those with nothing in the
+# way), and the fit of a pod-set shape (the same tuple object for every Workload of that shape, the decoder
+# shares them) in a ClusterQueue, kept while the usage it was computed from is the same (quota.usage_inputs).
+_OPEN_QUEUES = "advice.open-queues"
+_FIT_ELSEWHERE = "advice.fit-elsewhere"
+
+
+def _open_queues(
+    snapshot: Snapshot, memo: dict[object, object], namespace: str
+) -> Sequence[tuple[LocalQueue, checks.QueueChain]]:
+    """The namespace's LocalQueues by name whose chain reaches a ClusterQueue with nothing in the way."""
+    table = memo.get(_OPEN_QUEUES)
+    if not isinstance(table, dict):
+        table = memo[_OPEN_QUEUES] = {}
+    found = table.get(namespace)
+    if found is None:
+        found = []
+        for local_queue in sorted(snapshot.local_queues_in(namespace), key=lambda lq: lq.name):
+            chain = checks.queue_chain(snapshot, namespace, local_queue.name)
+            if chain.blocker is None and chain.cluster_queue is not None:
+                found.append((local_queue, chain))
+        table[namespace] = found = tuple(found)
+    return found
+
+
+def _fit_elsewhere(snapshot: Snapshot, memo: dict[object, object], cq: ClusterQueue, workload: Workload) -> Fit:
+    """fit_in_queue(...).fit, memoised per (ClusterQueue, pod-set shape) while its usage inputs hold."""
+    if workload.reclaimable:  # its counts are its own
+        return checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+    table = memo.get(_FIT_ELSEWHERE)
+    if not isinstance(table, dict):
+        table = memo[_FIT_ELSEWHERE] = {}
+    key = (cq.name, id(workload.pod_sets))
+    inputs = quota.usage_inputs(snapshot, cq)
+    known = table.get(key)
+    if known is not None and known[0] is cq and known[1] is workload.pod_sets and quota.same_inputs(known[2], inputs):
+        return known[3]  # type: ignore[no-any-return]
+    fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+    table[key] = (cq, workload.pod_sets, inputs, fit)  # the pod sets held: their id is not reused meanwhile
+    return fit

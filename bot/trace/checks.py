@@ -68,6 +68,9 @@ class FlavorTry:
     missing_resources: tuple[str, ...] = ()
     shortfalls: tuple[Shortfall, ...] = ()
     capacities: tuple[Capacity, ...] = ()
+    recorded: bool = False  # excluded because Kueue recorded it ("flavor X doesn't match node affinity")
+    group_keys: bool = False  # excluded by the label keys of the resource group's other flavors (Kueue < v0.17.6)
+    excluding: tuple[str, ...] = ()  # the selector's label keys the flavor fails on
     borrows: bool = False  # it fits (or would, after preemption) only by borrowing from the cohort
     preempts: bool = False  # it waits, and preemption could make room (Kueue's preempt/reclaim modes)
 
@@ -267,18 +270,20 @@ def untolerated_taint(pod_set: PodSet, flavor: ResourceFlavor) -> Taint | None:
     return None
 
 
-def matches_node_labels(pod_set: PodSet, flavor: ResourceFlavor) -> bool:
+def matches_node_labels(pod_set: PodSet, flavor: ResourceFlavor, keys: frozenset[str] | None = None) -> bool:
     """Kueue's rule: the pod set's nodeSelector and required node affinity, restricted to the label keys
-    the flavor sets, must match the flavor's nodeLabels."""
+    `keys` (by default the flavor's own), must match the flavor's nodeLabels; a term left with no key
+    matches any flavor (flavorassigner.go, flavorSelector)."""
     labels = flavor.node_labels
+    allowed = keys if keys is not None else labels.keys()
     for key, value in pod_set.template.node_selector.items():
-        if key in labels and labels[key] != value:
+        if key in allowed and labels.get(key) != value:
             return False
     terms = pod_set.template.affinity_terms
     if not terms:
         return True
     for term in terms:
-        relevant = [requirement for requirement in term if requirement.key in labels]
+        relevant = [requirement for requirement in term if requirement.key in allowed]
         if all(requirement.matches(labels) for requirement in relevant):
             return True
     return False
@@ -291,6 +296,38 @@ def _pod_set_resources(per_pod: Mapping[str, Decimal], cq: ClusterQueue, count: 
     return demand
 
 
+def excluding_keys(pod_set: PodSet, flavor: ResourceFlavor, keys: frozenset[str] | None = None) -> tuple[str, ...]:
+    """The label keys of the pod set's nodeSelector (and required affinity) on which `flavor` fails, with
+    Kueue's rule for `keys` (see matches_node_labels): the labels that exclude it."""
+    labels = flavor.node_labels
+    allowed = keys if keys is not None else labels.keys()
+    found = [
+        key for key, value in pod_set.template.node_selector.items() if key in allowed and labels.get(key) != value
+    ]
+    for term in pod_set.template.affinity_terms:
+        found.extend(r.key for r in term if r.key in allowed and not r.matches(labels))
+    return tuple(dict.fromkeys(found))
+
+
+def group_label_keys(snapshot: Snapshot, cq: ClusterQueue, flavor_name: str) -> frozenset[str] | None:
+    """The label keys Kueue restricts a pod set's node selector to when it tries `flavor_name`. Since #12449
+    (in v0.17.6, v0.18.2 and v0.19.0): the flavor's own (None here). Before: those of every flavor of the
+    resource group (pkg/cache/clusterqueue.go updateLabelKeys; v0.14.0 flavorassigner.go:691,856-900), so a
+    flavor without a key another flavor sets does not match a selector on that key. The objects' API
+    version tells which Kueue wrote them: v1beta1 only (v1beta2 came in v0.15) is a Kueue before the fix."""
+    if not cq.meta.api_version.endswith("/v1beta1"):
+        return None
+    for group in cq.resource_groups:
+        if any(f.name == flavor_name for f in group.flavors):
+            keys: set[str] = set()
+            for quotas in group.flavors:
+                known = snapshot.flavor(quotas.name)
+                if known is not None:
+                    keys.update(known.node_labels)
+            return frozenset(keys)
+    return None
+
+
 def _try_flavor(
     snapshot: Snapshot,
     cq: ClusterQueue,
@@ -299,6 +336,7 @@ def _try_flavor(
     requested: Mapping[str, Decimal],
     earlier: Mapping[tuple[str, str], Decimal],
     resources: Sequence[str],
+    excluded: frozenset[tuple[str, str]] = frozenset(),
 ) -> FlavorTry:
     flavor = snapshot.flavor(flavor_name)
     if flavor is None:
@@ -307,7 +345,13 @@ def _try_flavor(
     if taint is not None:
         return FlavorTry(flavor_name, Fit.NO_MATCH, taint=taint)
     if not matches_node_labels(pod_set, flavor):
-        return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True)
+        return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True, excluding=excluding_keys(pod_set, flavor))
+    keys = group_label_keys(snapshot, cq, flavor_name)
+    if keys is not None and not matches_node_labels(pod_set, flavor, keys):
+        excluding = excluding_keys(pod_set, flavor, keys)
+        return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True, group_keys=True, excluding=excluding)
+    if (pod_set.name, flavor_name) in excluded or ("", flavor_name) in excluded:
+        return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True, recorded=True)
     quotas = next(f for group in cq.resource_groups for f in group.flavors if f.name == flavor_name)
     missing = tuple(r for r in resources if quotas.quota(r) is None)
     if missing:
@@ -394,11 +438,14 @@ def fit_in_queue(
     workload: Workload | None,
     counts: Sequence[int] | None = None,
     can_preempt: Callable[[FlavorTry], bool] | None = None,
+    *,
+    excluded: frozenset[tuple[str, str]] = frozenset(),
 ) -> QueueFit:
     """Try every pod set on the ClusterQueue's flavors, in order, as Kueue's flavor assigner does
     (`counts`: the pods of each pod set, as partial admission tries them; else the full counts), following
     the ClusterQueue's flavorFungibility. `can_preempt` tells whether preemption could make room for a
-    flavor that waits (without it, no flavor is taken for its preemption candidates)."""
+    flavor that waits (without it, no flavor is taken for its preemption candidates). `excluded`: (pod set,
+    flavor) pairs Kueue recorded as not matching (pod set "" for every pod set)."""
     earlier: dict[tuple[str, str], Decimal] = {}
     results: list[PodSetFit] = []
     memo = snapshot.derived()
@@ -414,7 +461,16 @@ def fit_in_queue(
             if not resources:
                 continue
             group_fit = _search_group(
-                snapshot, cq, pod_set, group.flavors, requested, earlier, resources, can_preempt, tuple(group.covered)
+                snapshot,
+                cq,
+                pod_set,
+                group.flavors,
+                requested,
+                earlier,
+                resources,
+                can_preempt,
+                tuple(group.covered),
+                excluded,
             )
             groups.append(group_fit)
             chosen = group_fit.best
@@ -436,13 +492,14 @@ def _search_group(
     resources: Sequence[str],
     can_preempt: Callable[[FlavorTry], bool] | None,
     covered: tuple[str, ...],
+    excluded: frozenset[tuple[str, str]] = frozenset(),
 ) -> GroupFit:
     """One resource group's flavor search (flavorassigner.go findFlavorForPodSets with FlavorFungibility)."""
     policy = cq.fungibility
     preempt_stops = policy.get(WHEN_CAN_PREEMPT, TRY_NEXT_FLAVOR) == MAY_STOP_SEARCH
     tries: list[FlavorTry] = []
     for index, flavor in enumerate(flavors):
-        attempt = _try_flavor(snapshot, cq, pod_set, flavor.name, requested, earlier, resources)
+        attempt = _try_flavor(snapshot, cq, pod_set, flavor.name, requested, earlier, resources, excluded)
         if attempt.fit == Fit.WAITS and can_preempt is not None and preempt_stops:
             attempt = replace(attempt, preempts=can_preempt(attempt))
         tries.append(attempt)
@@ -451,7 +508,7 @@ def _search_group(
             free = ""
             if stopped_by:  # what the policy kept it from: a later flavor where it fits now
                 for later in flavors[index + 1 :]:
-                    other = _try_flavor(snapshot, cq, pod_set, later.name, requested, earlier, resources)
+                    other = _try_flavor(snapshot, cq, pod_set, later.name, requested, earlier, resources, excluded)
                     if other.fit == Fit.FITS and not other.borrows:
                         free = later.name
                         break

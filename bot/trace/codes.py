@@ -35,6 +35,9 @@ class Verdict(StrEnum):
     # Not a situation of the scenarios table: the workload's request is invalid for Kueue
     # (requests above limits, LimitRange violations). Waiting never fixes it.
     INVALID_REQUEST = "invalid-request"
+    # The job's prebuilt Workload no longer matches it: Kueue marked it Finished with reason OutOfSync
+    # (jobframework/reconciler.go:1381-1387) and will never admit the job through it.
+    WORKLOAD_OUT_OF_SYNC = "workload-out-of-sync"
 
     @property
     def never_fixes_itself(self) -> bool:
@@ -92,6 +95,7 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.RUNNING: _Traits(waiting=False, queued=False),
     Verdict.FINISHED: _Traits(waiting=False, queued=False),
     Verdict.INVALID_REQUEST: _NEVER_AT_ONCE,
+    Verdict.WORKLOAD_OUT_OF_SYNC: _Traits(never=True, at_once=True, queued=False),
 }
 
 

@@ -12,14 +12,21 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import checks, messages, record, scheduling
+from bot.trace import checks, messages, podgroup, provisioning, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned, pod_requests, templates_demand, workload_demand
 from bot.trace.eta import History
-from bot.trace.explanation import Explanation
-from bot.trace.model import ADMISSION_GATED_BY, QUEUE_NAME_LABEL, Job, Workload
+from bot.trace.explanation import Explanation, Value
+from bot.trace.model import (
+    ADMISSION_GATED_BY,
+    PREBUILT_WORKLOAD_LABEL,
+    QUEUE_NAME_LABEL,
+    Condition,
+    Job,
+    Workload,
+)
 from bot.trace.outlook import with_outlook
 from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
@@ -71,7 +78,7 @@ def _job_not_found(walk: Walk) -> Explanation:
         walk.act("did-you-mean", {"names": ", ".join(walk.suggestions)}, names=list(walk.suggestions))
     if walk.other_namespaces:
         walk.act("other-namespace", {"namespaces": ", ".join(walk.other_namespaces), "name": query.name})
-    walk.act("check-name", {"namespace": query.namespace})
+    walk.act("check-name", {"namespace": query.namespace, "resource": kind.lower() + "s"})  # kubectl's plural
     return result(walk, Verdict.JOB_NOT_FOUND, params)
 
 
@@ -94,10 +101,15 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     walk.step("workload", Outcome.FAIL, "workload.missing", {"queue": queue})
     for reason, message in _job_events(walk, job):
         walk.step("workload", Outcome.INFO, "workload.event", {"reason": reason, "message": message})
+    headline: dict[str, Value | None] = {"queue": queue}
+    group = podgroup.group_of(walk, job)
+    if group is not None:
+        headline.update(podgroup.missing_workload(walk, job, group))
     if walk.snapshot.local_queue(namespace, queue) is None:
         local_queue_missing(walk, namespace, queue, queues)
-    walk.act("ask-admin-kueue", {"kind": job.meta.kind})
-    return result(walk, Verdict.WORKLOAD_MISSING, {"queue": queue}, job=job)
+    if group is None or not (group.missing or group.total is None):
+        walk.act("ask-admin-kueue", {"kind": job.meta.kind})
+    return result(walk, Verdict.WORKLOAD_MISSING, headline, job=job)
 
 
 def _job_events(walk: Walk, job: Job) -> list[tuple[str, str]]:
@@ -122,6 +134,8 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
     if workload.finished:
         finished = workload.condition("Finished")
         reason = finished.reason if finished else ""
+        if reason == "OutOfSync" and job is not None:
+            return _out_of_sync(walk, workload, job, finished.message if finished else "")
         walk.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason})
         return result(walk, Verdict.FINISHED, {"reason": reason}, workload=workload, job=job)
     walk.chain = checks.queue_chain(
@@ -131,9 +145,11 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
         workload.admission.cluster_queue if workload.admission and workload.holds_quota else "",
     )
     record.condition_steps(walk, workload)  # after the chain: its resource groups read Kueue's record
-    if not workload.active:
+    if not workload.active or workload.is_true("DeactivationTarget"):
         return _deactivated(walk, workload, job)
     if workload.admitted:
+        record.execution_time_step(walk, workload)
+        provisioning.pod_set_update_steps(walk, workload.checks)
         verdict, headline = scheduling.admitted(walk, workload, job)
         return result(walk, verdict, headline, workload=workload, job=job)
     if workload.is_true("QuotaReserved"):
@@ -151,8 +167,13 @@ def _workload_step(walk: Walk, found: Resolution, workload: Workload) -> None:
         walk.step("workload", Outcome.PASS, "workload.found-through-parent", params, how=found.how)
     else:
         walk.step("workload", Outcome.PASS, "workload.found", params, how=found.how)
-    if found.siblings:
+    if found.how == "deployment-pods" and found.job is not None:
+        podgroup.per_pod_step(walk, found.job.meta.kind, [workload, *found.siblings])
+    elif found.siblings:
         walk.step("workload", Outcome.INFO, "workload.siblings", {"count": len(found.siblings)})
+    group = podgroup.group_of(walk, found.job) if found.job is not None else None
+    if group is not None:
+        podgroup.composition_step(walk, group)
 
 
 def _demand_steps(walk: Walk, workload: Workload) -> None:
@@ -181,11 +202,23 @@ def _demand_steps(walk: Walk, workload: Workload) -> None:
         )
 
 
+def _out_of_sync(walk: Walk, workload: Workload, job: Job, message: str) -> Explanation:
+    """A prebuilt Workload (label kueue.x-k8s.io/prebuilt-workload-name) that no longer matches its job: Kueue
+    finished it (reason OutOfSync, "The prebuilt workload is out of sync with its user job") and the job
+    stays as it is; a Workload made anew from the job, or the label removed, lets Kueue queue it again."""
+    walk.step("conditions", Outcome.FAIL, "conditions.out-of-sync", {"workload": workload.name, "message": message})
+    walk.act("fix-prebuilt", {"workload": workload.name, "label": PREBUILT_WORKLOAD_LABEL, "kind": job.meta.kind})
+    return result(walk, Verdict.WORKLOAD_OUT_OF_SYNC, {"workload": workload.name}, workload=workload, job=job)
+
+
 # --- deactivated, reserved ----------------------------------------------------------------------------
 
 
 def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     evicted = workload.condition("Evicted")
+    target = workload.condition("DeactivationTarget")  # set first; the eviction follows (workload_controller.go)
+    if (evicted is None or not evicted.is_true) and target is not None and target.is_true:
+        evicted = Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
     reason = evicted.reason if evicted is not None else ""
     message = evicted.message if evicted is not None else ""
     eviction = messages.parse_eviction(reason, message)
@@ -201,8 +234,14 @@ def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation
         "workload.deactivated",
         {"reason": eviction.underlying or reason, "message": message},
     )
+    headline: dict[str, Value | None] = {"reason": eviction.underlying or reason or "spec.active=false"}
+    if eviction.underlying == record.MAX_EXEC_EXCEEDED:
+        headline.update(record.max_exec_deactivation(walk, workload, job))
+    elif eviction.underlying == record.REQUEUING_LIMIT_EXCEEDED:
+        record.requeuing_limit_steps(walk, workload)
+    if eviction.underlying != record.MAX_EXEC_EXCEEDED:
+        record.max_exec_used_up(walk, workload)
     walk.act("reactivate", {"namespace": workload.namespace, "workload": workload.name})
-    headline = {"reason": eviction.underlying or reason or "spec.active=false"}
     return result(walk, Verdict.DEACTIVATED, headline, workload=workload, job=job)
 
 

@@ -79,6 +79,7 @@ class Cause(StrEnum):
     DEACTIVATED = "deactivated"  # E11, eviction "The workload is deactivated due to ..."
     DRA_UNSUPPORTED = "dra-unsupported"  # E13
     ON_HOLD = "on-hold"  # reason OnHold ("Job is on hold", StatefulSet scaled to zero)
+    HOLD_RELEASED = "hold-released"  # v0.20 "Workload no longer on hold; waiting for quota reservation"
     # Eviction text that Kueue copies into QuotaReserved right after an eviction (FACTS §3.1, §4.6, F, G).
     PREEMPTED = "preempted"
     PODS_READY_TIMEOUT = "pods-ready-timeout"

@@ -13,16 +13,19 @@ readers allowed to see that namespace (counts and amounts otherwise), as for who
 
 from __future__ import annotations
 
+import heapq
+import operator
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from bot.trace import checks
 from bot.trace.demand import PODS
 from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
-from bot.trace.quota import ZERO, capacity
+from bot.trace.quota import ZERO, capacity, usage_inputs
 from bot.trace.snapshot import Snapshot, queue_order_time
 
 MAX_LISTED = 10
@@ -120,9 +123,25 @@ def usage_of(workload: Workload, flavor: str, resource: str) -> Decimal:
 
 
 def cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
-    """Every ClusterQueue of the cohort tree `cq` belongs to (itself first); just itself without a cohort."""
+    """Every ClusterQueue of the cohort tree `cq` belongs to (itself first); just itself without a cohort.
+    Kept in the view's derived() memo (the source renews it when a ClusterQueue or Cohort changes)."""
     if not cq.cohort:
         return [cq]
+    table = snapshot.derived().setdefault(_TREES, {})
+    assert isinstance(table, dict)
+    known = table.get(cq.name)
+    if known is not None and known[0] is cq:
+        return list(known[1])
+    tree = _cohort_tree(snapshot, cq)
+    table[cq.name] = (cq, tuple(tree))
+    return tree
+
+
+_TREES = "holders.cohort-trees"
+_CONTESTS = "holders.contests"
+
+
+def _cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
     root, seen = cq.cohort, {cq.cohort}
     while True:
         cohort = snapshot.cohort(root)
@@ -260,6 +279,104 @@ def _oldest_first(workload: Workload) -> tuple[bool, float, str, str]:
     return (since is None, since.timestamp() if since else 0.0, workload.namespace, workload.name)
 
 
+@dataclass(frozen=True)
+class _Held:
+    """One admitted Workload holding the contested (flavor, resource), as every contest of its tree sees it."""
+
+    workload: Workload
+    cluster_queue: str
+    amount: Decimal
+    borrows: bool  # its ClusterQueue is not the contest's and borrows there
+    reserved: datetime | None
+    order: datetime  # queue_order_time
+
+
+class _Base:
+    """What a contest of `cq` for (flavor, resource) reads of its tree, whoever asks and whenever: built once
+    per view while the tree's Workloads are the same sequences (the cache hands out the same tuple of a
+    ClusterQueue's Workloads until one changes), then each question reads it in time independent of the
+    number of holders (but for the listing's ties, see `_listed`)."""
+
+    def __init__(self, snapshot: Snapshot, cq: ClusterQueue, tree: Sequence[ClusterQueue], flavor: str, resource: str):
+        self.held_here = self.held_elsewhere = self.borrowed_elsewhere = ZERO
+        held: list[_Held] = []
+        for queue in tree:
+            cap = capacity(snapshot, queue, flavor, resource)
+            borrows = queue.name != cq.name and cap.borrowed > 0
+            if borrows:
+                self.borrowed_elsewhere += cap.borrowed
+            for other in snapshot.workloads_in_cluster_queue(queue.name):
+                if other.admission is None or other.admission.cluster_queue != queue.name:
+                    continue
+                amount = usage_of(other, flavor, resource)
+                if amount <= 0:
+                    continue
+                held.append(_Held(other, queue.name, amount, borrows, reserved_at(other), queue_order_time(other)))
+                if queue.name == cq.name:
+                    self.held_here += amount
+                else:
+                    self.held_elsewhere += amount
+        self.count = len(held)
+        # The listing's order but for the running time (now's): own queue first, the largest first.
+        self.by_size = sorted(held, key=lambda h: (h.cluster_queue != cq.name, -h.amount))
+        # Who a job could preempt, by priority then queue-order time: its own queue's (withinClusterQueue)
+        # and the borrowing queues' (reclaimWithinCohort), with running sums of their amounts.
+        self.groups = {
+            "withinClusterQueue": _Ranked([h for h in held if h.cluster_queue == cq.name]),
+            "reclaimWithinCohort": _Ranked([h for h in held if h.cluster_queue != cq.name and h.borrows]),
+        }
+        # The time-bounded ones by deadline (reservation + maximum execution time): the order of their
+        # seconds left at any `now` they started before.
+        bounded = [h for h in held if h.reserved is not None and h.workload.maximum_execution_seconds is not None]
+        self.by_deadline = sorted(bounded, key=_deadline)
+        self.latest_start = max((h.reserved for h in bounded if h.reserved is not None), default=None)
+
+
+def _deadline(held: _Held) -> datetime:
+    assert held.reserved is not None and held.workload.maximum_execution_seconds is not None
+    return held.reserved + timedelta(seconds=held.workload.maximum_execution_seconds)
+
+
+class _Ranked:
+    """Holders by (priority, queue-order time) and the running sum of their amounts."""
+
+    def __init__(self, held: list[_Held]) -> None:
+        self.held = sorted(held, key=lambda h: (h.workload.priority, h.order))
+        self.keys = [(h.workload.priority, h.order) for h in self.held]
+        self.sums = [ZERO]
+        for h in self.held:
+            self.sums.append(self.sums[-1] + h.amount)
+
+    def preemptible(self, policy: str, preemptor: Workload) -> Decimal:
+        """The amount held by those `_allows(policy, preemptor, ·)` lets a job preempt."""
+        if policy == "Any":
+            return self.sums[-1]
+        if policy not in ("LowerPriority", "LowerOrNewerEqualPriority"):
+            return ZERO
+        priority = preemptor.priority
+        lower = bisect_left(self.keys, priority, key=lambda k: k[0])
+        total = self.sums[lower]
+        if policy == "LowerOrNewerEqualPriority":  # the same priority, queued after it
+            end = bisect_right(self.keys, priority, key=lambda k: k[0])
+            after = bisect_right(self.keys, (priority, queue_order_time(preemptor)), lo=lower, hi=end)
+            total += self.sums[end] - self.sums[after]
+        return total
+
+
+def _base(snapshot: Snapshot, cq: ClusterQueue, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Base:
+    """The contest's base from the view's memo, while its inputs are the same objects."""
+    inputs = (*tree, *(snapshot.workloads_in_cluster_queue(q.name) for q in tree), *usage_inputs(snapshot, cq))
+    table = snapshot.derived().setdefault(_CONTESTS, {})
+    assert isinstance(table, dict)
+    key = (cq.name, flavor, resource)
+    known = table.get(key)
+    if known is not None and len(known[0]) == len(inputs) and all(map(operator.is_, known[0], inputs)):
+        return known[1]  # type: ignore[no-any-return]
+    base = _Base(snapshot, cq, tree, flavor, resource)
+    table[key] = (inputs, base)
+    return base
+
+
 def _contest(
     snapshot: Snapshot,
     workload: Workload,
@@ -270,47 +387,81 @@ def _contest(
     needed: Decimal,
     now: datetime,
 ) -> Contest:
-    holders: list[Holder] = []
-    held_here = held_elsewhere = borrowed_elsewhere = preemptible = ZERO
     own = capacity(snapshot, cq, flavor, resource)
-    for queue in tree:
-        cap = capacity(snapshot, queue, flavor, resource)
-        borrows = queue.name != cq.name and cap.borrowed > 0
-        if borrows:
-            borrowed_elsewhere += cap.borrowed
-        for other in snapshot.workloads_in_cluster_queue(queue.name):
-            if other.admission is None or other.admission.cluster_queue != queue.name:
-                continue
-            amount = usage_of(other, flavor, resource)
-            if amount <= 0:
-                continue
-            running = _seconds(reserved_at(other), now)
-            left = None
-            if other.maximum_execution_seconds is not None and running is not None:
-                left = max(0, other.maximum_execution_seconds - running)
-            reason = preemption_reason(cq, workload, other, borrows)
-            holders.append(
-                Holder(
-                    other.namespace, job_name(other), queue.name, other.priority, amount, running, borrows, reason, left
-                )
-            )
-            if queue.name == cq.name:
-                held_here += amount
-            else:
-                held_elsewhere += amount
-            if reason:
-                preemptible += amount
-    holders.sort(key=lambda h: (h.cluster_queue != cq.name, -h.amount, -(h.running_seconds or 0), h.namespace, h.name))
-    reclaimable = min(max(ZERO, own.nominal - own.used), borrowed_elsewhere)
+    base = _base(snapshot, cq, tree, flavor, resource)
+    preemptible = sum(
+        (group.preemptible(cq.preemption.get(policy, "Never"), workload) for policy, group in base.groups.items()),
+        ZERO,
+    )
+    reclaimable = min(max(ZERO, own.nominal - own.used), base.borrowed_elsewhere)
     return Contest(
         flavor=flavor,
         resource=resource,
         needed=needed,
-        held_here=held_here,
-        held_in_cohort=held_elsewhere,
+        held_here=base.held_here,
+        held_in_cohort=base.held_elsewhere,
         reclaimable=reclaimable,
         preemptible=preemptible,
-        holders=tuple(holders[:MAX_LISTED]),
-        count=len(holders),
-        frees_within=freeing_bound(((h.amount, h.seconds_left) for h in holders), needed) if needed > 0 else None,
+        holders=tuple(_holder(h, cq, workload, now) for h in _listed(base, cq, now)),
+        count=base.count,
+        frees_within=_frees_within(base, needed, now) if needed > 0 else None,
     )
+
+
+def _running(held: _Held, now: datetime) -> int | None:
+    return _seconds(held.reserved, now)
+
+
+def _listed(base: _Base, cq: ClusterQueue, now: datetime) -> list[_Held]:
+    """The first MAX_LISTED by (own queue first, the largest, the longest running, namespace, name): the
+    holders are kept by (own queue first, the largest); the running time orders each run of equals, so
+    only the runs that reach the listing are sorted, at `now`."""
+    chosen: list[_Held] = []
+    held = base.by_size
+    start = 0
+    while start < len(held) and len(chosen) < MAX_LISTED:
+        head = (held[start].cluster_queue != cq.name, held[start].amount)
+        end = start + 1
+        while end < len(held) and (held[end].cluster_queue != cq.name, held[end].amount) == head:
+            end += 1
+        run = held[start:end]
+        wanted = MAX_LISTED - len(chosen)
+        chosen += heapq.nsmallest(
+            wanted, run, key=lambda h: (-(_running(h, now) or 0), h.workload.namespace, job_name(h.workload))
+        )
+        start = end
+    return chosen
+
+
+def _holder(held: _Held, cq: ClusterQueue, workload: Workload, now: datetime) -> Holder:
+    other = held.workload
+    running = _running(held, now)
+    left = None
+    if other.maximum_execution_seconds is not None and running is not None:
+        left = max(0, other.maximum_execution_seconds - running)
+    reason = preemption_reason(cq, workload, other, held.borrows)
+    return Holder(
+        other.namespace, job_name(other), held.cluster_queue, other.priority, held.amount, running, held.borrows,
+        reason, left,
+    )  # fmt: skip
+
+
+def _frees_within(base: _Base, needed: Decimal, now: datetime) -> int | None:
+    """eta.freeing_bound over every holder's (amount, seconds left), without visiting them all: seconds left
+    follow the deadlines of those that started by `now` (a start after `now`, a clock's skew, counts its
+    whole maximum: then every holder is weighed, as freeing_bound does)."""
+    if base.latest_start is not None and base.latest_start > now:
+        pairs = []
+        for held in base.by_deadline:
+            running = _running(held, now)
+            assert running is not None and held.workload.maximum_execution_seconds is not None
+            pairs.append((held.amount, max(0, held.workload.maximum_execution_seconds - running)))
+        return freeing_bound(pairs, needed)
+    freed = ZERO
+    for held in base.by_deadline:
+        freed += held.amount
+        if freed >= needed:
+            running = _running(held, now)
+            assert running is not None and held.workload.maximum_execution_seconds is not None
+            return max(0, held.workload.maximum_execution_seconds - running)
+    return None

@@ -21,6 +21,8 @@ JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 POD_GROUP_LABEL = "kueue.x-k8s.io/pod-group-name"
 PREBUILT_WORKLOAD_LABEL = "kueue.x-k8s.io/prebuilt-workload-name"
 PRIORITY_CLASS_LABEL = "kueue.x-k8s.io/priority-class"
+MAX_EXEC_TIME_LABEL = "kueue.x-k8s.io/max-exec-time-seconds"
+POD_GROUP_TOTAL_COUNT = "kueue.x-k8s.io/pod-group-total-count"
 ADMISSION_GATED_BY = "kueue.x-k8s.io/admission-gated-by"
 MANAGED_LABEL = "kueue.x-k8s.io/managed"
 NOTIFY_ANNOTATION = "kueue-bot.io/notify"
@@ -192,6 +194,16 @@ class Admission:
 
 
 @dataclass(frozen=True, slots=True)
+class PodSetUpdate:
+    """What an admission check adds to a pod set's pods once Ready (status.admissionChecks[].podSetUpdates)."""
+
+    name: str
+    node_selector: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    labels: Mapping[str, str] = field(default_factory=lambda: _EMPTY)
+    tolerations: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class CheckState:
     name: str
     state: str  # Pending | Ready | Retry | Rejected
@@ -199,6 +211,7 @@ class CheckState:
     since: datetime | None = None
     requeue_after_seconds: int | None = None
     retry_count: int | None = None
+    pod_set_updates: tuple[PodSetUpdate, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +236,7 @@ class Workload:
     reclaimable: Mapping[str, int] = field(default_factory=dict)
     cluster_name: str = ""
     maximum_execution_seconds: int | None = None  # spec.maximumExecutionTimeSeconds
+    past_execution_seconds: int | None = None  # status.accumulatedPastExecutionTimeSeconds (earlier admissions)
 
     @property
     def namespace(self) -> str:
@@ -364,6 +378,38 @@ class AdmissionCheck:
     meta: Meta
     controller: str = ""
     conditions: tuple[Condition, ...] = ()
+    parameters: tuple[str, str] = ("", "")  # spec.parameters (kind, name): a ProvisioningRequestConfig's name
+
+
+PROVISIONING_CONTROLLER = "kueue.x-k8s.io/provisioning-request"
+
+
+@dataclass(frozen=True, slots=True)
+class ProvisioningConfig:
+    """A ProvisioningRequestConfig (apis/kueue/v1beta2/provisioningrequestconfig_types.go:44-157); the retry
+    strategy's defaults are Kueue's (+kubebuilder:default={backoffLimitCount:3,backoffBaseSeconds:60,
+    backoffMaxSeconds:1800}, :77)."""
+
+    meta: Meta
+    class_name: str = ""
+    managed_resources: tuple[str, ...] = ()
+    retry_limit: int = 3
+    backoff_base_seconds: int = 60
+    backoff_max_seconds: int = 1800
+
+
+@dataclass(frozen=True, slots=True)
+class ProvisioningRequest:
+    """A cluster-autoscaler ProvisioningRequest (autoscaling.x-k8s.io), which Kueue's provisioning check makes
+    for a Workload, named <workload>-<check>-<attempt> (pkg/controller/admissionchecks/provisioning/
+    provisioning.go:55-58), owned by the Workload."""
+
+    meta: Meta
+    class_name: str = ""
+    conditions: tuple[Condition, ...] = ()
+
+    def condition(self, kind: str) -> Condition | None:
+        return find_condition(self.conditions, kind)
 
 
 @dataclass(frozen=True, slots=True)

@@ -100,6 +100,7 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         workload.pod_sets,
         workload,
         can_preempt=lambda attempt: holders.preemption_could_make_room(snapshot, workload, cq, attempt, now),
+        excluded=recorded_exclusions(workload),
     )
     flavor_steps(walk, walk.fit)
     return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
@@ -120,6 +121,21 @@ def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) ->
     if partial.ever is not None:
         return Verdict.WAITING_FOR_QUOTA
     return Verdict.EXCEEDS_MAX_QUOTA
+
+
+def recorded_exclusions(workload: Workload) -> frozenset[tuple[str, str]]:
+    """The (pod set, flavor) pairs Kueue's QuotaReserved=False record excludes: "flavor X doesn't match node
+    affinity" (flavorassigner.go). Kueue's record counts in the engine's own flavor check, whatever rule of
+    label keys its version follows."""
+    condition = workload.condition("QuotaReserved")
+    if condition is None or not condition.is_false:
+        return frozenset()
+    record = messages.classify_quota_reserved(condition.reason, condition.message)
+    return frozenset(
+        (fact.pod_set or "", fact.flavor)
+        for fact in record.facts
+        if fact.cause is messages.Cause.NODE_AFFINITY_MISMATCH and fact.flavor
+    )
 
 
 def _local_queue_checks(walk: Walk, workload: Workload, chain: QueueChain) -> Verdict | None:
@@ -211,7 +227,15 @@ def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
     elif attempt.affinity_mismatch:
         flavor = walk.snapshot.flavor(attempt.flavor)
         labels = ", ".join(f"{k}={v}" for k, v in sorted((flavor.node_labels if flavor else {}).items()))
-        walk.step("flavors", Outcome.FAIL, "flavors.node-labels", {**base, "labels": labels})
+        code = (
+            "flavors.recorded-exclusion"
+            if attempt.recorded
+            else "flavors.group-label-keys"
+            if attempt.group_keys
+            else "flavors.node-labels"
+        )
+        params: dict[str, str | int | None] = {**base, "labels": labels, "keys": ", ".join(attempt.excluding)}
+        walk.step("flavors", Outcome.FAIL, code, params)
     elif attempt.missing_resources:
         walk.step(
             "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}

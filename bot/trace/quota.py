@@ -265,6 +265,16 @@ class _Tree:
         return value
 
 
+def usage_inputs(snapshot: Snapshot, cq: ClusterQueue) -> _Inputs:
+    """What the usage of `cq`'s tree is summed from in this view (compare with `same_inputs`): a result
+    computed from capacities of `cq` holds while these are the same."""
+    return quota_state(snapshot)._usage_inputs(snapshot, cq)
+
+
+def same_inputs(old: _Inputs, new: _Inputs) -> bool:
+    return _same_inputs(old, new)
+
+
 def capacity(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
     """Maximum and available capacity of `cq` for (flavor, resource)."""
     return quota_state(snapshot).capacity(snapshot, cq, flavor, resource)

@@ -5,24 +5,35 @@ from __future__ import annotations
 
 from datetime import UTC
 
-from bot.trace import messages
+from bot.trace import messages, provisioning
 from bot.trace.codes import Outcome
 from bot.trace.explanation import Params
-from bot.trace.model import Condition, Workload
+from bot.trace.model import MAX_EXEC_TIME_LABEL, Condition, Job, Workload
 from bot.trace.walk import Walk, seconds_between
 
 BACKOFF_REASONS = frozenset({"PodsReadyTimeout", "AdmissionCheck", "NodeFailures"})
-_CONDITIONS = ("QuotaReserved", "Admitted", "Evicted", "Requeued", "PodsReady")
+_CONDITIONS = (
+    "QuotaReserved",
+    "Admitted",
+    "Evicted",
+    "Requeued",
+    "PodsReady",
+    "WaitingForReplacementPods",
+    "BlockedOnPreemptionGates",
+)
 MAX_FACTS_SHOWN = 6
 
 
+_BAD_WHEN_TRUE = frozenset({"Evicted", "WaitingForReplacementPods", "BlockedOnPreemptionGates"})
+
+
 def _condition_outcome(kind: str, is_true: bool, is_false: bool) -> Outcome:
-    good = is_true != (kind == "Evicted")
+    good = is_true != (kind in _BAD_WHEN_TRUE)
     if kind == "Requeued" and is_true:
         good = True
     if good:
         return Outcome.PASS
-    return Outcome.FAIL if is_false or kind == "Evicted" else Outcome.INFO
+    return Outcome.FAIL if is_false or kind in _BAD_WHEN_TRUE else Outcome.INFO
 
 
 def _groups(walk: Walk) -> tuple[messages.GroupShape, ...]:
@@ -101,6 +112,10 @@ def backoff(walk: Walk, workload: Workload) -> Params | None:
         walk.step("conditions", Outcome.FAIL, "conditions.backoff", params)
     if evicted is not None and evicted.message:
         walk.step("conditions", Outcome.INFO, "conditions.evicted-because", {"message": evicted.message})
+    if reason == "AdmissionCheck":
+        for check in workload.checks:
+            if provisioning.is_provisioning(walk, check):
+                provisioning.check_steps(walk, workload, check)
     if reason == "PodsReadyTimeout":
         walk.act("check-pods-ready")
     walk.act("wait-backoff", params)
@@ -166,3 +181,81 @@ def check_steps(walk: Walk, workload: Workload) -> None:
         if age is not None:
             params["age_seconds"] = age
         walk.step("admission-checks", outcome, "admission-checks.check", params, state=check.state)
+        if provisioning.is_provisioning(walk, check):
+            provisioning.check_steps(walk, workload, check)
+
+
+# --- maximum execution time and the requeuing limit --------------------------------------------------
+
+MAX_EXEC_EXCEEDED = "MaximumExecutionTimeExceeded"
+REQUEUING_LIMIT_EXCEEDED = "RequeuingLimitExceeded"
+
+
+def execution_time_used(walk: Walk, workload: Workload) -> int | None:
+    """Seconds the Workload has run against its maximum execution time: earlier admissions
+    (status.accumulatedPastExecutionTimeSeconds) plus the current one (since Admitted=True); Kueue's own sum
+    (pkg/controller/core/workload_controller.go:848-851). None when it is not admitted."""
+    admitted = workload.condition("Admitted")
+    if admitted is None or not admitted.is_true:
+        return None
+    current = seconds_between(admitted.since, walk.now) or 0
+    return (workload.past_execution_seconds or 0) + current
+
+
+def execution_time_step(walk: Walk, workload: Workload) -> None:
+    """An admitted Workload with spec.maximumExecutionTimeSeconds: how long it may still run."""
+    limit = workload.maximum_execution_seconds
+    used = execution_time_used(walk, workload)
+    if limit is None or used is None:
+        return
+    params: Params = {"limit_seconds": limit, "used_seconds": used, "left_seconds": max(0, limit - used)}
+    walk.step("workload", Outcome.INFO, "workload.max-exec-time", params, limit=limit, used=used)
+
+
+def max_exec_deactivation(walk: Walk, workload: Workload, job: Job | None) -> Params:
+    """Kueue deactivated the Workload for running longer than spec.maximumExecutionTimeSeconds (set from the
+    job's label kueue.x-k8s.io/max-exec-time-seconds, jobframework/utils.go:192-204). On deactivation Kueue
+    resets status.accumulatedPastExecutionTimeSeconds (workload_controller.go:858-863, since v0.9): a
+    reactivation runs again for the whole limit, from the start. The label may change only while the job is
+    suspended (jobframework/validation.go:249-257); a new value makes the Workload differ from the job, so Kueue
+    replaces it (reconciler.go:1435, EquivalentToWorkload). Returns the headline's extra parameters."""
+    limit = workload.maximum_execution_seconds
+    past = workload.past_execution_seconds or 0
+    params: Params = {"limit_seconds": limit} if limit is not None else {}
+    again = limit is not None and past >= limit  # not reset: a reactivation is deactivated again at once
+    walk.step(
+        "workload",
+        Outcome.FAIL,
+        "workload.max-exec-exceeded",
+        {"limit_seconds": limit, "label": MAX_EXEC_TIME_LABEL},
+        limit=limit,
+    )
+    if again:
+        max_exec_used_up(walk, workload)
+    elif limit is not None:
+        walk.step("workload", Outcome.INFO, "workload.max-exec-reset", {"limit_seconds": limit})
+    kind = job.meta.kind if job is not None else "job"
+    name = job.meta.name if job is not None else walk.query.name
+    walk.act(
+        "raise-max-exec-time",
+        {"label": MAX_EXEC_TIME_LABEL, "kind": kind.lower(), "name": name, "namespace": workload.namespace},
+    )
+    return params
+
+
+def max_exec_used_up(walk: Walk, workload: Workload) -> None:
+    """A deactivated Workload whose earlier admissions used up its maximum execution time: reactivated as it
+    is, Kueue deactivates it again at once (the remaining time is already <= 0, workload_controller.go:848-855)."""
+    limit = workload.maximum_execution_seconds
+    past = workload.past_execution_seconds or 0
+    if limit is not None and past >= limit:
+        walk.step("workload", Outcome.FAIL, "workload.max-exec-again", {"used_seconds": past, "limit_seconds": limit})
+
+
+def requeuing_limit_steps(walk: Walk, workload: Workload) -> None:
+    """Deactivated after too many evictions for the PodsReady timeout (waitForPodsReady.requeuingStrategy
+    .backoffLimitCount, workload_controller.go:1215-1229). Kueue clears the requeue state on deactivation
+    (:616-628), so a reactivation starts a fresh count; the pods' own failures are the cause to fix."""
+    count = workload.requeue.count if workload.requeue and workload.requeue.count else None
+    walk.step("workload", Outcome.FAIL, "workload.requeuing-limit", {"count": count})
+    walk.act("check-pods-ready")

@@ -14,6 +14,7 @@ from bot.trace.model import (
     POD_GROUP_LABEL,
     PREBUILT_WORKLOAD_LABEL,
     Job,
+    Pod,
     Workload,
 )
 from bot.trace.snapshot import Snapshot
@@ -137,6 +138,43 @@ def _by_pod_group(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None
     return (found, "pod-group", ()) if found is not None else None
 
 
+def deployment_pods(snapshot: Snapshot, deployment: Job) -> list[Pod]:
+    """The pods of a Deployment: owned by one of its ReplicaSets, named <deployment>-<pod-template-hash>."""
+    prefix = f"{deployment.meta.name}-"
+    return [
+        pod
+        for pod in snapshot.pods_in(deployment.meta.namespace or "")
+        if any(
+            owner.kind == "ReplicaSet"
+            and owner.name.startswith(prefix)
+            and owner.name[len(prefix) :] == pod.meta.labels.get("pod-template-hash", "")
+            for owner in pod.meta.owners
+        )
+    ]
+
+
+def _by_deployment_pods(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
+    """A Deployment has no Workload of its own: each of its pods has one (jobs/deployment/deployment_webhook.go:
+    93-106, the pod template is labelled for the pod integration). The one that waits answers for the
+    Deployment, the others are its siblings."""
+    if job.meta.kind != "Deployment":
+        return None
+    found: dict[str, Workload] = {}
+    for pod in deployment_pods(snapshot, job):
+        for workload in snapshot.workloads_for_job_uid(namespace, pod.meta.uid) if pod.meta.uid else ():
+            found[workload.name] = workload
+        for workload in snapshot.workloads_of_owner(namespace, pod.meta.name):
+            if any(o.uid == pod.meta.uid for o in workload.meta.owners):
+                found[workload.name] = workload
+    if not found:
+        return None
+    ordered = sorted(
+        found.values(),
+        key=lambda w: (w.finished, w.admitted, -(w.meta.created.timestamp() if w.meta.created else 0.0), w.name),
+    )
+    return ordered[0], "deployment-pods", tuple(ordered[1:])
+
+
 def _by_name(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     kind = job.meta.kind
     if kind not in JOB_KIND_GROUPS or not job.meta.uid:
@@ -159,7 +197,7 @@ def _by_event(snapshot: Snapshot, job: Job, namespace: str) -> _Found | None:
     return None
 
 
-_FINDERS = (_by_prebuilt, _by_uid, _by_pod_group, _by_name, _by_event)
+_FINDERS = (_by_prebuilt, _by_uid, _by_pod_group, _by_deployment_pods, _by_name, _by_event)
 
 
 def _workload_of(snapshot: Snapshot, job: Job) -> tuple[Workload | None, str, tuple[Workload, ...]]:
@@ -204,6 +242,10 @@ def resolve(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> 
             current, depth = parent, depth + 1
     if candidates:
         return Resolution(candidates[0], None)
+    if kind in (None, "Pod"):
+        group = _pod_group_named(snapshot, namespace, name)
+        if group is not None:
+            return group
     # The job itself is not in the snapshot; a Workload may still name it as its owner.
     owned = [
         w
@@ -214,10 +256,34 @@ def resolve(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> 
     return Resolution(None, chosen, "owner-name" if chosen else "", siblings=others)
 
 
+def _pod_group_named(snapshot: Snapshot, namespace: str, name: str) -> Resolution | None:
+    """A question about a pod group by its name (kueue.x-k8s.io/pod-group-name): its Workload bears that
+    name (jobs/pod/pod_controller.go:1127-1199); one of its pods stands for the group."""
+    members = sorted(
+        (j for j in snapshot.jobs_in(namespace) if j.meta.kind == "Pod" and j.meta.labels.get(POD_GROUP_LABEL) == name),
+        key=lambda j: j.meta.name,
+    )
+    if not members:
+        return None
+    found = snapshot.workload(namespace, name)
+    return Resolution(members[0], found, "pod-group" if found is not None else "")
+
+
 def similar_jobs(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:
     """Names close to `name` in the namespace, for "did you mean"."""
-    names = sorted({j.meta.name for j in snapshot.jobs_in(namespace) if kind is None or j.meta.kind == kind})
+    names = sorted(
+        {
+            j.meta.name
+            for j in snapshot.jobs_in(namespace)
+            if kind == j.meta.kind or (kind is None and not is_part_of_a_job(j))
+        }
+    )
     return difflib.get_close_matches(name, names, n=3, cutoff=0.6)
+
+
+def is_part_of_a_job(job: Job) -> bool:
+    """A Pod that something owns (a Job's, a JobSet's pods): not offered as a job of its own."""
+    return job.meta.kind == "Pod" and bool(job.meta.owners)
 
 
 def other_namespaces(snapshot: Snapshot, namespace: str, name: str, kind: str | None) -> list[str]:

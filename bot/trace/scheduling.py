@@ -7,6 +7,9 @@ events and the nodes the assigned flavors send them to.
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explanation import Params
 from bot.trace.model import Job, Pod, Workload
@@ -14,6 +17,57 @@ from bot.trace.walk import Walk
 
 KUEUE_GATES = ("kueue.x-k8s.io/admission", "kueue.x-k8s.io/topology")
 _SCHEDULING_REASONS = ("FailedScheduling", "NotTriggerScaleUp", "FailedCreate")
+_PODS_EXAMINED = 3  # the first waiting pods are looked at one by one (the on-demand reads fetch their events)
+
+# The kube-scheduler's summary of a failed scheduling attempt (kubernetes pkg/scheduler/framework/types.go,
+# FitError.Error: "0/%v nodes are available: %v." with the reasons "N <reason>" sorted and joined by ", ";
+# the PostFilter (preemption) adds " preemption: 0/%v nodes are available: ..." in the same form).
+_NODES = re.compile(r"(?P<fit>[0-9]{1,6})/(?P<total>[0-9]{1,6}) nodes are available(?:: (?P<reasons>.*))?", re.DOTALL)
+_COUNTED = re.compile(r"(?:\A|, )(?P<count>[0-9]{1,6}) (?P<reason>.+?)(?=, [0-9]{1,6} |\Z)", re.DOTALL)
+_PREEMPTION = re.compile(r"\.?\s+preemption: ")
+
+
+@dataclass(frozen=True)
+class NodeSummary:
+    """A FailedScheduling message read into its counts: of `total` nodes, how many had each reason."""
+
+    available: int
+    total: int
+    reasons: tuple[tuple[int, str], ...]  # (nodes, reason) as the scheduler counted them
+    preemption: tuple[tuple[int, str], ...] = ()  # the same for the preemption attempt
+
+    @property
+    def text(self) -> str:
+        """The scheduler's own summary without the preemption part: "0/5 nodes are available: 3 ..."."""
+        listed = ", ".join(f"{count} {reason}" for count, reason in self.reasons)
+        head = f"{self.available}/{self.total} nodes are available"
+        return f"{head}: {listed}." if listed else f"{head}."
+
+
+def _counted(text: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(m["count"]), m["reason"].strip().rstrip(".")) for m in _COUNTED.finditer(text.strip()))
+
+
+def parse_failed_scheduling(message: str) -> NodeSummary | None:
+    """ "0/5 nodes are available: 3 Insufficient nvidia.com/gpu, 2 node(s) had untolerated taint {gpu: true}.
+    preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling." -> the counts; None
+    when the message is not the scheduler's summary (a volume binding error, an autoscaler's event)."""
+    text = (message if isinstance(message, str) else "").strip()
+    m = _NODES.match(text)
+    if m is None:
+        return None
+    body = m["reasons"] or ""
+    main, preemption = body, ""
+    cut = _PREEMPTION.search(body)
+    if cut is not None:
+        main, preemption = body[: cut.start()], body[cut.end() :]
+    post = _NODES.match(preemption.strip()) if preemption else None
+    return NodeSummary(
+        available=int(m["fit"]),
+        total=int(m["total"]),
+        reasons=_counted(main.strip().rstrip(".")),
+        preemption=_counted((post["reasons"] or "").strip().rstrip(".")) if post is not None else (),
+    )
 
 
 def admitted(walk: Walk, workload: Workload, job: Job | None) -> tuple[Verdict, Params]:
@@ -34,15 +88,19 @@ def admitted(walk: Walk, workload: Workload, job: Job | None) -> tuple[Verdict, 
         return Verdict.RUNNING, {"cluster_queue": cq}
     first_reason = _waiting_pod_steps(walk, waiting)
     _flavor_node_steps(walk, workload)
+    _excluding_label_steps(walk, waiting[0])
     walk.act("check-scheduler", {"namespace": job.meta.namespace or "", "pod": waiting[0].meta.name})
     walk.act("ask-admin-nodes")
     return Verdict.PODS_PENDING, {"pending": len(waiting), "reason": first_reason}
 
 
 def _waiting_pod_steps(walk: Walk, waiting: list[Pod]) -> str:
-    """A step for each of the first waiting pods; returns the first reason found."""
+    """Steps for the first waiting pods: their gates, and the scheduler's messages, each distinct message
+    once with the pods it is about and its counted reasons. Returns the headline's reason."""
     first_reason = ""
-    for pod in waiting[:3]:
+    said: dict[str, list[str]] = {}  # message -> pods, in the order first seen
+    quiet: list[str] = []
+    for pod in waiting[:_PODS_EXAMINED]:
         gates = [gate for gate in pod.template.scheduling_gates if gate]
         if gates:
             walk.step(
@@ -56,11 +114,46 @@ def _waiting_pod_steps(walk: Walk, waiting: list[Pod]) -> str:
             continue
         message = scheduling_message(walk, pod)
         if message:
-            walk.step("scheduling", Outcome.FAIL, "scheduling.failed", {"pod": pod.meta.name, "message": message})
-            first_reason = first_reason or message
+            said.setdefault(message, []).append(pod.meta.name)
         else:
-            walk.step("scheduling", Outcome.INFO, "scheduling.waiting", {"pod": pod.meta.name})
+            quiet.append(pod.meta.name)
+    for message, pods in said.items():
+        summary = parse_failed_scheduling(message)
+        if summary is not None and summary.reasons:
+            _node_reasons_step(walk, summary, pods)
+            first_reason = first_reason or summary.text
+            continue
+        if len(pods) == 1:
+            walk.step("scheduling", Outcome.FAIL, "scheduling.failed", {"pod": pods[0], "message": message})
+        else:
+            many: Params = {"count": len(pods), "pods": ", ".join(pods), "message": message}
+            walk.step("scheduling", Outcome.FAIL, "scheduling.failed-pods", many)
+        first_reason = first_reason or message
+    for name in quiet:
+        walk.step("scheduling", Outcome.INFO, "scheduling.waiting", {"pod": name})
     return first_reason
+
+
+def _node_reasons_step(walk: Walk, summary: NodeSummary, pods: list[str]) -> None:
+    """The scheduler's summary once for the pods it is about: of how many nodes, how many had each reason."""
+    params: dict[str, str | int | None] = {
+        "pods": ", ".join(pods),
+        "count": len(pods),
+        "fit": summary.available,
+        "total": summary.total,
+        "reasons": "; ".join(f"{count} × {reason}" for count, reason in summary.reasons),
+    }
+    if summary.preemption:
+        params["preemption"] = "; ".join(f"{count} × {reason}" for count, reason in summary.preemption)
+    walk.step(
+        "scheduling",
+        Outcome.FAIL,
+        "scheduling.node-reasons",
+        params,
+        nodes=summary.total,
+        reasons={reason: count for count, reason in summary.reasons},
+        pods=list(pods),
+    )
 
 
 def _flavor_node_steps(walk: Walk, workload: Workload) -> None:
@@ -82,6 +175,18 @@ def _flavor_node_steps(walk: Walk, workload: Workload) -> None:
             {"flavor": flavor_name, "labels": labels, "nodes": len(matching)},
             known_nodes=len(nodes),
         )
+
+
+def _excluding_label_steps(walk: Walk, pod: Pod) -> None:
+    """The labels of the pod's nodeSelector (its own and the assigned flavors' nodeLabels, which Kueue adds
+    when it admits) that no known node has: the label that excludes every node."""
+    nodes = walk.snapshot.nodes()
+    if not nodes:
+        return
+    for key, value in sorted(pod.template.node_selector.items()):
+        if not any(node.meta.labels.get(key) == value for node in nodes):
+            params: Params = {"label": f"{key}={value}", "pod": pod.meta.name, "nodes": len(nodes)}
+            walk.step("scheduling", Outcome.FAIL, "scheduling.label-excludes", params, label=key)
 
 
 def scheduling_message(walk: Walk, pod: Pod) -> str:

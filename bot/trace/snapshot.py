@@ -25,6 +25,8 @@ from bot.trace.model import (
     PendingEntry,
     Pod,
     PriorityClass,
+    ProvisioningConfig,
+    ProvisioningRequest,
     ResourceFlavor,
     Workload,
 )
@@ -96,6 +98,12 @@ class Snapshot(Protocol):
     def cohort(self, name: str) -> Cohort | None: ...
     def cohorts(self) -> Sequence[Cohort]: ...
     def admission_check(self, name: str) -> AdmissionCheck | None: ...
+    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
+        """A ProvisioningRequestConfig, when the source read it (None: absent or not read)."""
+
+    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
+        """The namespace's ProvisioningRequests the source read ([] when it reads none)."""
+
     def priority_class(self, name: str) -> PriorityClass | None: ...
     def namespace(self, name: str) -> Namespace | None: ...
     def namespaces(self) -> Sequence[Namespace]: ...
@@ -152,6 +160,8 @@ class MemorySnapshot:
         self._flavors: dict[str, ResourceFlavor] = {}
         self._cohorts: dict[str, Cohort] = {}
         self._checks: dict[str, AdmissionCheck] = {}
+        self._provisioning_configs: dict[str, ProvisioningConfig] = {}
+        self._provisioning_requests: dict[str, list[ProvisioningRequest]] = defaultdict(list)
         self._priorities: dict[str, PriorityClass] = {}
         self._namespaces: dict[str, Namespace] = {}
         self._pods: dict[str, list[Pod]] = defaultdict(list)
@@ -191,6 +201,10 @@ class MemorySnapshot:
             self._cohorts[item.name] = item
         elif isinstance(item, AdmissionCheck):
             self._checks[item.meta.name] = item
+        elif isinstance(item, ProvisioningConfig):
+            self._provisioning_configs[item.meta.name] = item
+        elif isinstance(item, ProvisioningRequest):
+            self._provisioning_requests[item.meta.namespace or ""].append(item)
         elif isinstance(item, PriorityClass):
             self._priorities[item.name] = item
         elif isinstance(item, Namespace):
@@ -277,6 +291,12 @@ class MemorySnapshot:
 
     def admission_check(self, name: str) -> AdmissionCheck | None:
         return self._checks.get(name)
+
+    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
+        return self._provisioning_configs.get(name)
+
+    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
+        return self._provisioning_requests.get(namespace, ())
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self._priorities.get(name)

@@ -50,6 +50,13 @@ _WHOLE: tuple[tuple[re.Pattern[str], Cause, Verdict, str | None], ...] = (
         None,
     ),
     (_rx(r"Workload requires preemption, but it's gated"), Cause.PREEMPTION_GATED, Verdict.ADMISSION_GATED, None),
+    # v0.20: a StatefulSet scaled back up from zero (jobs/statefulset/statefulset_reconciler.go:278-292)
+    (
+        _rx(r"Workload no longer on hold; waiting for quota reservation"),
+        Cause.HOLD_RELEASED,
+        Verdict.NOT_YET_EVALUATED,
+        None,
+    ),
     (
         _rx(r"waiting for all admitted workloads to be in PodsReady condition", re.IGNORECASE),
         Cause.PODS_READY_BLOCK,

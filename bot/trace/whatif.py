@@ -38,6 +38,8 @@ from bot.trace.model import (
     Pod,
     PodSet,
     PriorityClass,
+    ProvisioningConfig,
+    ProvisioningRequest,
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
@@ -184,6 +186,12 @@ class Changed:
 
     def admission_check(self, name: str) -> AdmissionCheck | None:
         return self._base.admission_check(name)
+
+    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
+        return self._base.provisioning_config(name)
+
+    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
+        return self._base.provisioning_requests_in(namespace)
 
     def priority_class(self, name: str) -> PriorityClass | None:
         return self._base.priority_class(name)

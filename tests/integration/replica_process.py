@@ -4,8 +4,10 @@
 
 The real server (build_server) with a dump as its cluster, the ConfigMap state and a Lease over the fake API
 server, the Slack stand-in, a short lease and a short tick. It reports on stdout, one JSON object a line:
-{"event": "ready"}, {"event": "leading"}, {"event": "following"}, and after each of its passes as leader
-{"event": "pass", "passes": N, "stopped": S, "decisions": D} (S: passes stopped because the lease was lost).
+{"event": "ready"} once started, {"event": "leading"}, {"event": "following"}, and after each of its passes as
+leader {"event": "pass", "passes": N, "stopped": S, "decisions": D} (S: passes stopped because the lease was
+lost). It campaigns only when told so, a line "go" on stdin: the test decides which replica leads first, and
+when, however long each took to start on a loaded machine.
 """
 
 from __future__ import annotations
@@ -73,8 +75,11 @@ async def _main(config: dict[str, Any]) -> None:
 
     elector.listen(changed)
     await server.start()
-    elector.start()
     _emit("ready")
+    loop = asyncio.get_running_loop()
+    while (await loop.run_in_executor(None, sys.stdin.readline)).strip() != "go":
+        pass
+    elector.start()
     try:
         while True:
             seen = notifier.passes

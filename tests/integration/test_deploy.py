@@ -79,6 +79,8 @@ CLUSTER_RULES: dict[tuple[str, str], frozenset[str]] = {
     # pending-workloads-cq-viewer-role and pending-workloads-lq-viewer-role.
     ("visibility.kueue.x-k8s.io", "clusterqueues/pendingworkloads"): frozenset({"get"}),
     ("visibility.kueue.x-k8s.io", "localqueues/pendingworkloads"): frozenset({"get"}),
+    # Kueue's ProvisioningRequest check: the cluster autoscaler's requests, read for a question (issue 11).
+    ("autoscaling.x-k8s.io", "provisioningrequests"): frozenset({"get", "list"}),
     ("batch", "jobs"): READ,
     ("jobset.x-k8s.io", "jobsets"): READ,
     ("ray.io", "rayjobs"): READ,

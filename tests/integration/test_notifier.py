@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 from bot.config import Secret, Settings
-from bot.kube.dump import parse_text
+from bot.kube.decode import decode
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
 from bot.notify.watcher import Closing
@@ -38,7 +38,9 @@ def _docs(scenario: str) -> list[dict[str, Any]]:
 
 
 def _snapshot(docs: list[dict[str, Any]]) -> MemorySnapshot:
-    return parse_text(yaml.dump_all(docs, Dumper=yaml.CSafeDumper)).snapshot
+    """The documents as a dump of them reads (decoded one by one: no YAML round trip, which took most of the
+    time of the thousand-workload test)."""
+    return MemorySnapshot([decoded for doc in docs for decoded in decode(doc)])
 
 
 def _find(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
@@ -116,12 +118,27 @@ def db(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "state.sqlite3"
 
 
-async def _server(slack: FakeSlack, source: Timeline, clock: Clock, db: Path, **settings: Any) -> Server:
-    server = build_server(
-        _settings(slack, **settings), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600
-    )
-    await server.start()
-    return server
+Serve = Callable[..., Awaitable[Server]]
+
+
+@pytest.fixture
+async def serve(slack: FakeSlack, db: Path) -> AsyncIterator[Serve]:
+    """`await serve(source, clock, **settings)`: the real server on the SQLite store at `db`, started. Every
+    server started is stopped at teardown, even after a failure or a timeout half-way through the test (a
+    server left running leaks its sockets into the next test)."""
+    started: list[Server] = []
+
+    async def start(source: Timeline, clock: Clock, **settings: Any) -> Server:
+        server = build_server(
+            _settings(slack, **settings), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600
+        )
+        started.append(server)
+        await server.start()
+        return server
+
+    yield start
+    for server in reversed(started):
+        await server.stop()
 
 
 SEGFORMER = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, created 07:48:05, waits
@@ -133,97 +150,87 @@ def _dm_posts(slack: FakeSlack) -> list[Any]:
 
 
 async def test_one_dm_after_the_threshold_then_updated_in_place_then_closed_on_admission(
-    slack: FakeSlack, db: Path
+    slack: FakeSlack, serve: Serve
 ) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 7, 58, tzinfo=UTC))  # waiting for 10 min: not yet
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None
-        await server.notifier.run_pass()
-        assert _dm_posts(slack) == []
-        clock.now = datetime(2026, 11, 3, 8, 4, tzinfo=UTC)  # 16 min: told once
-        await server.notifier.run_pass()
-        await server.notifier.run_pass()
-        posts = _dm_posts(slack)
-        assert len(posts) == 1
-        post = posts[0]
-        assert post.params["channel"] == slack.dm_channel(ALICE)
-        assert "segformer-finetune" in json.dumps(post.params["blocks"])
-        assert post.params["metadata"]["event_type"] == EVENT_TYPE
-        ts = post.response["ts"]
-        # Admitted: the same DM says so, and nothing new is posted.
-        clock.now = datetime(2026, 11, 3, 8, 30, tzinfo=UTC)
-        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T08:29:00Z")))
-        await server.notifier.run_pass()
-        updates = slack.calls("chat.update")
-        assert len(updates) == 1 and updates[0].params["ts"] == ts
-        assert "admitted" in json.dumps(updates[0].params).lower()
-        assert len(_dm_posts(slack)) == 1
-        decisions = await server.notifier.run_pass()
-        assert decisions == [], decisions
-        assert len(slack.calls("chat.update")) == 1
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    assert _dm_posts(slack) == []
+    clock.now = datetime(2026, 11, 3, 8, 4, tzinfo=UTC)  # 16 min: told once
+    await server.notifier.run_pass()
+    await server.notifier.run_pass()
+    posts = _dm_posts(slack)
+    assert len(posts) == 1
+    post = posts[0]
+    assert post.params["channel"] == slack.dm_channel(ALICE)
+    assert "segformer-finetune" in json.dumps(post.params["blocks"])
+    assert post.params["metadata"]["event_type"] == EVENT_TYPE
+    ts = post.response["ts"]
+    # Admitted: the same DM says so, and nothing new is posted.
+    clock.now = datetime(2026, 11, 3, 8, 30, tzinfo=UTC)
+    source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T08:29:00Z")))
+    await server.notifier.run_pass()
+    updates = slack.calls("chat.update")
+    assert len(updates) == 1 and updates[0].params["ts"] == ts
+    assert "admitted" in json.dumps(updates[0].params).lower()
+    assert len(_dm_posts(slack)) == 1
+    decisions = await server.notifier.run_pass()
+    assert decisions == [], decisions
+    assert len(slack.calls("chat.update")) == 1
 
 
-async def test_a_never_fit_job_is_told_at_once(slack: FakeSlack, db: Path) -> None:
+async def test_a_never_fit_job_is_told_at_once(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs("article-three-cpus"), "train-octobre", ALICE)
     clock = Clock(datetime(2026, 10, 14, 10, 13, tzinfo=UTC))  # one minute after creation
-    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
-    try:
-        assert server.notifier is not None
-        await server.notifier.run_pass()
-        posts = _dm_posts(slack)
-        assert len(posts) == 1 and "exceeds-max-quota" in json.dumps(posts[0].params)
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    posts = _dm_posts(slack)
+    assert len(posts) == 1 and "exceeds-max-quota" in json.dumps(posts[0].params)
 
 
-async def test_a_change_of_verdict_updates_the_dm(slack: FakeSlack, db: Path) -> None:
+async def test_a_change_of_verdict_updates_the_dm(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None
-        await server.notifier.run_pass()
-        ts = _dm_posts(slack)[0].response["ts"]
-        stopped = copy.deepcopy(docs)
-        _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
-        source.become(_snapshot(stopped))
-        await server.notifier.run_pass()
-        update = await slack.wait_for_call("chat.update")
-        assert update.params["ts"] == ts and "queue-stopped" in json.dumps(update.params)
-        assert len(_dm_posts(slack)) == 1
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    ts = _dm_posts(slack)[0].response["ts"]
+    stopped = copy.deepcopy(docs)
+    _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+    source.become(_snapshot(stopped))
+    await server.notifier.run_pass()
+    update = await slack.wait_for_call("chat.update")
+    assert update.params["ts"] == ts and "queue-stopped" in json.dumps(update.params)
+    assert len(_dm_posts(slack)) == 1
 
 
-async def test_a_restart_sends_nothing_twice_and_keeps_subscriptions(slack: FakeSlack, db: Path) -> None:
+async def test_a_restart_sends_nothing_twice_and_keeps_subscriptions(slack: FakeSlack, serve: Serve) -> None:
     docs = _docs(SEGFORMER)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
+    server = await serve(source, clock)
     assert server.store is not None
     await server.store.subscribe(Subscription(ALICE, "ml-vision", "segformer-finetune", "Job", clock()))
     assert server.notifier is not None
     await server.notifier.run_pass()
     assert len(_dm_posts(slack)) == 1
     await server.stop()
-    again = await _server(slack, source, clock, db)
-    try:
-        assert again.store is not None and again.notifier is not None
-        state = await again.store.load()
-        assert [(s.user, s.name) for s in state.subscriptions] == [(ALICE, "segformer-finetune")]
-        await again.notifier.run_pass()
-        assert len(_dm_posts(slack)) == 1
-    finally:
-        await again.stop()
+    again = await serve(source, clock)
+    assert again.store is not None and again.notifier is not None
+    state = await again.store.load()
+    assert [(s.user, s.name) for s in state.subscriptions] == [(ALICE, "segformer-finetune")]
+    await again.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
 
 
-async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(slack: FakeSlack, db: Path) -> None:
+async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(
+    slack: FakeSlack, db: Path, serve: Serve
+) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
@@ -243,15 +250,12 @@ async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(sl
         text="earlier DM",
         metadata={"event_type": EVENT_TYPE, "event_payload": {"keys": [key], "target": ALICE}},
     )
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        assert len(_dm_posts(slack)) == 1  # only the one sent before the crash
-        delivery = (await server.store.load()).delivery_for(key, ALICE)
-        assert delivery is not None and delivery.ts == sent["ts"]
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1  # only the one sent before the crash
+    delivery = (await server.store.load()).delivery_for(key, ALICE)
+    assert delivery is not None and delivery.ts == sent["ts"]
 
 
 def many_pending(count: int, owners: Sequence[str] = (ALICE,)) -> list[dict[str, Any]]:
@@ -281,107 +285,93 @@ def many_pending(count: int, owners: Sequence[str] = (ALICE,)) -> list[dict[str,
     return docs + extra
 
 
-async def test_a_thousand_workloads_of_one_owner_give_one_digest(slack: FakeSlack, db: Path) -> None:
+@pytest.mark.timeout(300)  # two passes over a thousand workloads: a minute or more on a loaded machine
+async def test_a_thousand_workloads_of_one_owner_give_one_digest(slack: FakeSlack, serve: Serve) -> None:
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
-    server = await _server(slack, Timeline(_snapshot(many_pending(1000))), clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        posts = _dm_posts(slack)
-        assert len(posts) == 1
-        assert "1000" in posts[0].params["text"] or "1,000" in posts[0].params["text"]
-        state = await server.store.load()
-        assert len([d for d in state.deliveries if d.target == ALICE and d.ts == posts[0].response["ts"]]) == 1000
-        await server.notifier.run_pass()
-        assert len(_dm_posts(slack)) == 1
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(many_pending(1000))), clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    posts = _dm_posts(slack)
+    assert len(posts) == 1
+    assert "1000" in posts[0].params["text"] or "1,000" in posts[0].params["text"]
+    state = await server.store.load()
+    assert len([d for d in state.deliveries if d.target == ALICE and d.ts == posts[0].response["ts"]]) == 1000
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
 
 
-async def test_snooze_holds_and_quiet_hours_defer(slack: FakeSlack, db: Path) -> None:
+async def test_snooze_holds_and_quiet_hours_defer(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     # 09:41 UTC is 10:41 in Paris (tz_offset +3600 from the stand-in): inside quiet hours 10:00-11:00.
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db, quiet_hours=((10, 0), (11, 0)))
-    try:
-        assert server.notifier is not None
-        await server.notifier.run_pass()
-        assert _dm_posts(slack) == []
-        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)  # 11:05 in Paris: delivered after
-        await server.notifier.run_pass()
-        post = _dm_posts(slack)[0]
-        # Snooze 2 h from the DM's button; a change during the snooze updates nothing.
-        await slack.deliver_block_action(
-            f"{server.url}/slack/events",
-            action_id="kueue_snooze_2h",
-            user_id=ALICE,
-            channel_id=post.params["channel"],
-            message_ts=post.response["ts"],
-        )
-        confirmation = await slack.wait_for_call("chat.postEphemeral")
-        assert "Snoozed" in confirmation.params["text"]
-        assert server.store is not None
-        assert (await server.store.load()).snoozes
-        stopped = copy.deepcopy(docs)
-        _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
-        source.become(_snapshot(stopped))
-        clock.now += timedelta(minutes=10)
-        await server.notifier.run_pass()
-        assert slack.calls("chat.update") == []
-    finally:
-        await server.stop()
+    server = await serve(source, clock, quiet_hours=((10, 0), (11, 0)))
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    assert _dm_posts(slack) == []
+    clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)  # 11:05 in Paris: delivered after
+    await server.notifier.run_pass()
+    post = _dm_posts(slack)[0]
+    # Snooze 2 h from the DM's button; a change during the snooze updates nothing.
+    await slack.deliver_block_action(
+        f"{server.url}/slack/events",
+        action_id="kueue_snooze_2h",
+        user_id=ALICE,
+        channel_id=post.params["channel"],
+        message_ts=post.response["ts"],
+    )
+    confirmation = await slack.wait_for_call("chat.postEphemeral")
+    assert "Snoozed" in confirmation.params["text"]
+    assert server.store is not None
+    assert (await server.store.load()).snoozes
+    stopped = copy.deepcopy(docs)
+    _find(stopped, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+    source.become(_snapshot(stopped))
+    clock.now += timedelta(minutes=10)
+    await server.notifier.run_pass()
+    assert slack.calls("chat.update") == []
 
 
-async def test_a_user_mutes_then_unmutes_with_the_slash_command(slack: FakeSlack, db: Path) -> None:
+async def test_a_user_mutes_then_unmutes_with_the_slash_command(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
-    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
-    try:
-        assert server.notifier is not None
-        url = f"{server.url}/slack/events"
-        await slack.deliver_slash_command(url, text="mute", user_id=ALICE, channel_id=CHANNEL)
-        confirmation = await slack.wait_for_response_url()
-        assert confirmation.body.get("response_type") == "ephemeral"
-        assert "unmute" in json.dumps(confirmation.body)
-        await server.notifier.run_pass()
-        assert _dm_posts(slack) == []  # muted: nothing, although the job waits and names alice
-        await slack.deliver_slash_command(url, text="unmute", user_id=ALICE, channel_id=CHANNEL)
-        await slack.wait_for_response_url(nth=2)
-        await server.notifier.run_pass()
-        assert len(_dm_posts(slack)) == 1
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), clock)
+    assert server.notifier is not None
+    url = f"{server.url}/slack/events"
+    await slack.deliver_slash_command(url, text="mute", user_id=ALICE, channel_id=CHANNEL)
+    confirmation = await slack.wait_for_response_url()
+    assert confirmation.body.get("response_type") == "ephemeral"
+    assert "unmute" in json.dumps(confirmation.body)
+    await server.notifier.run_pass()
+    assert _dm_posts(slack) == []  # muted: nothing, although the job waits and names alice
+    await slack.deliver_slash_command(url, text="unmute", user_id=ALICE, channel_id=CHANNEL)
+    await slack.wait_for_response_url(nth=2)
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
 
 
-async def test_a_channel_named_in_an_annotation_is_not_posted_to(slack: FakeSlack, db: Path) -> None:
+async def test_a_channel_named_in_an_annotation_is_not_posted_to(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", CHANNEL)
-    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
-    try:
-        assert server.notifier is not None
-        assert await server.notifier.run_pass() == []
-        assert slack.calls("chat.postMessage") == []
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)))
+    assert server.notifier is not None
+    assert await server.notifier.run_pass() == []
+    assert slack.calls("chat.postMessage") == []
 
 
-async def test_closed_dms_are_forgotten_after_the_retention(slack: FakeSlack, db: Path) -> None:
+async def test_closed_dms_are_forgotten_after_the_retention(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
-        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
-        await server.notifier.run_pass()
-        assert len((await server.store.load()).deliveries) == 1  # closed, kept a while
-        clock.now += timedelta(days=31)
-        await server.notifier.run_pass()
-        assert (await server.store.load()).deliveries == ()
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
+    clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
+    await server.notifier.run_pass()
+    assert len((await server.store.load()).deliveries) == 1  # closed, kept a while
+    clock.now += timedelta(days=31)
+    await server.notifier.run_pass()
+    assert (await server.store.load()).deliveries == ()
 
 
 # --- closing: the DM is edited first, recorded closed after; texts name the job and measure the whole wait ---
@@ -400,70 +390,63 @@ def _without(docs: list[dict[str, Any]], *names: str) -> list[dict[str, Any]]:
 
 
 async def test_a_job_deleted_after_28_days_is_closed_naming_the_job_and_the_whole_wait(
-    slack: FakeSlack, db: Path
+    slack: FakeSlack, serve: Serve
 ) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 12, 1, 7, 48, 5, tzinfo=UTC))  # created 28 days ago to the second
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        assert len(_dm_posts(slack)) == 1
-        clock.now += timedelta(seconds=30)
-        source.become(_snapshot(_without(docs, "segformer-finetune")))
-        await server.notifier.run_pass()
-        closing = json.dumps((await slack.wait_for_call("chat.update")).params)
-        assert "segformer-finetune" in closing and SEG_WORKLOAD not in closing
-        assert "deleted after waiting 28 d" in closing and "30 s" not in closing
-        assert (await server.store.load()).open_deliveries() == ()
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
+    clock.now += timedelta(seconds=30)
+    source.become(_snapshot(_without(docs, "segformer-finetune")))
+    await server.notifier.run_pass()
+    closing = json.dumps((await slack.wait_for_call("chat.update")).params)
+    assert "segformer-finetune" in closing and SEG_WORKLOAD not in closing
+    assert "deleted after waiting 28 d" in closing and "30 s" not in closing
+    assert (await server.store.load()).open_deliveries() == ()
 
 
-async def test_a_failed_closing_edit_leaves_the_dm_open_and_is_retried_next_pass(slack: FakeSlack, db: Path) -> None:
+async def test_a_failed_closing_edit_leaves_the_dm_open_and_is_retried_next_pass(
+    slack: FakeSlack, serve: Serve
+) -> None:
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        ts = _dm_posts(slack)[0].response["ts"]
-        source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
-        clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
-        slack.fail("chat.update", error="internal_error")
-        await server.notifier.run_pass()
-        assert len((await server.store.load()).open_deliveries()) == 1  # not recorded closed: Slack still says "waits"
-        await server.notifier.run_pass()
-        edits = slack.calls("chat.update")
-        assert len(edits) == 2 and edits[1].params["ts"] == ts and "admitted" in json.dumps(edits[1].params)
-        assert (await server.store.load()).open_deliveries() == ()
-        await server.notifier.run_pass()
-        assert len(slack.calls("chat.update")) == 2
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    ts = _dm_posts(slack)[0].response["ts"]
+    source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T10:00:00Z")))
+    clock.now = datetime(2026, 11, 3, 10, 5, tzinfo=UTC)
+    slack.fail("chat.update", error="internal_error")
+    await server.notifier.run_pass()
+    assert len((await server.store.load()).open_deliveries()) == 1  # not recorded closed: Slack still says "waits"
+    await server.notifier.run_pass()
+    edits = slack.calls("chat.update")
+    assert len(edits) == 2 and edits[1].params["ts"] == ts and "admitted" in json.dumps(edits[1].params)
+    assert (await server.store.load()).open_deliveries() == ()
+    await server.notifier.run_pass()
+    assert len(slack.calls("chat.update")) == 2
 
 
-async def test_a_digest_whose_jobs_were_all_deleted_in_one_pass_is_edited(slack: FakeSlack, db: Path) -> None:
+async def test_a_digest_whose_jobs_were_all_deleted_in_one_pass_is_edited(slack: FakeSlack, serve: Serve) -> None:
     docs = many_pending(3)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        posts = _dm_posts(slack)
-        assert len(posts) == 1 and "3" in posts[0].params["text"]  # one digest of three
-        source.become(_snapshot(_without(docs, "sweep-0000", "sweep-0001", "sweep-0002")))
-        await server.notifier.run_pass()
-        edits = slack.calls("chat.update")
-        assert len(edits) == 1 and edits[0].params["ts"] == posts[0].response["ts"]
-        text = edits[0].params["text"]
-        assert all(f"sweep-000{i}" in text for i in range(3)) and text.count("was deleted") == 3
-        assert (await server.store.load()).open_deliveries() == ()
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    posts = _dm_posts(slack)
+    assert len(posts) == 1 and "3" in posts[0].params["text"]  # one digest of three
+    source.become(_snapshot(_without(docs, "sweep-0000", "sweep-0001", "sweep-0002")))
+    await server.notifier.run_pass()
+    edits = slack.calls("chat.update")
+    assert len(edits) == 1 and edits[0].params["ts"] == posts[0].response["ts"]
+    text = edits[0].params["text"]
+    assert all(f"sweep-000{i}" in text for i in range(3)) and text.count("was deleted") == 3
+    assert (await server.store.load()).open_deliveries() == ()
 
 
 # --- who is told: watchers and owners both; caps on owners per job and DMs per pass ---
@@ -471,60 +454,51 @@ async def test_a_digest_whose_jobs_were_all_deleted_in_one_pass_is_edited(slack:
 BOB = "U0BOB0002"
 
 
-async def test_watching_a_job_first_does_not_divert_its_owners_dm(slack: FakeSlack, db: Path) -> None:
+async def test_watching_a_job_first_does_not_divert_its_owners_dm(slack: FakeSlack, serve: Serve) -> None:
     slack.add_user(BOB, name="bob")
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
-    server = await _server(slack, Timeline(_snapshot(docs)), clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.store.subscribe(Subscription(BOB, "ml-vision", "segformer-finetune", "Job", clock()))
-        await server.notifier.run_pass()
-        await server.notifier.run_pass()
-        told = sorted(str(c.params["channel"]) for c in _dm_posts(slack))
-        assert told == sorted([slack.dm_channel(ALICE), slack.dm_channel(BOB)])  # one DM each
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), clock)
+    assert server.notifier is not None and server.store is not None
+    await server.store.subscribe(Subscription(BOB, "ml-vision", "segformer-finetune", "Job", clock()))
+    await server.notifier.run_pass()
+    await server.notifier.run_pass()
+    told = sorted(str(c.params["channel"]) for c in _dm_posts(slack))
+    assert told == sorted([slack.dm_channel(ALICE), slack.dm_channel(BOB)])  # one DM each
 
 
 async def test_an_annotation_naming_150_people_tells_ten_and_says_so(
-    slack: FakeSlack, db: Path, caplog: pytest.LogCaptureFixture
+    slack: FakeSlack, serve: Serve, caplog: pytest.LogCaptureFixture
 ) -> None:
     people = [f"U0MANY{index:04d}" for index in range(150)]
     for person in people:
         slack.add_user(person, name=person.lower())
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ",".join(people))
-    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
-    try:
-        assert server.notifier is not None
-        await server.notifier.run_pass()
-        await server.notifier.run_pass()
-        assert sorted(str(c.params["channel"]) for c in _dm_posts(slack)) == sorted(
-            slack.dm_channel(p) for p in people[:10]
-        )
-        assert "name too many people" in caplog.text
-        assert b'kueue_bot_notify_capped_total{cap="owners-per-job"} 140.0' in server.metrics.exposition()
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)))
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    await server.notifier.run_pass()
+    assert sorted(str(c.params["channel"]) for c in _dm_posts(slack)) == sorted(
+        slack.dm_channel(p) for p in people[:10]
+    )
+    assert "name too many people" in caplog.text
+    assert b'kueue_bot_notify_capped_total{cap="owners-per-job"} 140.0' in server.metrics.exposition()
 
 
-async def test_dms_past_the_cap_of_a_pass_wait_for_the_next_pass(slack: FakeSlack, db: Path) -> None:
+async def test_dms_past_the_cap_of_a_pass_wait_for_the_next_pass(slack: FakeSlack, serve: Serve) -> None:
     people = [f"U0MANY{index:04d}" for index in range(5)]
     for person in people:
         slack.add_user(person, name=person.lower())
     docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ",".join(people))
-    server = await _server(slack, Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)), db)
-    try:
-        assert server.notifier is not None
-        server.notifier.max_dms_per_pass = 2
-        counts = []
-        for _ in range(4):
-            await server.notifier.run_pass()
-            counts.append(len(_dm_posts(slack)))
-        assert counts == [2, 4, 5, 5]
-        assert b'kueue_bot_notify_capped_total{cap="dms-per-pass"} 4.0' in server.metrics.exposition()
-    finally:
-        await server.stop()
+    server = await serve(Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)))
+    assert server.notifier is not None
+    server.notifier.max_dms_per_pass = 2
+    counts = []
+    for _ in range(4):
+        await server.notifier.run_pass()
+        counts.append(len(_dm_posts(slack)))
+    assert counts == [2, 4, 5, 5]
+    assert b'kueue_bot_notify_capped_total{cap="dms-per-pass"} 4.0' in server.metrics.exposition()
 
 
 async def test_the_messenger_turns_slack_failures_into_slack_unavailable(slack: FakeSlack) -> None:
@@ -596,34 +570,31 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
 # --- Stop and Snooze: about the job clicked on, never a wildcard; confirmed where the user sees it ---------
 
 
-async def test_stop_on_a_job_without_a_workload_silences_that_job_only(slack: FakeSlack, db: Path) -> None:
+async def test_stop_on_a_job_without_a_workload_silences_that_job_only(slack: FakeSlack, serve: Serve) -> None:
     docs = _annotate(_annotate(_docs(SEGFORMER), "segformer-finetune", ALICE), "vit-ablation-lr3e4", ALICE)
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
     source = Timeline(_snapshot(docs))
-    server = await _server(slack, source, clock, db)
-    try:
-        assert server.notifier is not None and server.store is not None
-        await server.notifier.run_pass()
-        posts = _dm_posts(slack)
-        assert len(posts) == 2
-        crafted = json.dumps({"ns": "ml-vision", "name": "no-workload-at-all"})  # a job Kueue never saw
-        for value in (crafted, None):  # then Stop on the segformer DM itself
-            await slack.deliver_block_action(
-                f"{server.url}/slack/events", action_id="kueue_stop", user_id=ALICE,
-                channel_id=posts[0].params["channel"], message_ts=posts[0].response["ts"], value=value,
-            )  # fmt: skip
-        await slack.wait_for_call("chat.postEphemeral", nth=2)
-        snoozes = (await server.store.load()).snoozes
-        stopped = json.dumps(posts[0].params["blocks"])
-        assert {s.key for s in snoozes} == {"ml-vision/no-workload-at-all", f"ml-vision/{_job_in(stopped)}"}
-        held = copy.deepcopy(docs)
-        _find(held, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
-        source.become(_snapshot(held))
-        await server.notifier.run_pass()
-        updates = slack.calls("chat.update")
-        assert [u.params["ts"] for u in updates] == [posts[1].response["ts"]]  # the other job still tells
-    finally:
-        await server.stop()
+    server = await serve(source, clock)
+    assert server.notifier is not None and server.store is not None
+    await server.notifier.run_pass()
+    posts = _dm_posts(slack)
+    assert len(posts) == 2
+    crafted = json.dumps({"ns": "ml-vision", "name": "no-workload-at-all"})  # a job Kueue never saw
+    for value in (crafted, None):  # then Stop on the segformer DM itself
+        await slack.deliver_block_action(
+            f"{server.url}/slack/events", action_id="kueue_stop", user_id=ALICE,
+            channel_id=posts[0].params["channel"], message_ts=posts[0].response["ts"], value=value,
+        )  # fmt: skip
+    await slack.wait_for_call("chat.postEphemeral", nth=2)
+    snoozes = (await server.store.load()).snoozes
+    stopped = json.dumps(posts[0].params["blocks"])
+    assert {s.key for s in snoozes} == {"ml-vision/no-workload-at-all", f"ml-vision/{_job_in(stopped)}"}
+    held = copy.deepcopy(docs)
+    _find(held, "ClusterQueue", "gpu-a100-shared")["spec"]["stopPolicy"] = "Hold"
+    source.become(_snapshot(held))
+    await server.notifier.run_pass()
+    updates = slack.calls("chat.update")
+    assert [u.params["ts"] for u in updates] == [posts[1].response["ts"]]  # the other job still tells
 
 
 def _job_in(blocks: str) -> str:
@@ -631,16 +602,14 @@ def _job_in(blocks: str) -> str:
 
 
 async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_escaped(
-    slack: FakeSlack, db: Path
+    slack: FakeSlack, serve: Serve
 ) -> None:
     import time
 
     import aiohttp
 
     clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
-    server = await _server(
-        slack, Timeline(_snapshot(_docs(SEGFORMER))), clock, db, channel_namespaces={"*": ("ml-vision",)}
-    )
+    server = await serve(Timeline(_snapshot(_docs(SEGFORMER))), clock, channel_namespaces={"*": ("ml-vision",)})
 
     async def click(namespace: str, name: str) -> None:
         payload = {
@@ -669,16 +638,13 @@ async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_es
         ):
             assert response.status == 200
 
-    try:
-        assert server.store is not None
-        await click("ml-vision", "<!channel> *now*")
-        confirmation = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE)
-        assert "Snoozed" in confirmation.params["text"]
-        assert "`ml-vision/&lt;!channel&gt; *now*`" in confirmation.params["text"]
-        assert [s.key for s in (await server.store.load()).snoozes] == ["ml-vision/<!channel> *now*"]
-        await click("team-secret", "payroll")  # a namespace the user may not see: refused, nothing stored
-        refusal = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE, nth=2)
-        assert "Snoozed" not in refusal.params["text"] and "team-secret" in refusal.params["text"]
-        assert len((await server.store.load()).snoozes) == 1
-    finally:
-        await server.stop()
+    assert server.store is not None
+    await click("ml-vision", "<!channel> *now*")
+    confirmation = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE)
+    assert "Snoozed" in confirmation.params["text"]
+    assert "`ml-vision/&lt;!channel&gt; *now*`" in confirmation.params["text"]
+    assert [s.key for s in (await server.store.load()).snoozes] == ["ml-vision/<!channel> *now*"]
+    await click("team-secret", "payroll")  # a namespace the user may not see: refused, nothing stored
+    refusal = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE, nth=2)
+    assert "Snoozed" not in refusal.params["text"] and "team-secret" in refusal.params["text"]
+    assert len((await server.store.load()).snoozes) == 1

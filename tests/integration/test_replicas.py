@@ -118,6 +118,9 @@ async def test_two_replicas_send_one_dm_and_the_follower_takes_over_without_rese
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNERS = [f"U0OWNER{index:03d}" for index in range(30)]
+# Deadlines, not durations: on a loaded machine a replica takes tens of seconds to import and start, so each
+# wait is generous; a test that works ends each wait as soon as its condition holds.
+WAIT = 120.0
 
 
 def _thirty_owners_dump(path: Path) -> Path:
@@ -134,7 +137,7 @@ class _Replica:
         self.name = name
         self.events: list[dict[str, Any]] = []
 
-    async def expect(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30) -> dict[str, Any]:  # noqa: ASYNC109
+    async def expect(self, predicate: Callable[[dict[str, Any]], bool], timeout: float = WAIT) -> dict[str, Any]:  # noqa: ASYNC109
         """The next event matching `predicate` (reading what the process reports until then)."""
         assert self.process.stdout is not None
         async with asyncio.timeout(timeout):
@@ -147,6 +150,12 @@ class _Replica:
                 if predicate(event):
                     return event
 
+    async def go(self) -> None:
+        """Let the replica campaign for the lease."""
+        assert self.process.stdin is not None
+        self.process.stdin.write(b"go\n")
+        await self.process.stdin.drain()
+
 
 async def _start_replica(config: dict[str, Any], tmp_path: Path) -> _Replica:
     path = tmp_path / f"{config['identity']}.json"
@@ -154,18 +163,19 @@ async def _start_replica(config: dict[str, Any], tmp_path: Path) -> _Replica:
     log = (tmp_path / f"{config['identity']}.log").open("wb")
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.integration.replica_process", str(path),
-        stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=log, cwd=str(ROOT),
     )  # fmt: skip
     log.close()
     return _Replica(process, config["identity"])
 
 
+@pytest.mark.timeout(600)  # two processes started, a pass frozen and resumed: minutes on a loaded machine
 async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets_one_dm(
     api: FakeKubeAPI, slack: FakeSlack, tmp_path: Path
 ) -> None:
     for owner in OWNERS:
         slack.add_user(owner, name=owner.lower())
-    slack.slow("chat.postMessage", 0.5)  # a pass of 30 DMs takes 15 s: the freeze lands well inside it
+    slack.slow("chat.postMessage", 0.25)  # a pass of 30 DMs takes 7.5 s: the freeze lands well inside it
     common = {
         "kubeconfig": str(api.write_kubeconfig(tmp_path / "kubeconfig")),
         "slack_url": slack.api_url,
@@ -173,23 +183,29 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
         "secret": slack.signing_secret,
         "dump": str(_thirty_owners_dump(tmp_path / "cluster.yaml")),
         "namespace": NS,
-        "lease_seconds": 1.0,
-        "renew_every": 0.2,
+        # A lease that a starved (not frozen) leader keeps: it gives up only past its renewal deadline (3.3 s).
+        "lease_seconds": 5.0,
+        "renew_every": 0.5,
         "tick_seconds": 0.5,
     }
     first = await _start_replica({**common, "identity": "replica-a"}, tmp_path)
     second: _Replica | None = None
     try:
-        await first.expect(lambda e: e["event"] == "leading")
         second = await _start_replica({**common, "identity": "replica-b"}, tmp_path)
+        # Both started before either campaigns: the leader's pass of 30 DMs must not be over before the
+        # follower is there to take over (starting a replica can take longer than the pass on a loaded machine).
+        await first.expect(lambda e: e["event"] == "ready")
         await second.expect(lambda e: e["event"] == "ready")
+        await first.go()
+        await first.expect(lambda e: e["event"] == "leading")
+        await second.go()
         is_dm: Callable[[Any], bool] = lambda c: str(c.params.get("channel", "")).startswith("D")  # noqa: E731
-        await slack.wait_for_call("chat.postMessage", is_dm, nth=5, timeout=30)
+        await slack.wait_for_call("chat.postMessage", is_dm, nth=5, timeout=WAIT)
         first.process.send_signal(signal.SIGSTOP)  # right after its 5th DM, in the middle of its pass
         await second.expect(lambda e: e["event"] == "leading")
         for owner in OWNERS:  # the follower took over and told everyone left
             channel = slack.dm_channel(owner)
-            await slack.wait_for_call("chat.postMessage", _to_channel(channel), timeout=30)
+            await slack.wait_for_call("chat.postMessage", _to_channel(channel), timeout=WAIT)
         first.process.send_signal(signal.SIGCONT)
         # The old leader's pass, resumed, ends: it must not send another DM on its way out.
         resumed = await first.expect(lambda e: e["event"] == "pass")
@@ -204,3 +220,5 @@ async def test_a_leader_frozen_past_its_lease_stops_at_once_and_every_owner_gets
                 replica.process.send_signal(signal.SIGCONT)
                 replica.process.kill()
                 await replica.process.wait()
+            if replica is not None and replica.process.stdin is not None:
+                replica.process.stdin.close()

@@ -165,8 +165,15 @@ def test_render_falls_back() -> None:
 
 def test_durations_are_written_in_the_language() -> None:
     assert render("workload.found", {"workload": "w", "how": "name", "age_seconds": 7500}) == (
-        "Workload w represents the job (found by name), created 2 h 05 ago."
+        "Workload w represents the job (found by name), created 2 h 5 min ago."
     )
+    assert render("workload.found", {"workload": "w", "how": "name", "age_seconds": 4320}, "fr").endswith(
+        "créé il y a 1 h 12 min."
+    )
+    assert render("slack.summary.age", {"age_seconds": 0}) == "as of just now"
+    assert render("slack.summary.age", {"age_seconds": 59}, "fr") == "état vu à l'instant"
+    assert render("slack.summary.age", {"age_seconds": 4320}) == "as of 1 h 12 min ago"
+    assert render("slack.closed.admitted", {"job": "j", "waited_seconds": 3900}) == "j was admitted after 1 h 5 min."
     assert "2 j 7 h" in render("workload.found", {"workload": "w", "how": "name", "age_seconds": 198000}, "fr")
     # a parameter ending in _seconds that is not a number is shown as it is
     assert "soon" in render("workload.found", {"workload": "w", "how": "name", "age_seconds": "soon"})
@@ -181,8 +188,9 @@ DURATIONS = [
     (2520, "en", "42 min"),
     (3599, "en", "59 min"),
     (3600, "en", "1 h"),
-    (7500, "en", "2 h 05"),
-    (86399, "en", "23 h 59"),
+    (7500, "en", "2 h 5 min"),
+    (4320, "fr", "1 h 12 min"),
+    (86399, "en", "23 h 59 min"),
     (86400, "en", "1 d"),
     (200000, "en", "2 d 7 h"),
     (200000, "fr", "2 j 7 h"),

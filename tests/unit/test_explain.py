@@ -735,7 +735,7 @@ CASES = [
         [*cluster(), TRAIN_JOB, ADMITTED, RUNNING_POD, WAITING_POD, SCHEDULING_FAILED],
         V.PODS_PENDING,
         "granular",
-        steps=("cluster-queue.admitted", "scheduling.pods", "scheduling.failed"),
+        steps=("cluster-queue.admitted", "scheduling.pods", "scheduling.node-reasons"),
         actions=("check-scheduler",),
         mentions=("Insufficient cpu",),
     ),
@@ -785,6 +785,22 @@ CASES = [
         V.FINISHED,
         "granular",
         mentions=("Failed",),
+    ),
+    Case(
+        "prebuilt workload out of sync (Finished OutOfSync)",
+        [
+            *cluster(),
+            *pending(
+                conditions=[
+                    condition("Finished", True, "OutOfSync", "The prebuilt workload is out of sync with its user job")
+                ]
+            ),
+        ],
+        V.WORKLOAD_OUT_OF_SYNC,
+        "granular",
+        steps=("conditions.out-of-sync",),
+        actions=("fix-prebuilt",),
+        mentions=("OutOfSync",),
     ),
 ]
 

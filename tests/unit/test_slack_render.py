@@ -203,7 +203,7 @@ def test_french_rendering_of_every_scenario(name: str) -> None:
     assert message_errors(details) == []
     family = render.family(explanation.verdict)
     assert str(fr.CATALOGUE[f"slack.family.{family}"]) in summary.blocks[0]["text"]["text"]
-    assert "état d'il y a 2 min" in _everything(summary)
+    assert "état vu il y a 2 min" in _everything(summary)
     assert "Le chemin d'admission de" in details.blocks[0]["text"]["text"]
     english = {str(en.CATALOGUE[key]) for key in ("slack.details.next", "slack.button.recheck", "slack.button.watch")}
     assert not any(word in _everything(summary) + _everything(details) for word in english)
@@ -298,8 +298,8 @@ def test_queue_view_lists_quota_and_who_waits() -> None:
     _, snapshot = scenario("waiting-for-quota-computed-position")
     view = describe_queue(snapshot, "ml-vision", "vision-queue")
     text = _everything(render.queue_view(view, language="en", show_names=False))
-    assert "`a100-40gb` · `nvidia.com/gpu`: nominal 16, used 14, free 2, at most 16" in text
-    assert "`a100-40gb` · `memory`: nominal 768Gi, used 336Gi, free 432Gi, at most 768Gi" in text
+    assert "`a100-40gb` · `nvidia.com/gpu`: nominal 16, in use 14, free 2 (no cohort to borrow from)" in text
+    assert "`a100-40gb` · `memory`: nominal 768Gi, in use 336Gi, free 432Gi (no cohort to borrow from)" in text
     assert "1. another namespace · priority 1000 · cpu 36, memory 288Gi, nvidia.com/gpu 24, pods 3" in text
     assert "3. `ml-vision/segformer-finetune` · priority 100" in text  # by the job's name
     assert "5 waiting in ClusterQueue `gpu-a100-shared`, 3 of them from this LocalQueue; 1 admitted from it." in text

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -385,6 +387,39 @@ async def test_a_database_locked_by_another_process_is_a_clear_error(tmp_path: P
         other.close()
         await store.aclose()
     assert [s.user for s in (await backend_load(lambda: SQLiteStore(path))).subscriptions] == ["U1", "U2"]
+
+
+async def test_a_writer_waits_out_a_neighbour_that_keeps_committing(tmp_path: Path) -> None:
+    """Contention is not a stuck lock: while another writer keeps committing, a write waits its turn (past its
+    busy_timeout) instead of failing; only a lock held with no progress for busy_timeout is an error."""
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path, busy_timeout=0.2)
+    await store.subscribe(_sub("U1"))
+    started = threading.Event()
+
+    def neighbour() -> None:  # another process's writer: many short transactions, back to back, for 0.6 s
+        db = sqlite3.connect(path, isolation_level=None, timeout=30)
+        try:
+            for i in range(30):
+                db.execute("BEGIN IMMEDIATE")
+                db.execute("INSERT INTO mutes VALUES (?, ?)", (f"N{i}", format_time(T0)))
+                started.set()
+                time.sleep(0.02)  # the neighbour's work inside its transaction: the lock is held
+                db.execute("COMMIT")
+        finally:
+            db.close()
+
+    thread = threading.Thread(target=neighbour)
+    thread.start()
+    try:
+        assert await asyncio.to_thread(started.wait, 30)
+        assert await store.subscribe(_sub("U2")) is True
+    finally:
+        await asyncio.to_thread(thread.join)
+        await store.aclose()
+    state = await backend_load(lambda: SQLiteStore(path))
+    assert [s.user for s in state.subscriptions] == ["U1", "U2"]
+    assert len(state.mutes) == 30
 
 
 async def test_a_full_database_is_a_clear_error_and_loses_nothing(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from bot.notify.policy import Brief
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
 from bot.notify.watcher import Closing, Notifier, watcher, workload_key
+from bot.slack import render
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
 from bot.trace.snapshot import MemorySnapshot, Snapshot
@@ -135,6 +136,43 @@ async def test_a_steady_pass_traces_nothing_and_keeps_briefs_not_explanations(st
     assert notifier.last_decisions == []
     assert all(isinstance(seen.brief, Brief) for seen in notifier._seen.values())
     assert not any(isinstance(value, Explanation) for seen in notifier._seen.values() for value in seen.inputs)
+
+
+class Rewrites(Recorder):
+    """The Recorder, keeping what each update was given."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rewritten: list[tuple[list[Explanation], list[str]]] = []
+
+    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+        await super().update(channel, ts, explanations, keys)
+        self.rewritten.append((list(explanations), list(keys)))
+
+
+async def test_a_digest_rewritten_for_one_change_lists_the_others_from_their_briefs(store: SQLiteStore) -> None:
+    """One job of a 20-job digest changes verdict: that one is traced again, the others are listed from
+    their Briefs, and the digest reads exactly as it would from 20 full traces."""
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(20)]))
+    messenger = Rewrites()
+    notifier = _notifier(cluster, store, messenger)
+    await notifier.run_pass()
+    old = cluster.workload("train-007")
+    cluster.swap(old, replace(old, queue_name="no-such-queue"))  # now: its LocalQueue is missing
+    assert await _traced(notifier) == 1
+    assert len(messenger.rewritten) == 1
+    explanations, keys = messenger.rewritten[0]
+    assert len(keys) == 20
+    assert notifier._explained == {}  # full Explanations are kept for the pass only
+    # Those ahead of it did not move: listed from their Briefs; those behind moved up one (their count
+    # ahead changed): traced again.
+    assert sum(1 for e in explanations if not e.steps) == 7
+    full = [await notifier._explain_key(key, NOW) for key in keys]
+    assert all(e is not None for e in full)
+    for language in ("en", "fr"):
+        assert render.digest(explanations, language=language) == render.digest(
+            [e for e in full if e is not None], language=language
+        )
 
 
 async def test_a_changed_workload_is_traced_again_alone(store: SQLiteStore) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from bot.slack.render.blocks import (
     Blocks,
     SlackMessage,
@@ -103,6 +105,16 @@ def _feeds(view: QueueView, language: str) -> list[str]:
     return [say("slack.queue.feeds", language, **feeds), counts]
 
 
+def _cohort_params(cohort: str, borrowed: Decimal, resource: str) -> dict[str, str]:
+    """What a quota line says of the cohort: its name, and what this queue borrows from it (when it does)."""
+    if not cohort:
+        return {}
+    params = {"cohort": code_name(cohort)}
+    if borrowed > 0:
+        params["borrowed"] = free_text(human(borrowed, resource))
+    return params
+
+
 def _quota_lines(view: QueueView, language: str) -> list[str]:
     """One line a flavor and resource: nominal, used, available, maximum (or that there is no quota)."""
     return [
@@ -116,6 +128,7 @@ def _quota_lines(view: QueueView, language: str) -> list[str]:
             used=free_text(human(line.used, line.resource)),
             available=free_text(human(line.available, line.resource)),
             maximum=free_text(human(line.maximum, line.resource)),
+            **_cohort_params(view.cohort, line.used - line.nominal, line.resource),
         )
         for line in view.quotas
     ] or [say("slack.queue.no-quota", language)]

@@ -1,0 +1,226 @@
+"""The holders' per-view memo (bot.trace.holders: a contest's base kept while its tree's Workloads are the same
+sequences; the preemptible amount by running sums; the listing and the freeing bound without visiting every
+holder) gives what the full walk over every holder gives: random cohorts of ClusterQueues with every
+preemption policy, equal amounts (ties in the listing), maximum execution times, reservations after `now`
+(a clock's skew), several waiting jobs of several priorities asked on the same view, at several moments.
+No timing here (that is bench/)."""
+
+from __future__ import annotations
+
+import random
+from datetime import datetime, timedelta
+from decimal import Decimal
+
+import pytest
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient
+from bot.kube.compact import Interner
+from bot.kube.decode import decode
+from bot.kube.informer import Change
+from bot.trace.eta import freeing_bound
+from bot.trace.holders import (
+    MAX_LISTED,
+    Contest,
+    Holder,
+    _contest,
+    cohort_tree,
+    contested,
+    preemption_reason,
+    reserved_at,
+    usage_of,
+)
+from bot.trace.model import ClusterQueue, Workload, job_name
+from bot.trace.quota import ZERO, capacity
+from bot.trace.snapshot import Snapshot, waits_in_queue
+from kubernetes import client as k8s_client
+
+from tests.builders import NOW, Raw, snapshot
+from tests.contention import base, gpu_queue, lq, running, waiting
+
+NEEDED = [("a100", "nvidia.com/gpu", Decimal(n)) for n in (1, 2, 3, 5, 8, 13, 21, 100)]
+POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
+
+
+def _seconds(start: datetime | None, now: datetime) -> int | None:
+    return None if start is None else max(0, int((now - start).total_seconds()))
+
+
+def reference_contest(
+    snapshot: Snapshot, workload: Workload, cq: ClusterQueue, tree: list[ClusterQueue], flavor: str, resource: str,
+    needed: Decimal, now: datetime,
+) -> Contest:  # fmt: skip
+    """The walk over every holder, as it was before the memo."""
+    holders: list[Holder] = []
+    held_here = held_elsewhere = borrowed_elsewhere = preemptible = ZERO
+    own = capacity(snapshot, cq, flavor, resource)
+    for queue in tree:
+        cap = capacity(snapshot, queue, flavor, resource)
+        borrows = queue.name != cq.name and cap.borrowed > 0
+        if borrows:
+            borrowed_elsewhere += cap.borrowed
+        for other in snapshot.workloads_in_cluster_queue(queue.name):
+            if other.admission is None or other.admission.cluster_queue != queue.name:
+                continue
+            amount = usage_of(other, flavor, resource)
+            if amount <= 0:
+                continue
+            running_for = _seconds(reserved_at(other), now)
+            left = None
+            if other.maximum_execution_seconds is not None and running_for is not None:
+                left = max(0, other.maximum_execution_seconds - running_for)
+            reason = preemption_reason(cq, workload, other, borrows)
+            holders.append(
+                Holder(
+                    other.namespace, job_name(other), queue.name, other.priority, amount, running_for, borrows,
+                    reason, left,
+                )
+            )  # fmt: skip
+            if queue.name == cq.name:
+                held_here += amount
+            else:
+                held_elsewhere += amount
+            if reason:
+                preemptible += amount
+    holders.sort(key=lambda h: (h.cluster_queue != cq.name, -h.amount, -(h.running_seconds or 0), h.namespace, h.name))
+    return Contest(
+        flavor=flavor,
+        resource=resource,
+        needed=needed,
+        held_here=held_here,
+        held_in_cohort=held_elsewhere,
+        reclaimable=min(max(ZERO, own.nominal - own.used), borrowed_elsewhere),
+        preemptible=preemptible,
+        holders=tuple(holders[:MAX_LISTED]),
+        count=len(holders),
+        frees_within=freeing_bound(((h.amount, h.seconds_left) for h in holders), needed) if needed > 0 else None,
+    )
+
+
+def _cluster(seed: int) -> list[Raw]:
+    rng = random.Random(seed)
+    queues = [
+        gpu_queue(
+            f"cq-{i}",
+            ("a100", rng.choice([2, 4, 8])),
+            cohort_name="research",
+            within=rng.choice(POLICIES),
+            reclaim=rng.choice(POLICIES),
+        )
+        for i in range(rng.randint(2, 4))
+    ]
+    objects = base(*queues, namespaces=("team-a", "team-b", "team-c"))
+    for i in range(len(queues)):
+        for ns in ("team-a", "team-b", "team-c"):
+            objects.append(lq(f"gpus-{i}", ns, f"cq-{i}"))
+    for n in range(rng.randint(12, 40)):
+        i = rng.randrange(len(queues))
+        objects += running(
+            f"run-{n}", rng.choice(["team-a", "team-b", "team-c"]), f"cq-{i}", queue=f"gpus-{i}",
+            gpus_per_pod=rng.choice([1, 1, 2, 2, 4]), priority=rng.choice([0, 0, 100, 1000]),
+            minutes=rng.choice([1, 5, 5, 30, 30, 90, -3]),  # -3: reserved after now (a skewed clock)
+            max_seconds=rng.choice([None, None, 600, 1800, 3600, 7200]),
+        )  # fmt: skip
+    for n in range(6):
+        i = rng.randrange(len(queues))
+        objects += waiting(
+            f"wait-{n}", rng.choice(["team-a", "team-b"]), queue=f"gpus-{i}", gpus_per_pod=rng.choice([2, 4, 8]),
+            priority=rng.choice([0, 100, 1000]), minutes=rng.choice([1, 10, 60]),
+        )  # fmt: skip
+    return objects
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_contest_read_from_the_memo_is_the_full_walk_over_every_holder(seed: int) -> None:
+    view = snapshot(_cluster(seed))
+    pending = [w for ns in ("team-a", "team-b") for w in view.workloads_in(ns) if waits_in_queue(w)]
+    assert pending
+    compared = 0
+    for moment in (NOW, NOW + timedelta(seconds=1), NOW + timedelta(minutes=20), NOW + timedelta(hours=3)):
+        for workload in pending:
+            local = view.local_queue(workload.namespace, workload.queue_name)
+            assert local is not None
+            cq = view.cluster_queue(local.cluster_queue)
+            assert cq is not None
+            tree = cohort_tree(view, cq)
+            for flavor, resource, needed in [*contested(view, cq, workload), *NEEDED]:
+                memo = _contest(view, workload, cq, tree, flavor, resource, needed, moment)
+                assert memo == reference_contest(view, workload, cq, tree, flavor, resource, needed, moment)
+                compared += 1
+    assert compared > 0
+
+
+def test_the_cohort_tree_kept_per_view_is_the_one_a_walk_finds() -> None:
+    view = snapshot(_cluster(3))
+    for cq in view.cluster_queues():
+        first = cohort_tree(view, cq)
+        assert cohort_tree(view, cq) == first
+        assert first[0] is cq and {q.name for q in first} == {q.name for q in view.cluster_queues()}
+
+
+def _cache(objects: list[Raw]) -> ClusterCache:
+    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: NOW)
+    _put(cache, objects)
+    return cache
+
+
+def _put(cache: ClusterCache, objects: list[Raw]) -> None:
+    parts = Interner()
+    for raw in objects:
+        if raw["kind"] in ("Namespace", "Job"):
+            continue
+        for obj in decode(raw, parts):
+            cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
+
+
+def _compare_all(view: Snapshot, namespace: str) -> int:
+    compared = 0
+    for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
+        local = view.local_queue(workload.namespace, workload.queue_name)
+        assert local is not None
+        cq = view.cluster_queue(local.cluster_queue)
+        assert cq is not None
+        tree = cohort_tree(view, cq)
+        for flavor, resource, needed in contested(view, cq, workload):
+            memo = _contest(view, workload, cq, tree, flavor, resource, needed, NOW)
+            assert memo == reference_contest(view, workload, cq, tree, flavor, resource, needed, NOW)
+            compared += 1
+    return compared
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_live_cache_and_its_views_follow_new_and_finished_holders(seed: int) -> None:
+    """The memo is shared by the views of the same small kinds: a holder added or gone in between (a new
+    sequence of its ClusterQueue's Workloads) is seen by the next view."""
+    cache = _cache(_cluster(seed))
+    compared = 0
+    for namespace in ("team-a", "team-b"):
+        compared += _compare_all(cache.view(namespace, []), namespace)
+        compared += _compare_all(cache, namespace)
+    late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
+    _put(cache, late)
+    for namespace in ("team-a", "team-b"):
+        compared += _compare_all(cache.view(namespace, []), namespace)
+        compared += _compare_all(cache, namespace)
+    wl = next(raw for raw in late if raw["kind"] == "Workload")
+    cache.apply([Change("Workload", "delete", ("team-c", wl["metadata"]["name"]), None)])
+    for namespace in ("team-a", "team-b"):
+        compared += _compare_all(cache.view(namespace, []), namespace)
+    assert compared > 0
+
+
+def test_a_reservation_after_now_counts_its_whole_maximum_in_the_freeing_bound() -> None:
+    """A clock's skew: `skewed` got its quota 3 minutes after now (left: its whole 600 s), `soon` 2 minutes
+    ago with 820 s at most (left: 700 s); by deadline `soon` comes first, by time left `skewed` does."""
+    objects = base(gpu_queue("cq-0", ("a100", 8), cohort_name="research"), namespaces=("team-a",))
+    objects.append(lq("gpus-0", "team-a", "cq-0"))
+    objects += running("skewed", "team-a", "cq-0", queue="gpus-0", gpus_per_pod=4, minutes=-3, max_seconds=600)
+    objects += running("soon", "team-a", "cq-0", queue="gpus-0", gpus_per_pod=4, minutes=2, max_seconds=820)
+    objects += waiting("train", "team-a", queue="gpus-0", gpus_per_pod=4)
+    view = snapshot(objects)
+    workload = next(w for w in view.workloads_in("team-a") if waits_in_queue(w))
+    cq = view.cluster_queue("cq-0")
+    assert cq is not None
+    tree = cohort_tree(view, cq)
+    got = _contest(view, workload, cq, tree, "a100", "nvidia.com/gpu", Decimal(4), NOW)
+    assert got == reference_contest(view, workload, cq, tree, "a100", "nvidia.com/gpu", Decimal(4), NOW)
+    assert got.frees_within == 600
