@@ -347,7 +347,7 @@ JOBS = (
 
 _PAST_SEED = 1014
 _PAST_FROM, _PAST_UNTIL, _PAST_DONE = "2026-10-13T10:40:00Z", "2026-10-13T22:30:00Z", "01:58:00"
-_PAST_MODELS = ("resnet-ablation", "mae-pretrain", "dino-probe", "yolo-sweep", "sam-eval", "clip-finetune")
+_PAST_MODELS = ("resnet-ablation", "dino-probe", "swin-bench", "mask-rcnn", "depth-est", "ocr-batch")
 _PAST_SIZES = ((1, 1, 0.3), (1, 2, 0.4), (2, 2, 0.3))  # (pods, GPUs per pod, probability)
 
 
