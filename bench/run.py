@@ -76,6 +76,7 @@ from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.slack import render  # noqa: E402
 from bot.trace.explain import Query, explain  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
+from tests.cache_support import wait_for, wait_ready  # noqa: E402
 
 import slack_phase  # noqa: E402
 import sweep  # noqa: E402
@@ -513,7 +514,7 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
             started = time.perf_counter()
             timer.phase = "sync"
             await cache.start()
-            await cache.wait_ready(timeout=3600)
+            await wait_ready(cache, timeout=3600)
             result["sync_seconds"] = round(time.perf_counter() - started, 3)
             result["sync_cpu_seconds"] = round(time.process_time() - cpu_before, 3)
             timer.phase = "after-sync"
@@ -542,7 +543,7 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
                 async def change(count: int) -> int:
                     base = cache.applied["Workload"]
                     done = (await asyncio.to_thread(server.tell, f"update {count}"))["count"]
-                    await cache.wait_for(lambda: cache.applied["Workload"] >= base + done, timeout=600)
+                    await wait_for(cache, lambda: cache.applied["Workload"] >= base + done, timeout=600)
                     return int(done)
 
                 result.update(
@@ -625,7 +626,7 @@ async def events(args: argparse.Namespace, cache: ClusterCache, server: Server) 
         return {}
     base = cache.applied["Workload"]
     server.tell("offline")
-    await cache.wait_for(lambda: "Workload" in cache.errors, timeout=60)
+    await wait_for(cache, lambda: "Workload" in cache.errors, timeout=60)
     updated = (await asyncio.to_thread(server.tell, f"update {args.events}"))["count"]
     marks: dict[str, float] = {}
 
@@ -638,8 +639,8 @@ async def events(args: argparse.Namespace, cache: ClusterCache, server: Server) 
         return False
 
     await asyncio.to_thread(server.tell, "online")
-    await cache.wait_for(first, timeout=120)
-    await cache.wait_for(lambda: cache.applied["Workload"] >= base + updated, timeout=600)
+    await wait_for(cache, first, timeout=120)
+    await wait_for(cache, lambda: cache.applied["Workload"] >= base + updated, timeout=600)
     elapsed = time.perf_counter() - marks["first"]
     cpu = time.process_time() - marks["first_cpu"]
     counted = updated - marks["first_count"]

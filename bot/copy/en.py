@@ -371,6 +371,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is inactive: {detail}.",
         "ClusterQueue {cluster_queue} is inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} schedules with status.effectiveQuotas, set by {by}, not with its spec.resourceGroups: "
+        "the quota below is that one."
+    ),
     "cluster-queue.ok": (
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
@@ -588,6 +592,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to fix ClusterQueue {cluster_queue}.",
     ),
     "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    "action.lower-min-count": (
+        "Lower its minimum from {min_pods} to {pods} pod(s) or fewer (kueue.x-k8s.io/job-min-parallelism on a "
+        "Job, minCount on its pod set otherwise): Kueue admits it partially, never below the minimum."
+    ),
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
     "action.ask-admin-quota": (
@@ -596,6 +604,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-priority": "If it is urgent, ask for a higher WorkloadPriorityClass (preemption may apply).",
     "action.add-toleration": "Add a toleration for {taint} to the job's pod template.",
+    "action.ask-admin-flavor-keys": (
+        "Ask an admin to upgrade Kueue (v0.17.6, v0.18.2, v0.19.0 or later count only a flavor's own label keys), "
+        "or to set {keys} in flavor {flavor}'s nodeLabels if its nodes have it.",
+        "Ask an admin to upgrade Kueue (v0.17.6, v0.18.2, v0.19.0 or later count only a flavor's own label keys).",
+    ),
+    "action.check-node-selector": (
+        "{nodes} node(s) do not match the pods' nodeSelector or node affinity: compare it (with the labels the "
+        "flavor adds) with the nodes' labels (kubectl get nodes --show-labels)."
+    ),
     "action.fix-node-selector": "Make the job's nodeSelector or node affinity match a flavor's node labels.",
     "action.ask-admin-cover": (
         "Ask an admin to cover {resource} in ClusterQueue {cluster_queue}.",

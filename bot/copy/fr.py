@@ -389,6 +389,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est inactive : {detail}.",
         "La ClusterQueue {cluster_queue} est inactive.",
     ),
+    "cluster-queue.effective-quotas": (
+        "{kind} {name} ordonnance avec status.effectiveQuotas, fixé par {by}, et non avec son "
+        "spec.resourceGroups : le quota ci-dessous est celui-là."
+    ),
     "cluster-queue.ok": (
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
         "l'alimentent.",
@@ -626,6 +630,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.ask-admin-namespace": (
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
     ),
+    "action.lower-min-count": (
+        "Abaissez son minimum de {min_pods} à {pods} pod(s) ou moins (kueue.x-k8s.io/job-min-parallelism sur "
+        "un Job, minCount de son pod set sinon) : Kueue l'admet partiellement, jamais sous le minimum."
+    ),
     "action.shrink-request": "Réduisez le job à {pods} pod(s) au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
     "action.shrink-to-start-now": "Avec {pods} pod(s) ou moins, il rentrerait dans ce qui est libre maintenant.",
     "action.ask-admin-quota": (
@@ -634,6 +642,17 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-priority": "Si c'est urgent, demandez une WorkloadPriorityClass plus haute (la préemption peut jouer).",
     "action.add-toleration": "Ajoutez une toleration pour {taint} au modèle de pod du job.",
+    "action.ask-admin-flavor-keys": (
+        "Demandez à un admin de mettre Kueue à jour (v0.17.6, v0.18.2, v0.19.0 ou plus ne comptent que les clés de "
+        "label de la flavor elle-même), ou de poser {keys} dans les nodeLabels de la flavor {flavor} si ses nœuds "
+        "l'ont.",
+        "Demandez à un admin de mettre Kueue à jour (v0.17.6, v0.18.2, v0.19.0 ou plus ne comptent que les clés de "
+        "label de la flavor elle-même).",
+    ),
+    "action.check-node-selector": (
+        "{nodes} nœud(s) ne correspondent pas au nodeSelector ou à l'affinité des pods : comparez-les (avec les "
+        "labels qu'ajoute la flavor) aux labels des nœuds (kubectl get nodes --show-labels)."
+    ),
     "action.fix-node-selector": "Faites correspondre le nodeSelector ou l'affinité du job aux labels de nœud d'une flavor.",
     "action.ask-admin-cover": (
         "Demandez à un admin de couvrir {resource} dans la ClusterQueue {cluster_queue}.",

@@ -124,7 +124,7 @@ class ClusterCache(CacheIndex):
         self._started = False
         self._was_ready = False
         self._gc_threshold: tuple[int, int, int] | None = None  # the collector's thresholds before the sync
-        self._waiters: list[tuple[Callable[[], bool], asyncio.Future[None]]] = []
+        self._observers: list[Callable[[], None]] = []  # told after every batch, and at stop (waits on the cache)
         self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
         self._told = 0  # the generation the listeners last heard of
 
@@ -173,10 +173,9 @@ class ClusterCache(CacheIndex):
                 log.warning("informer threads still running after stop", extra={"kinds": stuck})
         with self._inbox_lock:
             self._inbox.clear()
-        for _, future in self._waiters:
-            if not future.done():
-                future.cancel()
-        self._waiters.clear()
+        for observer in list(self._observers):
+            observer()  # a wait on a stopped cache ends now
+        self._observers.clear()
 
     async def __aenter__(self) -> ClusterCache:
         await self.start()
@@ -219,14 +218,13 @@ class ClusterCache(CacheIndex):
                 more = True
         if self._stopped:
             return
-        for change in changes:
-            self._apply(change)
         if more and self._loop is not None:
             self._loop.call_soon(self._drain)
-        self._wake()
+        self.apply(changes)
 
     def apply(self, changes: Iterable[Change]) -> None:
-        """Apply changes as the informers hand them over (on the loop thread; replays and tests)."""
+        """Apply one batch of changes as the informers hand them over, on the loop thread (the informers'
+        batches come through here; replays and tests hand theirs directly)."""
         for change in changes:
             self._apply(change)
         self._wake()
@@ -297,7 +295,7 @@ class ClusterCache(CacheIndex):
             self._watching.discard(kind)
             self._behind_since[kind] = self.clock()
 
-    # --- waiting on the cache (tests, bench, readiness probes) ---------------------------------------
+    # --- told of changes (the notifier's wake-up; waits on the cache) ---------------------------------
 
     def add_listener(self, listener: Callable[[], None]) -> None:
         """Call `listener()` on the loop thread after each batch of changes that changed an object (once per
@@ -314,32 +312,23 @@ class ClusterCache(CacheIndex):
                     listener()
                 except Exception:
                     log.exception("cache: a change listener failed")
-        if not self._waiters:
-            return
-        still = []
-        for predicate, future in self._waiters:
-            if future.done():
-                continue
-            if predicate():
-                future.set_result(None)
-            else:
-                still.append((predicate, future))
-        self._waiters = still
+        for observer in list(self._observers):
+            observer()
 
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> None:  # noqa: ASYNC109
-        """Until predicate() holds, checked after every batch of changes; TimeoutError after `timeout`."""
-        if predicate():
-            return
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append((predicate, future))
-        try:
-            async with asyncio.timeout(timeout):
-                await future
-        finally:
-            self._waiters = [(p, f) for p, f in self._waiters if f is not future]
+    def observe(self, observer: Callable[[], None]) -> Callable[[], None]:
+        """Call `observer()` after every batch of changes (whether it changed an object or not) and once at
+        stop; returns the function that ends it. What waits on the cache (tests/cache_support.py) rests on it."""
+        self._observers.append(observer)
 
-    async def wait_ready(self, timeout: float = 30.0) -> None:  # noqa: ASYNC109
-        await self.wait_for(lambda: self.ready, timeout)
+        def end() -> None:
+            if observer in self._observers:
+                self._observers.remove(observer)
+
+        return end
+
+    @property
+    def stopped(self) -> bool:
+        return self._stopped
 
     # --- state --------------------------------------------------------------------------------------
 

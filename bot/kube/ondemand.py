@@ -218,31 +218,37 @@ class OnDemand:
     async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
         """The cache's view for this question plus what it needs read now. Raises ClusterUnavailable,
         Forbidden, NotServed from the reads it cannot do without (the job's kind not served)."""
-        extras: list[object] = []
         workload = self.cached_workload(namespace, name, kind)
-        if kind != "Workload" and (workload is None or (workload.admitted and not workload.finished)):
-            extras.extend(await asyncio.to_thread(self.read_job, namespace, name, kind))
-            jobs = [o for o in extras if isinstance(o, Job) and o.meta.name == name]
-            job = jobs[0] if jobs else None
-            if job is not None and workload is None:
-                extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
-            if job is not None and workload is not None:
-                extras.extend(await self._admitted(job, workload))
-        if (
-            workload is not None
-            and self.visibility
-            and workload.queue_name
-            and not workload.is_true("QuotaReserved")
-            and not workload.finished
-        ):
-            local_queue = self.cache.local_queue(namespace, workload.queue_name)
-            if local_queue is not None:
-                extras.extend(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
-        if workload is not None and workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
-            extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
+        extras = await self._job_extras(namespace, name, kind, workload)
+        if workload is not None:
+            extras.extend(await self._position_extras(namespace, workload))
+            if workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
+                extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
         return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())
+
+    async def _job_extras(self, namespace: str, name: str, kind: str | None, workload: Workload | None) -> list[object]:
+        """The job, read when the cache knows no Workload for it (with its events: why it has none) or when
+        its Workload is admitted and running (with its pods, their events and the nodes: what they wait for)."""
+        if kind == "Workload" or (workload is not None and (not workload.admitted or workload.finished)):
+            return []
+        extras: list[object] = list(await asyncio.to_thread(self.read_job, namespace, name, kind))
+        job = next((o for o in extras if isinstance(o, Job) and o.meta.name == name), None)
+        if job is not None and workload is None:
+            extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+        if job is not None and workload is not None:
+            extras.extend(await self._admitted(job, workload))
+        return extras
+
+    async def _position_extras(self, namespace: str, workload: Workload) -> list[object]:
+        """The pending-workloads answer of a Workload waiting for quota in a known LocalQueue."""
+        if not self.visibility or not workload.queue_name or workload.is_true("QuotaReserved") or workload.finished:
+            return []
+        local_queue = self.cache.local_queue(namespace, workload.queue_name)
+        if local_queue is None:
+            return []
+        return list(await self.pending_entries(namespace, workload.queue_name, local_queue.cluster_queue))
 
     async def _admitted(self, job: Job, workload: Workload) -> list[object]:
         pods = [p for p in await asyncio.to_thread(self.read_pods, job, workload) if isinstance(p, Pod)]

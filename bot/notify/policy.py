@@ -191,35 +191,59 @@ def decide(
 ) -> list[Decision]:
     """What to send, update and close now. `candidates` are every Workload that has someone to tell, or
     that has an open DM; an open DM whose Workload is absent from `candidates` is closed as deleted."""
-    offsets = utc_offsets or {}
     by_key = {candidate.key: candidate for candidate in candidates}
-    decisions: list[Decision] = []
     open_deliveries = [d for d in state.deliveries if d.closed_at is None]
+    decisions = [
+        decision
+        for delivery in open_deliveries
+        if (decision := _follow_up(state, delivery, by_key.get(delivery.key), now)) is not None
+    ]
     delivered = {(d.key, d.target) for d in open_deliveries}
+    fresh = _fresh(state, candidates, delivered, now, config, utc_offsets or {})
+    for target, items in fresh.items():
+        ordered = sorted(items, key=lambda c: c.key)
+        if len(ordered) >= config.digest_threshold:
+            decisions.append(Send(target, tuple(ordered)))
+        else:
+            decisions.extend(Send(target, (item,)) for item in ordered)
+    return decisions
 
-    for delivery in open_deliveries:
-        candidate = by_key.get(delivery.key)
-        outcome = _closing(candidate)
-        if outcome is not None:
-            waited = _waited(candidate, delivery, now)
-            decisions.append(Close(delivery.target, delivery, outcome, waited, candidate))
-            continue
-        assert candidate is not None
-        if delivery.ts is None:
-            decisions.append(Reconcile(delivery.target, delivery, candidate))
-            continue
-        changed = (
-            candidate.verdict.value != delivery.verdict
-            or position_moved(delivery.position, candidate.position)
-            or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
-                isinstance(candidate.explanation, Explanation)
-                and eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)
-            )
+
+def _follow_up(state: State, delivery: Delivery, candidate: Candidate | None, now: datetime) -> Decision | None:
+    """What becomes of an open DM: closed (its Workload admitted, finished or gone), reconciled (never
+    confirmed), updated (it says something else now), or nothing."""
+    outcome = _closing(candidate)
+    if outcome is not None:
+        return Close(delivery.target, delivery, outcome, _waited(candidate, delivery, now), candidate)
+    assert candidate is not None
+    if delivery.ts is None:
+        return Reconcile(delivery.target, delivery, candidate)
+    snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
+    if _changed(delivery, candidate) and not state.is_muted(delivery.target) and not snoozed:
+        return Update(delivery.target, delivery, candidate)
+    return None
+
+
+def _changed(delivery: Delivery, candidate: Candidate) -> bool:
+    return (
+        candidate.verdict.value != delivery.verdict
+        or position_moved(delivery.position, candidate.position)
+        or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
+            isinstance(candidate.explanation, Explanation)
+            and eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)
         )
-        snoozed = state.is_snoozed(delivery.target, delivery.key, now, job=_job(candidate))
-        if changed and not state.is_muted(delivery.target) and not snoozed:
-            decisions.append(Update(delivery.target, delivery, candidate))
+    )
 
+
+def _fresh(
+    state: State,
+    candidates: Sequence[Candidate],
+    delivered: set[tuple[str, str]],
+    now: datetime,
+    config: PolicyConfig,
+    offsets: Mapping[str, timedelta],
+) -> dict[str, list[Candidate]]:
+    """The new DMs due now, by target: not sent yet, nobody muted or snoozed, no user in quiet hours."""
     fresh: dict[str, list[Candidate]] = defaultdict(list)
     for candidate in candidates:
         if not _due(candidate, now, config):
@@ -232,10 +256,4 @@ def decide(
             if _is_user(target) and in_quiet_hours(now, offsets.get(target), config.quiet_hours):
                 continue  # held back; sent on the first pass after the quiet hours
             fresh[target].append(candidate)
-    for target, items in fresh.items():
-        ordered = sorted(items, key=lambda c: c.key)
-        if len(ordered) >= config.digest_threshold:
-            decisions.append(Send(target, tuple(ordered)))
-        else:
-            decisions.extend(Send(target, (item,)) for item in ordered)
-    return decisions
+    return fresh

@@ -347,75 +347,91 @@ def _flag_value(token: str, tokens: list[str], index: int) -> tuple[str | None, 
 def _scan(tokens: list[str], found: _Found, *, kubectl: bool) -> None:
     index = 0
     while index < len(tokens):
-        token = tokens[index]
-        if token.startswith("-") and len(token) > 1:
-            flag = token.split("=", 1)[0]
-            if flag in _NAMESPACE_FLAGS or (kubectl and flag.startswith("-n") and not flag.startswith("--")):
-                if flag in _NAMESPACE_FLAGS:
-                    value, taken = _flag_value(token, tokens, index)
-                else:  # -nfoo
-                    value, taken = token[2:].lstrip("="), 1
-                if value:
-                    found.set_namespace(_valid_token(value), 2)
-                index += taken
-                continue
-            if flag in _VALUE_FLAGS:
-                index += _flag_value(token, tokens, index)[1]
-                continue
-            index += 1
-            continue
-        word = _valid_token(token)
-        if not word:
-            index += 1
-            continue
-        if word in _NAMESPACE_MARKERS or word in _NAMESPACE_WORDS:
-            following = index + 1
-            while following < len(tokens) and _valid_token(tokens[following]) in _FILLERS | _NAMESPACE_WORDS:
-                following += 1
-            if following < len(tokens):
-                value = _valid_token(tokens[following])
-                if is_namespace(value) and value not in _STOPWORDS and _kind(value) is None:
-                    found.set_namespace(value, 1)
-                    index = following + 1
-                    continue
-            index += 1
-            continue
-        if kubectl and word in _VERBS:
-            index += 1
-            continue
-        if "/" in word:
-            _path(word, found)
-            index += 1
-            continue
-        kind = _kind(word)
-        if kind is not None:
-            following = index + 1
-            while following < len(tokens) and tokens[following].startswith("-"):
-                value_flag = tokens[following].split("=", 1)[0]
-                if value_flag in _NAMESPACE_FLAGS:
-                    value, taken = _flag_value(tokens[following], tokens, following)
-                    if value:
-                        found.set_namespace(_valid_token(value), 2)
-                    following += taken
-                else:
-                    following += _flag_value(tokens[following], tokens, following)[1]
-            name = _valid_token(tokens[following]) if following < len(tokens) else ""
-            generic = word in _GENERIC_KIND_WORDS and not kubectl
-            if kubectl or (name and name not in _STOPWORDS and _kind(name) is None and is_name(name)):
-                if not generic:
-                    found.set_kind(kind, 2)
-                if name and "/" not in name and is_name(name) and (kubectl or name not in _STOPWORDS):
-                    found.set_name(name, 3)
-                    index = following + 1
-                    continue
-            index += 1
-            continue
-        if word not in _STOPWORDS and word not in _KUBECTL and is_name(word):
-            rank = 2 if any(char in word for char in "-.0123456789") else 1
-            if word.isdigit() or len(word) == 1:
-                rank = 0  # "42", the "t" of "isn't": kept as candidates, never taken for the name
-            found.set_name(word, rank)
-        index += 1
+        index = _step(tokens, index, found, kubectl=kubectl)
+
+
+def _step(tokens: list[str], index: int, found: _Found, *, kubectl: bool) -> int:
+    """Read what starts at tokens[index] into `found`; the index of the next token to read."""
+    token = tokens[index]
+    if token.startswith("-") and len(token) > 1:
+        return _flag(tokens, index, found, kubectl=kubectl)
+    word = _valid_token(token)
+    if not word:
+        return index + 1
+    if word in _NAMESPACE_MARKERS or word in _NAMESPACE_WORDS:
+        return _marked_namespace(tokens, index, found)
+    if kubectl and word in _VERBS:
+        return index + 1
+    if "/" in word:
+        _path(word, found)
+        return index + 1
+    kind = _kind(word)
+    if kind is not None:
+        return _kind_and_name(tokens, index, found, word, kind, kubectl=kubectl)
+    _bare_word(word, found)
+    return index + 1
+
+
+def _flag(tokens: list[str], index: int, found: _Found, *, kubectl: bool) -> int:
+    """`-n ns`, `--namespace=ns`, kubectl's `-nns`; another flag is skipped with its value."""
+    token = tokens[index]
+    flag = token.split("=", 1)[0]
+    if flag in _NAMESPACE_FLAGS:
+        value, taken = _flag_value(token, tokens, index)
+    elif kubectl and flag.startswith("-n") and not flag.startswith("--"):  # -nfoo
+        value, taken = token[2:].lstrip("="), 1
+    else:
+        return index + (_flag_value(token, tokens, index)[1] if flag in _VALUE_FLAGS else 1)
+    if value:
+        found.set_namespace(_valid_token(value), 2)
+    return index + taken
+
+
+def _marked_namespace(tokens: list[str], index: int, found: _Found) -> int:
+    """ "in ns", "dans le namespace ns": the namespace after a marker (and fillers)."""
+    following = index + 1
+    while following < len(tokens) and _valid_token(tokens[following]) in _FILLERS | _NAMESPACE_WORDS:
+        following += 1
+    if following < len(tokens):
+        value = _valid_token(tokens[following])
+        if is_namespace(value) and value not in _STOPWORDS and _kind(value) is None:
+            found.set_namespace(value, 1)
+            return following + 1
+    return index + 1
+
+
+def _skip_flags(tokens: list[str], following: int, found: _Found) -> int:
+    """Past the flags after a kind word (`job -n ns x`), taking a namespace flag's value."""
+    while following < len(tokens) and tokens[following].startswith("-"):
+        token = tokens[following]
+        value, taken = _flag_value(token, tokens, following)
+        if token.split("=", 1)[0] in _NAMESPACE_FLAGS and value:
+            found.set_namespace(_valid_token(value), 2)
+        following += taken
+    return following
+
+
+def _kind_and_name(tokens: list[str], index: int, found: _Found, word: str, kind: str, *, kubectl: bool) -> int:
+    """A kind word and the name after it ("rayjob x", `kubectl get job -n ns x`)."""
+    following = _skip_flags(tokens, index + 1, found)
+    name = _valid_token(tokens[following]) if following < len(tokens) else ""
+    if not (kubectl or (name and name not in _STOPWORDS and _kind(name) is None and is_name(name))):
+        return index + 1
+    if kubectl or word not in _GENERIC_KIND_WORDS:
+        found.set_kind(kind, 2)
+    if name and "/" not in name and is_name(name) and (kubectl or name not in _STOPWORDS):
+        found.set_name(name, 3)
+        return following + 1
+    return index + 1
+
+
+def _bare_word(word: str, found: _Found) -> None:
+    if word in _STOPWORDS or word in _KUBECTL or not is_name(word):
+        return
+    rank = 2 if any(char in word for char in "-.0123456789") else 1
+    if word.isdigit() or len(word) == 1:
+        rank = 0  # "42", the "t" of "isn't": kept as candidates, never taken for the name
+    found.set_name(word, rank)
 
 
 def _is_kubectl(tokens: list[str], index: int) -> bool:
@@ -426,11 +442,8 @@ def _is_kubectl(tokens: list[str], index: int) -> bool:
     return token in _KUBECTL_SHORT and (following in _VERBS or following.startswith("-"))
 
 
-def parse(text: str, *, bot_user_id: str | None = None) -> Question:
-    """The question in `text`. Total: any string gives a Question."""
-    received = (text or "")[:_MAX_RECEIVED]
-    raw = received[:MAX_INPUT]
-    notes: list[str] = []
+def _tokens(received: str, bot_user_id: str | None, notes: list[str]) -> tuple[str, list[str]]:
+    """The text without the bot's mention (cut to MAX_INPUT, noted), and its words without a leading prompt."""
     cleaned = _without_mentions(received, bot_user_id)
     if len(cleaned) > MAX_INPUT:
         cleaned = cleaned[:MAX_INPUT]
@@ -439,25 +452,25 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
     # "$ kubectl ...", "/kueue why ...": a shell prompt, or the command typed into the text
     while tokens and (tokens[0] in {"$", "%", "#"} or tokens[0].startswith("/kueue")):
         tokens = tokens[1:]
-    if not tokens:
-        # nothing, or only punctuation: "?" asks for help; "!!!" is not understood
-        mark = cleaned.strip().strip("?¿ \u00a0\u202f")
-        return Question(Command.UNKNOWN if mark else Command.HELP, raw=raw, notes=tuple(notes))
+    return cleaned, tokens
 
+
+def _leading_command(tokens: list[str]) -> tuple[Command | None, bool, list[str]]:
+    """The subcommand the text starts with (None: none), whether it asks for help, and the words after it."""
     first = tokens[0]
-    if first in _MUTE and len(tokens) == 1:
-        return Question(_MUTE[first], raw=raw, notes=tuple(notes))
-    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
-        return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens[1:], phrase=False))
     asks_help = first in _HELP
     command = _SUBCOMMANDS.get(first)
     if command == Command.WHO:
         command = None  # a phrase: "who is using the GPUs?", "who holds what train needs?"
     if asks_help or command is not None:
-        tokens = tokens[1:]
-    elif first in {"stop", "arrete", "arrête"} and len(tokens) > 1 and tokens[1] in {"watching", "suivre"}:
-        command, tokens = Command.UNWATCH, tokens[2:]
+        return command, asks_help, tokens[1:]
+    if first in {"stop", "arrete", "arrête"} and len(tokens) > 1 and tokens[1] in {"watching", "suivre"}:
+        return Command.UNWATCH, False, tokens[2:]
+    return None, False, tokens
 
+
+def _scanned(tokens: list[str]) -> _Found:
+    """What the words say; the words after a kubectl are read as kubectl's arguments."""
     kubectl_at = next((i for i in range(len(tokens)) if _is_kubectl(tokens, i)), None)
     found = _Found()
     if kubectl_at is not None:
@@ -465,30 +478,57 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
         _scan(tokens[kubectl_at + 1 :], found, kubectl=True)
     else:
         _scan(tokens, found, kubectl=False)
-    notes.extend(found.notes)
-    name = found.name
+    return found
 
-    if name is None and command is None:
-        greeting = first in _GREETINGS and all(token in _GREETINGS | _STOPWORDS for token in tokens)
-        command = Command.HELP if asks_help or greeting else Command.UNKNOWN
-    if command == Command.HELP or (asks_help and name is None):
-        return Question(Command.HELP, raw=raw, notes=tuple(notes))
+
+def _greets(first: str, tokens: list[str]) -> bool:
+    """ "hello", "bonjour le bot": a greeting, answered with the help."""
+    return first in _GREETINGS and all(token in _GREETINGS | _STOPWORDS for token in tokens)
+
+
+def _others(found: _Found) -> tuple[str, ...]:
+    """The other words that could be the name, best first (stable: first said, first), at most five."""
     others: list[str] = []
-    for rank, value in sorted(found.candidates, key=lambda item: -item[0]):  # stable: first said, first
-        if rank > 0 and value not in (name, found.namespace) and value not in others:
+    for rank, value in sorted(found.candidates, key=lambda item: -item[0]):
+        if rank > 0 and value not in (found.name, found.namespace) and value not in others:
             others.append(value)
+    return tuple(others[:5])
+
+
+def parse(text: str, *, bot_user_id: str | None = None) -> Question:
+    """The question in `text`. Total: any string gives a Question."""
+    received = (text or "")[:_MAX_RECEIVED]
+    raw = received[:MAX_INPUT]
+    notes: list[str] = []
+    cleaned, tokens = _tokens(received, bot_user_id, notes)
+    if not tokens:
+        # nothing, or only punctuation: "?" asks for help; "!!!" is not understood
+        mark = cleaned.strip().strip("?¿ \u00a0\u202f")
+        return Question(Command.UNKNOWN if mark else Command.HELP, raw=raw, notes=tuple(notes))
+    first = tokens[0]
+    if first in _MUTE and len(tokens) == 1:
+        return Question(_MUTE[first], raw=raw, notes=tuple(notes))
+    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
+        return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens[1:], phrase=False))
+    command, asks_help, tokens = _leading_command(tokens)
+    found = _scanned(tokens)
+    notes.extend(found.notes)
+    if found.name is None and command is None:
+        command = Command.HELP if asks_help or _greets(first, tokens) else Command.UNKNOWN
+    if command == Command.HELP or (asks_help and found.name is None):
+        return Question(Command.HELP, raw=raw, notes=tuple(notes))
     focus = _focus(tokens) if command in (None, Command.WHY, Command.UNKNOWN) else ""
-    if focus == "who" and name is None:  # "who is using the GPUs?": cluster-wide
+    if focus == "who" and found.name is None:  # "who is using the GPUs?": cluster-wide
         return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens, phrase=True))
     if focus and command == Command.UNKNOWN:
         command = Command.WHY  # "who is using the GPUs?": understood, the job is asked for (bot.slack.app)
     return Question(
         command=command or Command.WHY,
         namespace=found.namespace,
-        name=name,
+        name=found.name,
         kind=None if command == Command.QUEUE else found.kind,
         raw=raw,
-        candidates=tuple(others[:5]),
+        candidates=_others(found),
         notes=tuple(notes),
         focus=focus,
     )

@@ -178,3 +178,57 @@ class SocketModeHub:
     async def close(self) -> None:
         for connection in self.open_connections():
             await connection.close()
+
+
+class SocketModeDriver:
+    """The test's side of Socket Mode (a part of FakeSlack): the connections, envelopes sent, acks awaited."""
+
+    _socket: SocketModeHub
+
+    # -- Socket Mode -----------------------------------------------------------------------------------------
+
+    @property
+    def socket_connections(self) -> list[SocketConnection]:
+        """Every websocket clients opened, in order, open or closed."""
+        return list(self._socket.connections.items)
+
+    @property
+    def socket_envelopes(self) -> list[Envelope]:
+        """Every envelope sent to a client, in order."""
+        return list(self._socket.envelopes)
+
+    async def wait_for_socket_connection(self, nth: int = 1, *, timeout: float = 5) -> SocketConnection:  # noqa: ASYNC109
+        """The `nth` websocket a client opened (1: the first; after a reconnect, 2)."""
+        return await self._socket.connections.wait(None, timeout=timeout, nth=nth)
+
+    async def wait_for_socket_close(self, connection: SocketConnection, *, timeout: float = 5) -> None:  # noqa: ASYNC109
+        await self._socket.closures.wait(lambda c: c is connection, timeout=timeout)
+
+    async def socket_send(
+        self,
+        kind: EnvelopeKind,
+        payload: JsonDict,
+        *,
+        retry_attempt: int = 0,
+        retry_reason: str = "",
+        accepts_response_payload: bool | None = None,
+    ) -> str:
+        """Send an envelope to the newest connected client; returns its envelope_id."""
+        return await self._socket.send(
+            kind,
+            payload,
+            retry_attempt=retry_attempt,
+            retry_reason=retry_reason,
+            accepts_response_payload=accepts_response_payload,
+        )
+
+    async def wait_for_ack(self, envelope_id: str, *, timeout: float = 5) -> Ack:  # noqa: ASYNC109
+        return await self._socket.acks.wait(lambda a: a.envelope_id == envelope_id, timeout=timeout)
+
+    async def socket_disconnect(self, reason: str = "refresh_requested") -> SocketConnection:
+        """Ask the newest client to reconnect, as Slack does ("warning", "refresh_requested", ...)."""
+        return await self._socket.disconnect(reason)
+
+    def socket_drop(self) -> SocketConnection:
+        """Cut the newest client's connection abruptly (no close frame)."""
+        return self._socket.drop()

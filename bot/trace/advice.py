@@ -168,7 +168,7 @@ def _exceeds_advice(walk: Walk, workload: Workload, record: Classification | Non
     shortfall = first_shortfall(walk, never=True)
     if shortfall is not None and walk.fit is not None and len(workload.pod_sets) == 1:
         pods = checks.max_pods_that_fit(walk.fit, workload.pod_sets[0].name, now=False)
-        if pods:
+        if pods and not _lower_minimum(walk, workload, pods):
             walk.act("shrink-request", {"pods": pods, "cluster_queue": walk.fit.cluster_queue}, pods=pods)
     other_queues(walk, workload, now=False)
     if shortfall is not None:
@@ -183,11 +183,21 @@ def _exceeds_advice(walk: Walk, workload: Workload, record: Classification | Non
         )
 
 
+def _lower_minimum(walk: Walk, workload: Workload, pods: int) -> bool:
+    """With partial admission, fewer pods than the minCount fit: the fix is a lower minimum, not a smaller
+    job (Kueue never goes below minCount; a Job's comes from kueue.x-k8s.io/job-min-parallelism)."""
+    minimum = workload.pod_sets[0].min_count
+    if walk.partial is None or minimum is None or pods >= minimum:
+        return False
+    walk.act("lower-min-count", {"pods": pods, "min_pods": minimum}, pods=pods)
+    return True
+
+
 def _waiting_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
     walk.act("wait", {})
     if walk.fit is not None and len(workload.pod_sets) == 1:
         pods = checks.max_pods_that_fit(walk.fit, workload.pod_sets[0].name, now=True)
-        if pods and pods < workload.pod_sets[0].count:
+        if pods and pods < workload.pod_sets[0].count and not _lower_minimum(walk, workload, pods):
             walk.act("shrink-to-start-now", {"pods": pods}, pods=pods)
     other_queues(walk, workload, now=True)
     walk.act("ask-admin-priority")

@@ -15,7 +15,7 @@ from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Text, Value
-from bot.trace.model import QUEUE_NAME_LABEL, Workload
+from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.quota import Capacity
 from bot.trace.walk import Walk
@@ -177,7 +177,20 @@ def _cluster_queue_checks(walk: Walk, chain: QueueChain) -> Verdict | None:
     if cq.cohort:
         cq_params["cohort"] = cq.cohort
     walk.step("cluster-queue", Outcome.PASS, "cluster-queue.ok", cq_params, cohort=cq.cohort)
+    _effective_quota_steps(walk, cq)
     return None
+
+
+def _effective_quota_steps(walk: Walk, cq: ClusterQueue) -> None:
+    """v0.20's status.effectiveQuotas (KEP-12382, DynamicQuotaOrchestration): the quota Kueue schedules
+    with is the orchestrator's, not spec.resourceGroups; raising the spec changes nothing."""
+    owners = [("ClusterQueue", cq.name, cq.effective_quota_by)] if cq.effective_quota_by else []
+    cohort = walk.snapshot.cohort(cq.cohort) if cq.cohort else None
+    if cohort is not None and cohort.effective_quota_by:
+        owners.append(("Cohort", cohort.name, cohort.effective_quota_by))
+    for kind, name, by in owners:
+        params = {"kind": kind, "name": name, "by": by}
+        walk.step("cluster-queue", Outcome.INFO, "cluster-queue.effective-quotas", params, by=by)
 
 
 def flavor_steps(walk: Walk, fit: QueueFit) -> None:
@@ -236,6 +249,8 @@ def _attempt_steps(walk: Walk, pod_set: PodSetFit, attempt: FlavorTry) -> None:
         )
         params: dict[str, str | int | None] = {**base, "labels": labels, "keys": ", ".join(attempt.excluding)}
         walk.step("flavors", Outcome.FAIL, code, params)
+        if attempt.group_keys:
+            walk.act("ask-admin-flavor-keys", {"flavor": attempt.flavor, "keys": ", ".join(attempt.excluding)})
     elif attempt.missing_resources:
         walk.step(
             "flavors", Outcome.FAIL, "flavors.no-quota-for", {**base, "resources": ", ".join(attempt.missing_resources)}

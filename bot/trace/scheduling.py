@@ -121,6 +121,7 @@ def _waiting_pod_steps(walk: Walk, waiting: list[Pod]) -> str:
         summary = parse_failed_scheduling(message)
         if summary is not None and summary.reasons:
             _node_reasons_step(walk, summary, pods)
+            _scheduler_advice(walk, summary)
             first_reason = first_reason or summary.text
             continue
         if len(pods) == 1:
@@ -132,6 +133,21 @@ def _waiting_pod_steps(walk: Walk, waiting: list[Pod]) -> str:
     for name in quiet:
         walk.step("scheduling", Outcome.INFO, "scheduling.waiting", {"pod": name})
     return first_reason
+
+
+_SCHEDULER_TAINT = re.compile(r"untolerated taint\(?s?\)? \{(?P<key>[^:{}]+): ?(?P<value>[^{}]*)\}")
+
+
+def _scheduler_advice(walk: Walk, summary: NodeSummary) -> None:
+    """What the scheduler's counted reasons ask of the job: a toleration for the taint it names, a
+    nodeSelector that some nodes match."""
+    for count, reason in summary.reasons:
+        taint = _SCHEDULER_TAINT.search(reason)
+        if taint is not None:
+            value = taint["value"].strip()
+            walk.act("add-toleration", {"taint": f"{taint['key']}={value}" if value else taint["key"]})
+        elif "didn't match Pod's node affinity" in reason or "didn't match node selector" in reason:
+            walk.act("check-node-selector", {"nodes": count})
 
 
 def _node_reasons_step(walk: Walk, summary: NodeSummary, pods: list[str]) -> None:

@@ -22,7 +22,6 @@ import aiohttp
 import pytest
 import yaml
 from bot.access import AUDIT_LOGGER
-from bot.config import Secret, Settings
 from bot.kube.access import AccessReviewer
 from bot.kube.client import KubeClient, load_api_client
 from bot.kube.dump import parse_text
@@ -32,7 +31,7 @@ from bot.server import Server, build_server
 from bot.service import StaticSource
 
 from tests.fakes.kube_api import FakeKubeAPI
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune: ml-nlp's llm-eval-suite-xl waits ahead
@@ -57,18 +56,6 @@ def _find(docs: list[dict[str, Any]], kind: str, name: str) -> dict[str, Any]:
 
 def _source(docs: list[dict[str, Any]] | None = None) -> StaticSource:
     return StaticSource(parse_text(yaml.safe_dump_all(docs if docs is not None else _docs())).snapshot)
-
-
-def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
-    base = Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
-    return base.__class__(**{**base.__dict__, **overrides})
 
 
 def _text_of(params: dict[str, Any]) -> str:
@@ -105,7 +92,9 @@ def reviewer(kube: FakeKubeAPI, tmp_path: Path) -> Iterator[AccessReviewer]:
 async def _serve(
     slack: FakeSlack, source: Any = None, reviewer: AccessReviewer | None = None, **settings: Any
 ) -> Server:
-    server = build_server(_settings(slack, **settings), source or _source(), clock=lambda: NOW, access_review=reviewer)
+    server = build_server(
+        bot_settings(slack, **settings), source or _source(), clock=lambda: NOW, access_review=reviewer
+    )
     await server.start()
     return server
 
@@ -326,7 +315,7 @@ async def test_dms_go_to_each_jobs_owner_only_and_the_admins_channel_gets_its_na
     )
     store = SQLiteStore(str(tmp_path / "state.sqlite3"))
     server = build_server(
-        _settings(slack, namespace_notify={"ml-nlp": NLP_CHANNEL}),
+        bot_settings(slack, namespace_notify={"ml-nlp": NLP_CHANNEL}),
         _source(docs),
         clock=lambda: NOW,
         store=store,

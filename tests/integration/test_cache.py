@@ -21,6 +21,7 @@ from bot.kube.ondemand import CacheSource, OnDemand
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 
+from tests.cache_support import wait_for, wait_ready
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.paths import SCENARIOS
@@ -61,7 +62,7 @@ async def test_the_cache_answers_as_the_dump(name: str, api: FakeKubeAPI, client
     now = datetime.fromisoformat(str(expect["now"]).replace("Z", "+00:00"))
     dump = explain(parse_text(path.read_text()).snapshot, query, now=now)
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         view = await OnDemand(client, cache).snapshot_for(query.namespace, query.name, query.kind)
         live = explain(view, query, now=now)
         view = await OnDemand(client, cache, visibility=False).snapshot_for(query.namespace, query.name, query.kind)
@@ -228,7 +229,7 @@ async def test_a_question_about_a_pending_workload_costs_no_request(api: FakeKub
         api.add(_job(name))
     now = datetime(2026, 11, 3, 9, 0, tzinfo=UTC)
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         ondemand = OnDemand(client, cache, visibility=False)
         api.clear_requests()
         for name in names:
@@ -243,7 +244,7 @@ async def test_the_pending_workloads_api_is_asked_once_per_queue_per_ttl(api: Fa
     names = _small_cluster(api)
     ticks = [0.0]
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         ondemand = OnDemand(client, cache, pending_ttl=10.0, monotonic=lambda: ticks[0])
         api.clear_requests()
         for name in names:
@@ -265,7 +266,7 @@ async def test_an_admitted_workload_reads_the_job_its_pods_and_their_events(
     api.add(_job(names[0]))
     api.add(_pod(names[0]))
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         api.clear_requests()
         view = await OnDemand(client, cache).snapshot_for(NS, names[0], "Job")
         answer = explain(view, Query(NS, names[0], "Job"), now=datetime(2026, 11, 3, 9, 0, tzinfo=UTC))
@@ -279,7 +280,7 @@ async def test_a_job_without_a_workload_is_read_to_say_so(api: FakeKubeAPI, clie
     _small_cluster(api, jobs=0)
     api.add(_job("lonely"))
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         ondemand = OnDemand(client, cache)
         found = explain(await ondemand.snapshot_for(NS, "lonely", "Job"), Query(NS, "lonely", "Job"), now=Clock().now)
         missing = explain(await ondemand.snapshot_for(NS, "ghost", "Job"), Query(NS, "ghost", "Job"), now=Clock().now)
@@ -294,7 +295,7 @@ async def test_the_namespace_is_read_only_when_a_selector_looks_at_its_labels(
     api.add(_cluster_queue("picky", selector={"matchLabels": {"team": "a"}}))
     api.add(_local_queue(NS, "picky-lq", "picky"))
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         api.clear_requests()
         await OnDemand(client, cache, visibility=False).snapshot_for(NS, "train-0", "Job")
     assert api.count_requests(method="GET", path=f"/api/v1/namespaces/{NS}") == 1
@@ -303,19 +304,19 @@ async def test_the_namespace_is_read_only_when_a_selector_looks_at_its_labels(
 async def test_watch_updates_change_the_order(api: FakeKubeAPI, client: KubeClient) -> None:
     names = _small_cluster(api)
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert _queue(cache) == [f"job-{n}-abcde" for n in names]
         api.add(_workload("urgent", priority=100, created="2026-11-03T09:00:00Z"))
-        await cache.wait_for(lambda: _queue(cache)[:1] == ["job-urgent-abcde"])
+        await wait_for(cache, lambda: _queue(cache)[:1] == ["job-urgent-abcde"])
         api.update(_admitted(_workload(names[0])))
-        await cache.wait_for(lambda: "job-train-0-abcde" not in _queue(cache))
+        await wait_for(cache, lambda: "job-train-0-abcde" not in _queue(cache))
         api.delete("Workload", NS, "job-train-1-abcde")
-        await cache.wait_for(lambda: cache.workload(NS, "job-train-1-abcde") is None)
+        await wait_for(cache, lambda: cache.workload(NS, "job-train-1-abcde") is None)
         assert _queue(cache) == ["job-urgent-abcde", "job-train-2-abcde", "job-train-3-abcde"]
         last = cache.workload(NS, "job-train-3-abcde")
         assert last is not None and cache.position_in("cq", last) == (2, 2)
         api.update(_local_queue(NS, "lq", "elsewhere"))
-        await cache.wait_for(lambda: not _queue(cache))
+        await wait_for(cache, lambda: not _queue(cache))
         assert [w.name for w in cache.pending_in("elsewhere")][:1] == ["job-urgent-abcde"]
 
 
@@ -325,7 +326,7 @@ async def test_not_ready_until_every_kind_has_synced(api: FakeKubeAPI, client: K
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
         await api.wait_for_request(path=r"/apis/kueue\.x-k8s\.io/v1beta2/workloads", watch=True)
         assert not cache.ready and cache.taken_at is None
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert cache.counts()["ClusterQueue"] == 1
 
 
@@ -333,11 +334,11 @@ async def test_offline_the_cache_answers_and_says_how_old_then_catches_up(api: F
     names = _small_cluster(api)
     clock = Clock()
     async with ClusterCache(client, clock=clock, settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         synced_at = cache.taken_at
         assert synced_at == clock.now and cache.stale_seconds(clock.now) == 0
         await api.go_offline()
-        await cache.wait_for(lambda: len(cache.errors) == len(cache.informers))
+        await wait_for(cache, lambda: len(cache.errors) == len(cache.informers))
         clock.now += timedelta(minutes=5)
         assert cache.taken_at == synced_at
         assert cache.stale_seconds(clock.now) == 300
@@ -346,8 +347,8 @@ async def test_offline_the_cache_answers_and_says_how_old_then_catches_up(api: F
         assert answer.verdict.value == "exceeds-max-quota" and answer.snapshot_taken_at == synced_at
         api.add(_workload("while-away"))
         await api.go_online()
-        await cache.wait_for(lambda: cache.workload(NS, "job-while-away-abcde") is not None)
-        await cache.wait_for(lambda: cache.stale_seconds(clock.now) == 0)
+        await wait_for(cache, lambda: cache.workload(NS, "job-while-away-abcde") is not None)
+        await wait_for(cache, lambda: cache.stale_seconds(clock.now) == 0)
 
 
 async def test_quiet_open_watches_are_fresh_however_long_nothing_changes(api: FakeKubeAPI, client: KubeClient) -> None:
@@ -355,14 +356,14 @@ async def test_quiet_open_watches_are_fresh_however_long_nothing_changes(api: Fa
     _small_cluster(api)
     clock = Clock()
     async with ClusterCache(client, clock=clock, settings=FAST) as cache:
-        await cache.wait_ready(10)
-        await cache.wait_for(lambda: cache.watching() == {kind for kind in cache.informers if cache.served(kind)})
+        await wait_ready(cache, 10)
+        await wait_for(cache, lambda: cache.watching() == {kind for kind in cache.informers if cache.served(kind)})
         clock.now += timedelta(minutes=15)
         assert cache.stale_seconds(clock.now) == 0 and cache.taken_at == clock.now
         assert not cache.errors
         broken_at = clock.now
         await api.go_offline()
-        await cache.wait_for(lambda: not cache.watching())
+        await wait_for(cache, lambda: not cache.watching())
         clock.now += timedelta(minutes=2)
         assert cache.taken_at == broken_at and cache.stale_seconds(clock.now) == 120
 
@@ -372,7 +373,7 @@ async def test_the_source_port(api: FakeKubeAPI, client: KubeClient) -> None:
     source = CacheSource.connect(client, clock=Clock())
     await source.start()
     try:
-        await source.cache.wait_ready(10)
+        await wait_ready(source.cache, 10)
         assert source.ready and source.taken_at() == Clock().now
         assert await source.snapshot() is source.cache
     finally:

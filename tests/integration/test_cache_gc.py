@@ -14,6 +14,7 @@ from bot.kube.client import KubeClient
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource
 
+from tests.cache_support import wait_for, wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
 
 FAST = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=60, request_timeout=5.0)
@@ -46,11 +47,11 @@ async def test_the_production_source_freezes_the_synced_cache_once(api: FakeKube
     source = CacheSource.connect(client, clock=_clock)
     await source.start()
     try:
-        await source.cache.wait_ready(10)
+        await wait_ready(source.cache, 10)
         frozen = source.cache.gc_frozen
         assert frozen > 0 and gc.get_freeze_count() > 0  # (frozen objects freed since are no longer counted)
         api.add({"apiVersion": "kueue.x-k8s.io/v1beta2", "kind": "ResourceFlavor", "metadata": {"name": "g"}})
-        await source.cache.wait_for(lambda: source.cache.flavor("g") is not None)
+        await wait_for(source.cache, lambda: source.cache.flavor("g") is not None)
         assert source.cache.gc_frozen == frozen, "once, when first ready"
     finally:
         await source.stop()
@@ -58,7 +59,7 @@ async def test_the_production_source_freezes_the_synced_cache_once(api: FakeKube
 
 async def test_a_cache_leaves_the_collector_alone_unless_asked(client: KubeClient) -> None:
     async with ClusterCache(client, clock=_clock, settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert cache.gc_frozen == 0 and gc.get_freeze_count() == 0
 
 
@@ -72,7 +73,7 @@ async def test_the_first_sync_collects_the_young_generation_rarely_then_restores
     await cache.start()
     try:
         assert gc.get_threshold()[0] == max(before[0], SYNC_GC_THRESHOLD) and not cache.ready
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert gc.get_threshold() == before and cache.gc_frozen > 0
     finally:
         await cache.stop()
@@ -91,7 +92,7 @@ async def test_a_cache_stopped_before_it_synced_restores_the_collector(api: Fake
 async def test_start_twice_is_an_error_and_starts_nothing_more(api: FakeKubeAPI, client: KubeClient) -> None:
     """Issue 14: a second start() silently started a second set of informers (every object replayed)."""
     async with ClusterCache(client, clock=_clock, settings=FAST) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         informers = dict(cache.informers)
         with pytest.raises(RuntimeError, match="already started"):
             await cache.start()

@@ -25,7 +25,6 @@ from typing import Any
 import aiohttp
 import pytest
 import yaml
-from bot.config import Secret, Settings
 from bot.errors import StoreUnavailable
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
@@ -37,9 +36,10 @@ from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.service import StaticSource
 
+from tests.cache_support import wait_for, wait_ready
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 DUMP = SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml"
@@ -54,18 +54,6 @@ FAST = InformerSettings(backoff_base=0.02, backoff_cap=0.1, watch_timeout_second
 
 def _text_of(params: dict[str, Any]) -> str:
     return str(params.get("text", "")) + json.dumps(params.get("blocks") or [])
-
-
-def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
-    base = Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
-    return base.__class__(**{**base.__dict__, **overrides})
 
 
 pytestmark = pytest.mark.fake_kube(bookmark_interval=0.1, dump=DUMP)
@@ -110,7 +98,7 @@ class Live:
 @pytest.fixture
 async def live(slack: FakeSlack, client: KubeClient) -> AsyncIterator[Live]:
     running = await _live(slack, client)
-    await running.cache.wait_ready(10)
+    await wait_ready(running.cache, 10)
     try:
         yield running
     finally:
@@ -120,7 +108,7 @@ async def live(slack: FakeSlack, client: KubeClient) -> AsyncIterator[Live]:
 async def _live(slack: FakeSlack, client: KubeClient) -> Live:
     clock = Clock(T0)
     cache = ClusterCache(client, clock=clock, settings=FAST)
-    server = build_server(_settings(slack), CacheSource(cache, OnDemand(client, cache)), clock=clock)
+    server = build_server(bot_settings(slack), CacheSource(cache, OnDemand(client, cache)), clock=clock)
     server.source_retry_seconds = 0.05
     await server.start()
     return Live(server, cache, clock)
@@ -166,7 +154,7 @@ async def test_the_api_server_unreachable_at_start(slack: FakeSlack, api: FakeKu
         reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
         assert "can't reach the cluster" in reply  # an answer, not silence and not an apology
         await api.go_online()
-        await live.cache.wait_ready(10)
+        await wait_ready(live.cache, 10)
         assert await _get(f"{live.server.url}/readyz") == 200
         assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     finally:
@@ -179,7 +167,7 @@ async def test_the_api_server_going_away_answers_from_the_last_view_saying_how_o
     # Fails if the cache dropped its state on a broken connection, or a question needed the API server.
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     await api.go_offline()
-    await live.cache.wait_for(lambda: not live.cache.watching(), 10)  # the age counts from the broken watches
+    await wait_for(live.cache, lambda: not live.cache.watching(), 10)  # the age counts from the broken watches
     live.clock.now = T0 + timedelta(minutes=10)
     reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     assert "waiting-for-quota" in reply and "3rd" in reply
@@ -187,7 +175,7 @@ async def test_the_api_server_going_away_answers_from_the_last_view_saying_how_o
     # Back online: the watches resume and a change made meanwhile is seen.
     api.delete("Workload", NS, AHEAD)
     await api.go_online()
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 
@@ -197,7 +185,7 @@ async def test_dropped_watches_are_resumed_and_miss_nothing(slack: FakeSlack, ap
     assert api.drop_watches() >= 1
     await rewatched
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 
@@ -212,7 +200,7 @@ async def test_a_storm_of_410_gone_relists_and_keeps_one_copy_of_each_object(
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")  # during the storm
     await relisted
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     cached = sorted(w.name for ns in (NS, "ml-nlp") for w in live.cache.workloads_in(ns))
     served = sorted(o["metadata"]["name"] for o in api.objects("Workload"))
     assert cached == served
@@ -229,7 +217,7 @@ async def test_server_errors_on_lists_and_watches_are_retried_and_answers_go_on(
     assert "waiting-for-quota" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
     await api.wait_for_request(method="GET", path=WORKLOADS, count=before + 7)  # six 503s, then served again
     api.delete("Workload", NS, AHEAD)
-    await live.cache.wait_for(lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
 
 
@@ -262,7 +250,7 @@ async def test_a_slow_api_server_never_delays_the_ack(slack: FakeSlack, api: Fak
 @pytest.fixture
 async def bot(slack: FakeSlack) -> AsyncIterator[Live]:
     clock = Clock(T0)
-    server = build_server(_settings(slack), StaticSource(parse_text(DUMP.read_text()).snapshot), clock=clock)
+    server = build_server(bot_settings(slack), StaticSource(parse_text(DUMP.read_text()).snapshot), clock=clock)
     await server.start()
     try:
         yield Live(server, None, clock)  # type: ignore[arg-type]
@@ -398,7 +386,7 @@ def _annotated(owner: str) -> StaticSource:
 
 
 async def _notifier_bot(slack: FakeSlack, store: SQLiteStore) -> Server:
-    server = build_server(_settings(slack), _annotated(ALICE), clock=Clock(T0), store=store, tick_seconds=3600)
+    server = build_server(bot_settings(slack), _annotated(ALICE), clock=Clock(T0), store=store, tick_seconds=3600)
     await server.start()
     return server
 

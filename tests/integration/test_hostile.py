@@ -24,30 +24,17 @@ from urllib.parse import urlencode
 
 import aiohttp
 import pytest
-from bot.config import Secret, Settings
 from bot.kube.dump import read_dump
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.service import StaticSource
 
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 DUMP = SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml"
 USER, CHANNEL = "U0ALICE01", "C0MLVISION"
 REPO = Path(__file__).resolve().parents[2]
-
-
-def _settings(slack: FakeSlack, *, socket_mode: bool = False) -> Settings:
-    return Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_app_token=Secret(slack.app_token if socket_mode else ""),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
 
 
 @pytest.fixture
@@ -60,7 +47,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
 
 async def _serve(slack: FakeSlack, store: SQLiteStore | None = None, **fields: Any) -> Server:
     source = StaticSource(read_dump(DUMP).snapshot)
-    server = build_server(_settings(slack), source, store=store, tick_seconds=3600)
+    server = build_server(bot_settings(slack), source, store=store, tick_seconds=3600)
     for name, value in fields.items():
         setattr(server, name, value)
     await server.start()
@@ -225,7 +212,7 @@ async def test_snooze_and_stop_are_access_checked_and_echo_the_job_escaped(slack
     # Fails if a crafted Snooze read another namespace (the channel may ask about ml-vision only) or if the
     # confirmation echoed the button's value as live markup (<!channel>).
     source = StaticSource(read_dump(DUMP).snapshot)
-    settings = replace(_settings(slack), channel_namespaces={CHANNEL: ("ml-vision",)})
+    settings = replace(bot_settings(slack), channel_namespaces={CHANNEL: ("ml-vision",)})
     server = build_server(settings, source, store=SQLiteStore(tmp_path / "s.sqlite3"), tick_seconds=3600)
     await server.start()
     try:

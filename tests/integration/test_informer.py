@@ -18,6 +18,7 @@ from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient, load_api_client
 from bot.kube.informer import InformerSettings
 
+from tests.cache_support import wait_for, wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
 
 NS = "team-a"
@@ -65,7 +66,7 @@ async def test_a_list_is_read_page_by_page(api: FakeKubeAPI, client: KubeClient)
     for i in range(5):
         api.add(_workload(f"w{i}"))
     async with _cache(client, InformerSettings(page_size=2)) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert _names(cache) == {f"w{i}" for i in range(5)}
     lists = [r for r in api.requests if r.path == WORKLOADS.replace("\\", "") and not r.watch]
     assert [r.query.get("limit") for r in lists] == ["2", "2", "2"]
@@ -76,13 +77,13 @@ async def test_the_watch_starts_at_the_list_and_bookmarks_advance_it(api: FakeKu
     api.add(_workload("w0"))
     listed_at = str(api.resource_version)
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         watch = await api.wait_for_request(path=WORKLOADS, watch=True)
         assert watch.query["resourceVersion"] == listed_at
         assert watch.query["allowWatchBookmarks"] == "true"
         informer = cache.informers["Workload"]
         changed = api.update(_workload("w0") | {"metadata": {"name": "w0", "namespace": NS, "labels": {"a": "b"}}})
-        await cache.wait_for(lambda: informer.resource_version == changed["metadata"]["resourceVersion"])
+        await wait_for(cache, lambda: informer.resource_version == changed["metadata"]["resourceVersion"])
         assert cache.applied["Workload"] == 2
 
 
@@ -92,7 +93,7 @@ async def test_a_quiet_watch_lives_its_whole_timeout_and_is_no_failure(api: Fake
     api.add(_workload("w0"))
     quick = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=1, watch_read_grace=5.0)
     async with _cache(client, quick) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "elsewhere"}})  # not a Workload
         first = await api.wait_for_request(path=WORKLOADS, watch=True)
         second = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
@@ -107,8 +108,8 @@ async def test_a_watch_the_server_never_ends_is_given_up_after_its_timeout(
     api.watch_deadlines = False  # a server that is gone without closing: nothing comes, ever
     hung = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=1, watch_read_grace=0.5)
     async with _cache(client, hung) as cache:
-        await cache.wait_ready(10)
-        await cache.wait_for(lambda: "Workload" in cache.errors, timeout=10)
+        await wait_ready(cache, 10)
+        await wait_for(cache, lambda: "Workload" in cache.errors, timeout=10)
         assert "outlived its timeoutSeconds" in cache.errors["Workload"]
         await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
         assert cache.informers["Workload"].lists == 1
@@ -120,39 +121,39 @@ async def test_an_expired_watch_relists_and_forgets_what_was_deleted_meanwhile(
     api.add(_workload("stays"))
     api.add(_workload("goes"))
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         await api.go_offline()
-        await cache.wait_for(lambda: "Workload" in cache.errors)
+        await wait_for(cache, lambda: "Workload" in cache.errors)
         api.delete("Workload", NS, "goes")
         api.add(_workload("new"))
         api.compact()  # the watch's resourceVersion is now too old: an ERROR event with 410
         await api.go_online()
         informer = cache.informers["Workload"]
-        await cache.wait_for(lambda: informer.lists == 2 and _names(cache) == {"stays", "new"})
+        await wait_for(cache, lambda: informer.lists == 2 and _names(cache) == {"stays", "new"})
 
 
 async def test_an_http_410_on_the_watch_relists(api: FakeKubeAPI, client: KubeClient) -> None:
     api.add(_workload("w0"))
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         await api.wait_for_request(path=WORKLOADS, watch=True)
         api.fail_next(status=410, path=WORKLOADS, watch=True, message="too old resource version")
         api.drop_watches()
         informer = cache.informers["Workload"]
-        await cache.wait_for(lambda: informer.lists == 2)
+        await wait_for(cache, lambda: informer.lists == 2)
         api.add(_workload("w1"))
-        await cache.wait_for(lambda: _names(cache) == {"w0", "w1"})
+        await wait_for(cache, lambda: _names(cache) == {"w0", "w1"})
 
 
 async def test_a_dropped_stream_is_watched_again_from_where_it_was(api: FakeKubeAPI, client: KubeClient) -> None:
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         await api.wait_for_request(path=WORKLOADS, watch=True)
         api.drop_watches()
         second = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
         assert second.query["resourceVersion"]
         api.add(_workload("after"))
-        await cache.wait_for(lambda: _names(cache) == {"after"})
+        await wait_for(cache, lambda: _names(cache) == {"after"})
         assert cache.informers["Workload"].lists == 1
 
 
@@ -160,7 +161,7 @@ async def test_server_errors_are_retried_with_backoff(api: FakeKubeAPI, client: 
     api.add(_workload("w0"))
     api.fail_next(3, status=500, path=WORKLOADS, watch=False)
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert _names(cache) == {"w0"}
         assert cache.informers["Workload"].failures == 0
     assert api.count_requests(path=WORKLOADS, watch=False) == 4
@@ -169,7 +170,7 @@ async def test_server_errors_are_retried_with_backoff(api: FakeKubeAPI, client: 
 async def test_too_many_requests_waits_as_told(api: FakeKubeAPI, client: KubeClient) -> None:
     api.fail_next(1, status=429, path=WORKLOADS, watch=False, retry_after=0)
     async with _cache(client) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
     assert api.count_requests(path=WORKLOADS, watch=False) == 2
 
 
@@ -181,7 +182,7 @@ async def test_slow_answers_time_out_then_recover(api: FakeKubeAPI, client: Kube
         await api.wait_for_request(path=WORKLOADS, watch=False, count=2)
         assert not cache.ready and "Workload" in cache.errors
         api.clear_faults()
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert _names(cache) == {"w0"} and not cache.errors
 
 
@@ -192,7 +193,7 @@ async def test_an_old_kueue_serving_only_v1beta1(tmp_path: Path) -> None:
         api_client = load_api_client(str(old.write_kubeconfig(tmp_path / "old")))
         try:
             async with _cache(KubeClient(api_client)) as cache:
-                await cache.wait_ready(10)
+                await wait_ready(cache, 10)
                 assert cache.version == "v1beta1"
                 assert _names(cache) == {"legacy"}
             assert old.count_requests(path=r"/apis/kueue\.x-k8s\.io/v1beta1/workloads") >= 2
@@ -213,7 +214,7 @@ async def test_without_kueue_the_cache_does_not_start(tmp_path: Path) -> None:
 async def test_optional_kinds_not_served_are_not_errors(api: FakeKubeAPI, client: KubeClient) -> None:
     api.fail_next(1, status=404, path=r"/apis/kueue\.x-k8s\.io/v1beta2/cohorts", watch=False)
     async with _cache(client, kinds=("Workload", "Cohort", "Topology")) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert cache.served("Cohort") is False and cache.served("Topology") is True
         assert not cache.informers["Cohort"].alive
         assert cache.taken_at == _clock()
@@ -225,10 +226,10 @@ async def test_a_streamed_initial_list(api: FakeKubeAPI, client: KubeClient) -> 
         api.add(_workload(f"w{i}"))
     streamed = InformerSettings(initial="watch-list", backoff_base=0.05)
     async with _cache(client, streamed) as cache:
-        await cache.wait_ready(10)
+        await wait_ready(cache, 10)
         assert _names(cache) == {"w0", "w1", "w2"}
         api.add(_workload("w3"))
-        await cache.wait_for(lambda: len(_names(cache)) == 4)
+        await wait_for(cache, lambda: len(_names(cache)) == 4)
         api.drop_watches()
         again = await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
         assert again.query["resourceVersion"] and "sendInitialEvents" not in again.query
@@ -241,7 +242,7 @@ async def test_stop_ends_every_thread_and_task(api: FakeKubeAPI, client: KubeCli
     before = asyncio.all_tasks()
     cache = _cache(client, kinds=("Workload", "LocalQueue", "ClusterQueue"))
     await cache.start()
-    await cache.wait_ready(10)
+    await wait_ready(cache, 10)
     await api.wait_for_request(path=r"/apis/kueue\.x-k8s\.io/v1beta2/clusterqueues", watch=True)
     threads = [t for t in threading.enumerate() if t.name.startswith("informer-")]
     assert len(threads) == 3

@@ -13,7 +13,6 @@ from urllib.parse import urlencode
 
 import pytest
 import yaml
-from bot.config import Secret, Settings
 from bot.kube.decode import decode
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
@@ -22,8 +21,9 @@ from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
+from tests.cache_support import wait_ready
 from tests.clocks import Clock
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 ALICE = "U0ALICE01"
@@ -101,18 +101,6 @@ async def slack() -> AsyncIterator[FakeSlack]:
         yield fake
 
 
-def _settings(slack: FakeSlack, **overrides: Any) -> Settings:
-    base = Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
-    return base.__class__(**{**base.__dict__, **overrides})
-
-
 @pytest.fixture
 def db(tmp_path: Path) -> Iterator[Path]:
     yield tmp_path / "state.sqlite3"
@@ -130,7 +118,7 @@ async def serve(slack: FakeSlack, db: Path) -> AsyncIterator[Serve]:
 
     async def start(source: Timeline, clock: Clock, **settings: Any) -> Server:
         server = build_server(
-            _settings(slack, **settings), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600
+            bot_settings(slack, **settings), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600
         )
         started.append(server)
         await server.start()
@@ -553,10 +541,10 @@ async def test_on_a_live_cluster_the_owners_named_on_the_job_and_its_owner_are_t
         api.add_all([*docs, parent], validate=False)
         api_client = load_api_client(str(api.write_kubeconfig(tmp_path / "kubeconfig")))
         source = CacheSource.connect(KubeClient(api_client), clock=clock, freeze_gc=False)
-        server = build_server(_settings(slack), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
+        server = build_server(bot_settings(slack), source, clock=clock, store=SQLiteStore(str(db)), tick_seconds=3600)
         await server.start()
         try:
-            await source.cache.wait_ready(10)
+            await wait_ready(source.cache, 10)
             assert server.notifier is not None
             await server.notifier.run_pass()
             await server.notifier.run_pass()

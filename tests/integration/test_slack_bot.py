@@ -21,25 +21,13 @@ from bot.server import Server, build_server
 from bot.service import StaticSource
 from bot.trace.snapshot import Snapshot
 
-from tests.fakes.slack_api import FakeSlack
+from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS
 
 QUESTION_SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, position 3
 NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
 USER = "U0ALICE01"
 CHANNEL = "C0MLVISION"
-
-
-def _settings(slack: FakeSlack, *, socket_mode: bool = False) -> Settings:
-    return Settings(
-        slack_bot_token=Secret(slack.bot_token),
-        slack_signing_secret=Secret(slack.signing_secret),
-        slack_app_token=Secret(slack.app_token if socket_mode else ""),
-        slack_api_url=slack.api_url,
-        host="127.0.0.1",
-        port=0,
-        log_format="text",
-    )
 
 
 def _text_of(call_params: dict[str, Any]) -> str:
@@ -59,7 +47,7 @@ async def slack() -> AsyncIterator[FakeSlack]:
 async def _serve(slack: FakeSlack, source: Any = None, *, socket_mode: bool = False) -> Server:
     if source is None:
         source = StaticSource(read_dump(SCENARIOS / QUESTION_SCENARIO / "cluster.yaml").snapshot)
-    server = build_server(_settings(slack, socket_mode=socket_mode), source, clock=lambda: NOW)
+    server = build_server(bot_settings(slack, socket_mode=socket_mode), source, clock=lambda: NOW)
     await server.start()
     return server
 

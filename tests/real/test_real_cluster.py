@@ -26,6 +26,7 @@ from bot.server import build_server
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 
+from tests.cache_support import wait_for, wait_ready
 from tests.fakes.slack_api import FakeSlack
 from tests.real.cluster import Cluster
 
@@ -67,7 +68,7 @@ async def cache(reader: KubeClient) -> AsyncIterator[ClusterCache]:
     cache = ClusterCache(reader, clock=_now)
     await cache.start()
     try:
-        await cache.wait_ready(60)
+        await wait_ready(cache, 60)
         yield cache
     finally:
         await cache.stop()
@@ -92,10 +93,10 @@ async def _three_jobs(cluster: Cluster, cache: ClusterCache, q: Queues) -> None:
     """one-a and one-b (1 CPU each) admitted by Kueue; three (3 CPU) never fits; one-c (1 CPU) waits."""
     for name, cpu in (("one-a", "1"), ("one-b", "1"), ("three", "3")):
         cluster.job(q.namespace, name, q.local_queue, cpu)
-    await cache.wait_for(lambda: all(_condition(cache, q.namespace, j, "Admitted") for j in ("one-a", "one-b")), 60)
-    await cache.wait_for(lambda: _condition(cache, q.namespace, "three", "QuotaReserved") is not None, 60)
+    await wait_for(cache, lambda: all(_condition(cache, q.namespace, j, "Admitted") for j in ("one-a", "one-b")), 60)
+    await wait_for(cache, lambda: _condition(cache, q.namespace, "three", "QuotaReserved") is not None, 60)
     cluster.job(q.namespace, "one-c", q.local_queue, "1")
-    await cache.wait_for(lambda: _condition(cache, q.namespace, "one-c", "QuotaReserved") is not None, 60)
+    await wait_for(cache, lambda: _condition(cache, q.namespace, "one-c", "QuotaReserved") is not None, 60)
 
 
 async def test_real_jobs_and_kueue_s_own_conditions_are_explained(
@@ -165,7 +166,7 @@ async def test_quiet_watches_live_five_minutes_and_answers_stay_fresh(
     assert cache.stale_seconds(_now()) == 0 and cache.watching() == {k for k in cache.informers if cache.served(k)}
     changed = time.monotonic()
     cluster.set_quota(queues.cluster_queue, "6")  # 2 in use + three (3) + one-c (1): Kueue admits both
-    await cache.wait_for(lambda: bool(_condition(cache, queues.namespace, "three", "QuotaReserved").is_true), 60)
+    await wait_for(cache, lambda: bool(_condition(cache, queues.namespace, "three", "QuotaReserved").is_true), 60)
     seen_after = time.monotonic() - changed
     answer = await _ask(cache, reader, queues.namespace, "three")
     assert answer.verdict.value != "exceeds-max-quota", answer.verdict
@@ -195,7 +196,7 @@ async def test_serve_syncs_and_answers_in_slack(
     server = build_server(settings, source, clock=_now)
     await server.start()
     try:
-        await source.cache.wait_ready(60)
+        await wait_ready(source.cache, 60)
         await _three_jobs(cluster, source.cache, queues)
         event = slack.app_mention_event("U0ALICE01", "C0REAL", f"why is {queues.namespace}/three pending?")
         await slack.deliver_event(f"{server.url}/slack/events", event)

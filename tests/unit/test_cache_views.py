@@ -4,16 +4,8 @@ cohort trees that report no reservation, as before it kept anything."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from datetime import UTC, datetime
-from typing import Any
-
 from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient
-from bot.kube.compact import Interner
-from bot.kube.decode import decode
 from bot.kube.informer import Change
-from kubernetes import client as k8s_client
 
 from tests.builders import (
     NS,
@@ -27,28 +19,14 @@ from tests.builders import (
     resource_flavor,
     workload,
 )
-
-T0 = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
-
-
-def _cache(objects: Iterable[dict[str, Any]] = ()) -> ClusterCache:
-    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: T0)
-    _put(cache, objects)
-    return cache
-
-
-def _put(cache: ClusterCache, objects: Iterable[dict[str, Any]]) -> None:
-    parts = Interner()
-    for raw in objects:
-        for obj in decode(raw, parts):
-            cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
+from tests.cache_support import cache_of, put
 
 
 def test_a_change_to_a_small_kind_reaches_the_next_view() -> None:
-    cache = _cache([resource_flavor("default"), cluster_queue("cq"), local_queue()])
+    cache = cache_of([resource_flavor("default"), cluster_queue("cq"), local_queue()])
     first = cache.view(NS)
     assert cache.view(NS).cluster_queues() == first.cluster_queues()
-    _put(cache, [cluster_queue("cq", cpu_group(cpu=99), cohort="research"), resource_flavor("spot")])
+    put(cache, [cluster_queue("cq", cpu_group(cpu=99), cohort="research"), resource_flavor("spot")])
     second = cache.view(NS)
     known = second.cluster_queue("cq")
     assert known is not None and known.cohort == "research"
@@ -58,9 +36,9 @@ def test_a_change_to_a_small_kind_reaches_the_next_view() -> None:
 
 
 def test_a_view_keeps_what_it_was_given() -> None:
-    cache = _cache([cluster_queue("cq"), local_queue(), *pending("a")])
+    cache = cache_of([cluster_queue("cq"), local_queue(), *pending("a")])
     before = cache.view(NS)
-    _put(cache, pending("b"))
+    put(cache, pending("b"))
     after = cache.view(NS)
     assert [w.name for w in before.pending_in("cq")] != [w.name for w in after.pending_in("cq")]
     assert len(before.workloads_in(NS)) == 1 and len(after.workloads_in(NS)) == 2
@@ -87,7 +65,7 @@ def test_the_view_counts_the_workloads_of_its_cohort_trees_that_report_no_reserv
         workload("in-far", namespace="ops", queue="q", status=reserved("far", assignment("main", 1))),
         workload("in-other", namespace="ops", queue="q", status=reserved("other-tree", assignment("main", 1))),
     ]
-    cache = _cache(objects)
+    cache = cache_of(objects)
     assert _in_cluster_queues(cache) == {
         "cq": [],
         "near": ["in-near"],
@@ -95,8 +73,8 @@ def test_the_view_counts_the_workloads_of_its_cohort_trees_that_report_no_reserv
         "parented": [],
         "other-tree": [],
     }
-    _put(cache, [cluster_queue("far", cohort="root")])  # stops reporting: now counted
-    _put(cache, [cohort("elsewhere", parent="root")])  # the other tree joins this one
+    put(cache, [cluster_queue("far", cohort="root")])  # stops reporting: now counted
+    put(cache, [cohort("elsewhere", parent="root")])  # the other tree joins this one
     assert _in_cluster_queues(cache) == {
         "cq": [],
         "near": ["in-near"],

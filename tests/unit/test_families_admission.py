@@ -163,6 +163,7 @@ class Case:
     steps: tuple[str, ...] = ()  # step codes that must appear
     no_steps: tuple[str, ...] = ()  # step codes that must not appear
     position: int | None = None
+    actions: dict[str, int] = field(default_factory=dict)  # action code -> its `pods`
 
     def run(self) -> Explanation:
         return explain_objects(self.objects)
@@ -176,6 +177,7 @@ CASES_ADMISSION = [
         V.WAITING_FOR_QUOTA,
         headline={"pods": 5, "all_pods": 8, "min_pods": 3, "needed": "8", "resource": "cpu"},
         says=("5", "8", "3"),
+        actions={"lower-min-count": 1},  # 1 pod fits what is free now, below the minimum
     ),
     Case(
         "partial: never fits even at minCount 6 (12 cpu > 10)",
@@ -183,6 +185,7 @@ CASES_ADMISSION = [
         V.EXCEEDS_MAX_QUOTA,
         headline={"min_pods": 6, "all_pods": 8, "requested": "12", "maximum": "10"},
         says=("6", "12", "10"),
+        actions={"lower-min-count": 5},  # not "shrink the job": Kueue never goes below minCount
     ),
     Case(
         "partial: fits partially now (nothing in use: 5 of 8 pods start at the next try)",
@@ -298,6 +301,7 @@ CASES_ADMISSION = [
         ],
         V.EXCEEDS_MAX_QUOTA,
         headline={"requested": "6", "maximum": "4"},
+        steps=("cluster-queue.effective-quotas",),  # raising spec.resourceGroups would change nothing
     ),
     Case(
         "effectiveQuotas: spec says 2 cpu, the orchestrator gives 10: a 6 cpu job fits",
@@ -375,6 +379,7 @@ CASES_ADMISSION = [
         ],
         V.EXCEEDS_MAX_QUOTA,
         headline={"requested": "4", "maximum": "3"},
+        steps=("cluster-queue.effective-quotas",),
     ),
     # --- 6. a stopped LocalQueue is out of the queue (bug b) -----------------------------------------
     Case(
@@ -413,6 +418,11 @@ def test_family(case: Case) -> None:
                 assert str(value) in sentence, (language, name, sentence)
     if case.position is not None:
         assert explanation.position is not None and explanation.position.cluster_queue == case.position
+    actions = {a.code: a.data.get("pods") for a in explanation.actions}
+    for code, pods in case.actions.items():
+        assert actions.get(code) == pods, actions
+    if case.actions:
+        assert "shrink-request" not in actions and "shrink-to-start-now" not in actions, actions
 
 
 def test_a_job_in_a_stopped_local_queue_has_no_place() -> None:

@@ -115,6 +115,7 @@ def test_pods_pending_the_scheduler_summary_once_with_its_counts() -> None:
     assert "scheduling.failed" not in step_codes(explanation)
     assert "train-0, train-1, train-2" in english and "3 × Insufficient nvidia.com/gpu" in english
     assert english.count("Insufficient nvidia.com/gpu") == 2  # the headline and the one step
+    assert "Add a toleration for gpu=true to the job's pod template." in english  # the taint the scheduler named
     french = said(explanation, "fr")
     assert "0 nœud(s) sur 5 conviennent" in french and "2 × node(s) had untolerated taint {gpu: true}" in french
 
@@ -654,6 +655,7 @@ def test_node_labels_v1beta1_the_group_keys_exclude_the_flavor() -> None:
     english = said(explanation)
     assert "Flavor plain (no node labels) does not set zone, which pod set main selects" in english
     assert "v0.17.6" in english
+    assert "or to set zone in flavor plain's nodeLabels" in english
     assert "ne pose pas zone" in said(explanation, "fr")
 
 
@@ -683,3 +685,4 @@ def test_admitted_pods_the_label_that_excludes_every_node() -> None:
     assert "scheduling.label-excludes" in step_codes(explanation)
     assert "None of the 2 known node(s) has the label pool=gpu-a100" in said(explanation)
     assert "2 × node(s) didn't match Pod's node affinity/selector" in said(explanation)
+    assert "check-node-selector" in action_codes(explanation)

@@ -6,22 +6,14 @@ No timing here (that is bench/)."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable
-from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
 import pytest
-from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient
-from bot.kube.compact import Interner
-from bot.kube.decode import decode
-from bot.kube.informer import Change
 from bot.trace.demand import demand_before, workload_demand
 from bot.trace.model import ClusterQueue
 from bot.trace.quota import QuotaState, _capacity, _Tree, capacity, quota_state
 from bot.trace.snapshot import MemorySnapshot, Snapshot
-from kubernetes import client as k8s_client
 
 from tests.builders import (
     NS,
@@ -38,21 +30,7 @@ from tests.builders import (
     snapshot,
     workload,
 )
-
-T0 = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
-
-
-def _cache(objects: Iterable[dict[str, Any]] = ()) -> ClusterCache:
-    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: T0)
-    _put(cache, objects)
-    return cache
-
-
-def _put(cache: ClusterCache, objects: Iterable[dict[str, Any]]) -> None:
-    parts = Interner()
-    for raw in objects:
-        for obj in decode(raw, parts):
-            cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
+from tests.cache_support import cache_of, put
 
 
 def _fresh(view: Snapshot, cq: ClusterQueue, flavor: str = "default", resource: str = "cpu") -> object:
@@ -96,7 +74,7 @@ def test_a_memory_snapshot_builds_its_quota_state_once_and_answers_as_a_fresh_on
 
 
 def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
-    cache = _cache([*TREE, _holding("w1", "a", "2")])
+    cache = cache_of([*TREE, _holding("w1", "a", "2")])
     _check_all(cache)
     first = cache.view(NS)
     _check_all(first)
@@ -105,7 +83,7 @@ def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
     assert a is not None and capacity(cache, a, "default", "cpu").used == Decimal(2)
 
     # Admitted usage changes in a queue that reports none: the same state, a new answer.
-    _put(cache, [_holding("w2", "a", "3"), _holding("w3", "alone", "1")])
+    put(cache, [_holding("w2", "a", "3"), _holding("w3", "alone", "1")])
     second = cache.view(NS)
     _check_all(cache)
     _check_all(second)
@@ -115,7 +93,7 @@ def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
     assert alone is not None and capacity(second, alone, "default", "cpu").used == Decimal(1)
 
     # A ClusterQueue's reported usage changes: a new state for the views after it; older views keep theirs.
-    _put(cache, [cluster_queue("b", cpu_group(cpu=6), cohort="root", reservation={"default": {"cpu": 1}})])
+    put(cache, [cluster_queue("b", cpu_group(cpu=6), cohort="root", reservation={"default": {"cpu": 1}})])
     third = cache.view(NS)
     assert third.derived() is not second.derived()
     _check_all(third)
@@ -125,7 +103,7 @@ def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
     assert old_b is not None and capacity(first, old_b, "default", "cpu").used == Decimal(5)
 
     # The tree changes shape: a Cohort's parent goes away.
-    _put(cache, [cohort("child", cpu_group(cpu=1))])
+    put(cache, [cohort("child", cpu_group(cpu=1))])
     fourth = cache.view(NS)
     _check_all(fourth)
     a = fourth.cluster_queue("a")
@@ -161,7 +139,7 @@ def _scan(view: Snapshot, namespace: str, name: str) -> list[str]:
 def test_the_owner_index_finds_what_a_scan_of_the_namespace_finds(seed: int) -> None:
     objects, asked = _jobs_and_workloads(seed)
     memory = snapshot(objects)
-    cache = _cache(objects)
+    cache = cache_of(objects)
     for namespace, name in asked:
         expected = _scan(memory, namespace, name)
         assert sorted(w.name for w in memory.workloads_of_owner(namespace, name)) == expected
