@@ -11,7 +11,7 @@ import signal
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from aiohttp import web
 
@@ -21,7 +21,7 @@ from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.notify.actions import StoreWatches
-from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
+from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
@@ -262,7 +262,7 @@ def _slack_settings(settings: Settings) -> SlackSettings:
 
 def _history(store: StateStore) -> HistoryRecorder:
     """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
-    return HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
+    return HistoryRecorder(_history_store(store))
 
 
 def _notifier(
@@ -330,6 +330,14 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
     router.add_get("/healthz", healthz)
     router.add_get("/readyz", readyz)
     router.add_get("/metrics", metrics_endpoint)
+
+
+def _history_store(store: StateStore) -> HistoryStore:
+    """Where the queue history lives: beside the state (its SQLite database, its ConfigMaps), else in memory."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteHistory(store.path)
+    beside = getattr(store, "history_store", None)  # ConfigMapStore: the history in ConfigMaps too
+    return cast("HistoryStore", beside()) if callable(beside) else MemoryHistory()
 
 
 async def _store_answers(store: StateStore | None) -> bool:

@@ -265,7 +265,7 @@ def test_the_tour_as_a_command_answers_every_line_with_verdicts_positions_thread
     assert "── 10:45" in out and "── 11:00" in out
     assert "✉  DM from kueue-bot\n│ equipe-data/train-octobre will never start" in out  # the watcher's DMs
     assert "✉  DM from kueue-bot (updated)\n│ ✅ ml-vision/vit-large-finetune was admitted" in out
-    assert "(the script is over: 13 line(s), every one answered)" in out
+    assert "(the script is over: 15 line(s), every one answered)" in out
 
 
 def test_without_a_terminal_the_demo_plays_its_tour_and_exits() -> None:
