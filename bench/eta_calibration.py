@@ -6,7 +6,8 @@ A ClusterQueue of C GPUs is simulated under known distributions: Poisson arrival
 from a fixed mix, run times lognormal (or exponential); Kueue admits in queue order (StrictFIFO: the head
 waits until it fits; BestEffortFIFO: any queued job that fits is admitted, in order). Every `--every`
 simulated minutes after a warm-up of one window (24 h), each job waiting at that moment asks "when will it
-run?". The estimator sees only what the bot would have seen by then: the admissions of the last 24 h. The
+run?". The estimator sees only what the bot would have seen by then: the admissions of the last 24 h and
+the jobs waiting at that moment (when each was queued, its size: what the snapshot shows). The
 true answer is the job's admission time in the simulation. Per confidence level (50, 80, 90 %) it reports
 how often the true wait fell inside the stated interval, and the same for two baselines measured in the
 same run on the same questions:
@@ -37,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.trace.eta import ESTIMATE, WINDOW, Estimator, History, Observed, near
+from bot.trace.eta import ESTIMATE, WINDOW, Estimator, History, Observed, Waiting
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 LEVELS = (50, 80, 90)
@@ -168,11 +169,12 @@ def calibrate(scenario: Scenario, days: float, every_minutes: float, seed: int) 
         history = History(
             tuple(Observed("cq", "gpu", at(j.queued), at(j.admitted or 0), Decimal(j.size)) for j in seen)
         )
-        estimator = Estimator(history, cluster_queue="cq", flavor="gpu", now=at(moment))
         waiting = sorted(
             (j for j in jobs if j.queued <= moment and (j.admitted is None or j.admitted > moment)),
             key=lambda j: (j.queued, j.id),
         )
+        pending = tuple(Waiting(at(j.queued), Decimal(j.size)) for j in waiting)  # what the snapshot shows
+        estimator = Estimator(history, cluster_queue="cq", flavor="gpu", now=at(moment), pending=pending)
         past_waits = [(j.admitted or 0) - j.queued for j in seen]
         finished_runs = [j.run for j in jobs if j.finished is not None and moment - window <= j.finished <= moment]
         mean_run = statistics.fmean(finished_runs) if finished_runs else None
@@ -186,7 +188,7 @@ def calibrate(scenario: Scenario, days: float, every_minutes: float, seed: int) 
             etas = {level: estimator.eta(position, confidence=level, amount=Decimal(job.size)) for level in LEVELS}
             if all(e.status == ESTIMATE for e in etas.values()):
                 ours.answered += 1
-                point = statistics.median(near(estimator.samples, position, amount=Decimal(job.size)))
+                point = estimator.median(position, Decimal(job.size)) or 0.0
                 ours.errors.append(abs(point - truth))
                 for level, eta in etas.items():
                     low, high = eta.low_seconds or 0, eta.high_seconds or 0

@@ -11,7 +11,7 @@ import signal
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from aiohttp import web
 
@@ -24,7 +24,7 @@ from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
 from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest, MemoryDigests, SQLiteDigests
-from bot.notify.history import HistoryRecorder, MemoryHistory, SQLiteHistory
+from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
@@ -340,7 +340,7 @@ def _slack_settings(settings: Settings) -> SlackSettings:
 
 def _history(store: StateStore) -> HistoryRecorder:
     """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
-    return HistoryRecorder(SQLiteHistory(store.path) if isinstance(store, SQLiteStore) else MemoryHistory())
+    return HistoryRecorder(_history_store(store))
 
 
 def _notifier(
@@ -466,6 +466,12 @@ def _admin_side(
         is_leader=is_leader or (lambda: True),
         tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
     )
+def _history_store(store: StateStore) -> HistoryStore:
+    """Where the queue history lives: beside the state (its SQLite database, its ConfigMaps), else in memory."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteHistory(store.path)
+    beside = getattr(store, "history_store", None)  # ConfigMapStore: the history in ConfigMaps too
+    return cast("HistoryStore", beside()) if callable(beside) else MemoryHistory()
 
 
 async def _store_answers(store: StateStore | None) -> bool:

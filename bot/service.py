@@ -29,6 +29,7 @@ from bot.trace.multikueue import Placement, multikueue_check, placement
 from bot.trace.queueview import QueueView, describe_queue
 from bot.trace.resolve import is_part_of_a_job
 from bot.trace.snapshot import MemorySnapshot, Snapshot
+from bot.trace.usage import Unknown, Usage, resolve, who_uses
 
 Clock = Callable[[], datetime]
 MAX_CHOICES = 10
@@ -151,6 +152,14 @@ class Unavailable:
 
 
 Outcome = Answered | Choose | NotFound | Refused | Unavailable
+
+
+@dataclass(frozen=True)
+class Using:
+    """Who holds a resource (issue 16): the usage, and the namespaces whose names the answer may show."""
+
+    usage: Usage
+    shown: frozenset[str]
 
 
 @dataclass(frozen=True)
@@ -472,6 +481,26 @@ class BotService:
             if len(found) == 3:
                 break
         return tuple(found)
+
+    async def who(
+        self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False
+    ) -> Using | Unknown | Unavailable | None:
+        """Issue 16: who holds a resource (in a flavor, a ClusterQueue: `words`), cluster-wide, with the
+        names of the namespaces every reader may see (the others counted). With `only_if_known`, None when a
+        word names none of them (then it was a job's name)."""
+        if not self.source.ready:
+            return Unavailable()
+        snapshot = await self.source.snapshot()
+        subject = resolve(snapshot, words)
+        if isinstance(subject, Unknown):
+            if only_if_known:
+                return None
+            self._audit(asker, "who", None, subject.word, None, "unknown")
+            return subject
+        usage = who_uses(snapshot, subject, now=self.clock())
+        shown = [ns for ns in sorted(usage.namespaces()) if await self.audience_sees(asker, [ns])]
+        self._audit(asker, "who", subject.cluster_queue or None, subject.resource, None, "answered")
+        return Using(usage, frozenset(shown))
 
     async def queue(self, asker: Asker, namespace: str, local_queue: str) -> QueueView | Refused | Unavailable:
         """`/kueue queue ns/lq`: the queue's state (one audit entry). Names in it are for the caller to

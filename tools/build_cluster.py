@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import random
 import sys
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
@@ -333,6 +334,82 @@ JOBS = (
                    gpu_limit="1"),
         reserved="10:20:12"),
 )  # fmt: skip
+
+
+# --- the day before: what the ETA rests on ---------------------------------------------------------------
+#
+# Generated, not hand-written: yesterday evening's batch in vision-gpu, so that the bot has seen this queue
+# move (bot.notify.history records each Workload's own admission, from its conditions). Poisson arrivals from
+# 10:40 to 22:30, 1 to 4 GPUs each, lognormal run times of 60 min on average, admitted as Kueue's
+# BestEffortFIFO would (in order, any that fits the 8 GPUs); every run ends by 01:58, before yolo-nightly
+# starts at 02:00 (a run that would last longer is cut there: the team's batch window). The Jobs and their
+# Workloads stay (finished, as Kueue keeps them); their pods were cleaned up, so the dumps carry none.
+
+_PAST_SEED = 1014
+_PAST_FROM, _PAST_UNTIL, _PAST_DONE = "2026-10-13T10:40:00Z", "2026-10-13T22:30:00Z", "01:58:00"
+_PAST_MODELS = ("resnet-ablation", "dino-probe", "swin-bench", "mask-rcnn", "depth-est", "ocr-batch")
+_PAST_SIZES = ((1, 1, 0.3), (1, 2, 0.4), (2, 2, 0.3))  # (pods, GPUs per pod, probability)
+
+
+def _past_jobs() -> tuple[Job, ...]:
+    rng = random.Random(_PAST_SEED)
+    start, until, done = at(_PAST_FROM), at(_PAST_UNTIL), at(_PAST_DONE)
+    capacity = int(QUEUES["vision-gpu"].quota[GPU])
+    mean_gpus = sum(pods * gpus * p for pods, gpus, p in _PAST_SIZES)
+    rate = 0.9 * capacity / (mean_gpus * 60)  # arrivals a minute at a load of 0.9
+    arrivals: list[tuple[datetime, int, int, float]] = []
+    moment = start
+    while True:
+        moment += timedelta(seconds=round(rng.expovariate(rate) * 60))
+        if moment > until:
+            break
+        pods, gpus, _ = rng.choices(_PAST_SIZES, [p for *_, p in _PAST_SIZES])[0]
+        minutes = rng.lognormvariate(0, 0.6) * 60 / 1.197  # mean 60 (exp(0.6^2 / 2) = 1.197)
+        arrivals.append((moment, pods, gpus, minutes))
+    running: list[tuple[datetime, int]] = []  # (finish, GPUs)
+    waiting: list[int] = []  # indexes into arrivals, in order
+    admitted: dict[int, tuple[datetime, datetime]] = {}
+    events = sorted({a[0] for a in arrivals})
+    index = 0
+    clock = start
+    while index < len(arrivals) or waiting:
+        next_finish = min((f for f, _ in running), default=None)
+        next_arrival = arrivals[index][0] if index < len(arrivals) else None
+        if next_arrival is not None and (next_finish is None or next_arrival <= next_finish):
+            clock = next_arrival
+            waiting.append(index)
+            index += 1
+        elif next_finish is not None:
+            clock = next_finish
+            running = [r for r in running if r[0] > clock]
+        else:
+            break
+        free = capacity - sum(g for _, g in running)
+        for queued in list(waiting):  # BestEffortFIFO: in order, any that fits
+            _, pods, gpus, minutes = arrivals[queued]
+            if pods * gpus <= free:
+                end = min(clock + timedelta(seconds=round(minutes * 60)), done)
+                admitted[queued] = (clock + timedelta(seconds=1), end)
+                running.append((end, pods * gpus))
+                free -= pods * gpus
+                waiting.remove(queued)
+    del events
+    found = []
+    for number, (created, pods, gpus, _) in enumerate(arrivals):
+        if number not in admitted:
+            continue
+        began, ended = admitted[number]
+        model = _PAST_MODELS[number % len(_PAST_MODELS)]
+        found.append(
+            Job("ml-vision", f"{model}-{number:03d}", "vision-gpu", stamp(created), pods,
+                _container("trainer", f"registry.example.com/ml-vision/{model}:2026.10", ["--run", str(number)],
+                           {"cpu": str(4 * gpus), "memory": f"{32 * gpus}Gi"}, gpu=str(gpus)),
+                admitted=stamp(began), finished=stamp(ended))
+        )  # fmt: skip
+    return tuple(found)
+
+
+PAST = _past_jobs()
 
 
 # --- objects ----------------------------------------------------------------------------------------------
@@ -1275,11 +1352,11 @@ def cluster(state_index: int) -> list[Obj]:
     objects += admission_check_objs(rv)
     objects += [cluster_queue_obj(queue, rv, now) for queue in QUEUES.values()]
     objects += [local_queue_obj(queue, rv, now) for queue in QUEUES.values()]
-    jobs = [job for job in JOBS if at(job.created) <= now]
+    jobs = [job for job in (*PAST, *JOBS) if at(job.created) <= now]
     objects += [job_obj(job, rv, now) for job in jobs]
     objects += [workload_obj(job, state_index, rv, now) for job in jobs]
     for job in jobs:
-        if job.phase(now) in ("admitted", "finished"):
+        if job.phase(now) in ("admitted", "finished") and job not in PAST:  # the day before's: cleaned up
             objects += [pod_obj(job, index, plan, rv, now) for index, plan in enumerate(job.placement)]
     objects += [provisioning_request_obj(job, rv) for job in jobs if job.phase(now) == "reserved"]
     events = [(when, event) for job in jobs for when, event in job_events(job, state_index, rv, now)]

@@ -949,6 +949,29 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.summary.when": "When: {eta}",
     "slack.details.step.holders": "Who holds it",
     "slack.details.step.what-if": "What would get it admitted",
+    # "who is using the GPUs?" cluster-wide (issue 16; bot.slack.render_who)
+    "slack.who.title": "Who is using {resource}",
+    "slack.who.scope": (
+        "{resource} in flavor {flavor} of {cluster_queue}: {total} held by {count} workloads.",
+        "{resource} in {cluster_queue}: {total} held by {count} workloads.",
+        "{resource} in flavor {flavor}: {total} held by {count} workloads across {queues} ClusterQueues.",
+        "{resource}: {total} held by {count} workloads across {queues} ClusterQueues.",
+    ),
+    "slack.who.nobody": "Nobody holds any {resource} right now{where}.",
+    "slack.who.where": (" in flavor {flavor} of {cluster_queue}", " in {cluster_queue}", " in flavor {flavor}"),
+    "slack.who.queue": (
+        "{cluster_queue} (cohort {cohort}): {used} of {nominal} nominal",
+        "{cluster_queue}: {used} of {nominal} nominal",
+        "{cluster_queue} (cohort {cohort}): {used}",
+        "{cluster_queue}: {used}",
+    ),
+    "slack.who.namespace": "{namespace}: {amount} ({count} workloads)",
+    "slack.who.holder": ("{name}: {amount}, running {running_seconds}", "{name}: {amount}"),
+    "slack.who.more": "and {count} more",
+    "slack.who.hidden": "{count} workloads in namespaces you may not see here: {amount}",
+    "slack.who.more-queues": "and {count} more ClusterQueues",
+    "slack.who.unknown": "I know no resource, flavor or ClusterQueue named {word}. Try one of: {known}.",
+    "slack.help.who": "{example}: who holds a resource (GPUs by default), by ClusterQueue and namespace.",
     # --- end of issue 16 ------------------------------------------------------------------------------------
     # --- issue 15: times said as people say them -------------------------------------------------------------
     "time.ago": "{duration} ago",

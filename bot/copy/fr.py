@@ -1013,6 +1013,33 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.summary.when": "Quand : {eta}",
     "slack.details.step.holders": "Qui le tient",
     "slack.details.step.what-if": "Ce qui le ferait admettre",
+    # « qui utilise les GPU ? » sur tout le cluster (issue 16 ; bot.slack.render_who)
+    "slack.who.title": "Qui utilise {resource}",
+    "slack.who.scope": (
+        "{resource} de la saveur {flavor} de {cluster_queue} : {total} tenus par {count} workloads.",
+        "{resource} dans {cluster_queue} : {total} tenus par {count} workloads.",
+        "{resource} de la saveur {flavor} : {total} tenus par {count} workloads dans {queues} ClusterQueues.",
+        "{resource} : {total} tenus par {count} workloads dans {queues} ClusterQueues.",
+    ),
+    "slack.who.nobody": "Personne ne tient de {resource} en ce moment{where}.",
+    "slack.who.where": (
+        " dans la saveur {flavor} de {cluster_queue}",
+        " dans {cluster_queue}",
+        " dans la saveur {flavor}",
+    ),
+    "slack.who.queue": (
+        "{cluster_queue} (cohorte {cohort}) : {used} sur {nominal} nominaux",
+        "{cluster_queue} : {used} sur {nominal} nominaux",
+        "{cluster_queue} (cohorte {cohort}) : {used}",
+        "{cluster_queue} : {used}",
+    ),
+    "slack.who.namespace": "{namespace} : {amount} ({count} workloads)",
+    "slack.who.holder": ("{name} : {amount}, depuis {running_seconds}", "{name} : {amount}"),
+    "slack.who.more": "et {count} de plus",
+    "slack.who.hidden": "{count} workloads dans des namespaces que vous ne pouvez pas voir ici : {amount}",
+    "slack.who.more-queues": "et {count} ClusterQueues de plus",
+    "slack.who.unknown": "Je ne connais ni ressource, ni saveur, ni ClusterQueue nommée {word}. Essayez : {known}.",
+    "slack.help.who": "{example} : qui tient une ressource (les GPU par défaut), par ClusterQueue et namespace.",
     # --- fin de l'issue 16 ----------------------------------------------------------------------------------
     # --- issue 15: times said as people say them -------------------------------------------------------------
     "time.ago": "il y a {duration}",

@@ -45,6 +45,7 @@ from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription,
 from bot.notify.store import check_fence
 
 if TYPE_CHECKING:
+    from bot.kube.configmap_history import ConfigMapHistory
     from bot.notify.store import StateStore
 
 FENCE_KEY = "fence"
@@ -368,6 +369,73 @@ class ConfigMapStore:
             "app.kubernetes.io/managed-by": "kueue-bot",
             "app.kubernetes.io/component": f"state-{section.name}",
         }
+
+    async def rewrite(
+        self, name: str, component: str, edit: Callable[[Mapping[str, str]], dict[str, str] | None]
+    ) -> None:
+        """Read-modify-write the data of the ConfigMap `<prefix>-<name>` (another part of the state kept
+        beside these sections: bot.kube.configmap_history), under the same optimistic concurrency, limits and
+        labels. `edit` gets its data ({} when it does not exist yet) and returns the keys to set, or None for
+        no change; it may run more than once."""
+        full = f"{self.name_prefix}-{name}"
+        lock = self._locks.setdefault(full, asyncio.Lock())
+        what = f"the ConfigMap {self.namespace}/{full}"
+        labels = {  # not the sections' label value: their load() does not list these
+            STORE_LABEL: f"{self.name_prefix}-{component}",
+            "app.kubernetes.io/managed-by": "kueue-bot",
+            "app.kubernetes.io/component": f"state-{component}",
+        }
+
+        async def attempt() -> None:
+            current = await self._read_shard(full)
+            data = dict((current or {}).get("data") or {})
+            changed = edit(data)
+            if changed is None or all(data.get(k) == v for k, v in changed.items()):
+                return
+            data.update(changed)
+            size = sum(len(k.encode()) + len(v.encode()) for k, v in data.items())
+            if size > self.max_shard_bytes:
+                raise StoreUnavailable(f"{what} would grow to {size} bytes, past {self.max_shard_bytes}")
+            if current is None:
+                body = {
+                    "apiVersion": "v1",
+                    "kind": "ConfigMap",
+                    "metadata": {"name": full, "namespace": self.namespace, "labels": labels},
+                    "data": data,
+                }
+                try:
+                    await asyncio.to_thread(self.client.create, self._collection, body, what=what)
+                except NotFound as error:
+                    raise StoreUnavailable(f"the namespace {self.namespace} of the state does not exist") from error
+            else:
+                metadata = dict(current.get("metadata") or {})
+                metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
+                body = {**current, "metadata": metadata, "data": data}
+                try:
+                    await asyncio.to_thread(self.client.replace, f"{self._collection}/{full}", body, what=what)
+                except NotFound as error:  # deleted since we read it: as good as a conflict
+                    raise Conflict(str(error)) from error
+
+        async with lock:
+            await self._retrying(f"writing {full}", attempt)
+
+    def history_store(self) -> ConfigMapHistory:
+        """The queue history kept beside this state (bot.kube.configmap_history)."""
+        from bot.kube.configmap_history import ConfigMapHistory
+
+        return ConfigMapHistory(self)
+
+    async def read_all(self, component: str) -> list[Mapping[str, str]]:
+        """The data of every ConfigMap `rewrite` wrote for `component` (one LIST by label)."""
+
+        def list_them() -> list[dict[str, Any]]:
+            query = {"labelSelector": f"{STORE_LABEL}={self.name_prefix}-{component}"}
+            return list(self.client.list(self._collection, query, what=f"the state ConfigMaps in {self.namespace}"))
+
+        async def attempt() -> list[Mapping[str, str]]:
+            return [dict(item.get("data") or {}) for item in await asyncio.to_thread(list_them)]
+
+        return await self._retrying("reading", attempt)
 
     # -- the port ------------------------------------------------------------------------------------
 

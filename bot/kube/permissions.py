@@ -44,6 +44,7 @@ CLUSTER_ROLE: tuple[Rule, ...] = (
             "multikueueconfigs",
         ),
     ),
+    Rule("autoscaling.x-k8s.io", ("provisioningrequests",), ("get", "list")),
     Rule("visibility.kueue.x-k8s.io", ("clusterqueues/pendingworkloads", "localqueues/pendingworkloads"), ("get",)),
     Rule("batch", ("jobs",)),
     Rule("jobset.x-k8s.io", ("jobsets",)),

@@ -73,9 +73,11 @@ def observations(
     return admissions, finishes, Seen(holding)
 
 
-def bounded(history: History, now: datetime) -> History:
-    """At most MAX_PER_QUEUE of each per ClusterQueue, the most recent, none older than RETENTION."""
-    since = now - RETENTION
+def bounded(
+    history: History, now: datetime, *, retention: timedelta = RETENTION, per_queue: int = MAX_PER_QUEUE
+) -> History:
+    """At most `per_queue` of each per ClusterQueue, the most recent, none older than `retention`."""
+    since = now - retention
     admissions: dict[str, list[Observed]] = {}
     for a in sorted(history.admissions, key=lambda a: a.admitted_at):
         if a.admitted_at >= since:
@@ -85,8 +87,8 @@ def bounded(history: History, now: datetime) -> History:
         if f.finished_at >= since:
             finishes.setdefault(f.cluster_queue, []).append(f)
     return History(
-        tuple(a for items in admissions.values() for a in items[-MAX_PER_QUEUE:]),
-        tuple(f for items in finishes.values() for f in items[-MAX_PER_QUEUE:]),
+        tuple(a for items in admissions.values() for a in items[-per_queue:]),
+        tuple(f for items in finishes.values() for f in items[-per_queue:]),
     )
 
 

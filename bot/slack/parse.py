@@ -33,6 +33,7 @@ class Command(StrEnum):
     QUEUE = "queue"
     WATCH = "watch"
     UNWATCH = "unwatch"
+    WHO = "who"  # issue 16: who holds a resource, cluster-wide (`subject`: the resource, flavor, ClusterQueue words)
     MUTE = "mute"  # no proactive DM at all, until UNMUTE
     UNMUTE = "unmute"
     HELP = "help"
@@ -50,6 +51,7 @@ class Question:
     candidates: tuple[str, ...] = ()  # other words that could be the name, best first
     notes: tuple[str, ...] = ()  # truncated | invalid-name | invalid-namespace | conflicting-namespace
     focus: str = ""  # issue 16: "when" (when will it run?) | "who" (who is using / holds what it needs?)
+    subject: tuple[str, ...] = ()  # Command.WHO: the words naming a resource, flavor or ClusterQueue
 
     @property
     def target(self) -> str | None:
@@ -140,6 +142,8 @@ _SUBCOMMANDS = {
     "unwatch": Command.UNWATCH,
     "unfollow": Command.UNWATCH,
     "unsubscribe": Command.UNWATCH,
+    "who": Command.WHO,
+    "qui": Command.WHO,
 }
 _GENERIC_KIND_WORDS = frozenset({"job", "jobs"})
 _KUBECTL = frozenset({"kubectl", "kubecolor", "kubectl.exe", "oc"})
@@ -217,6 +221,35 @@ def _focus(tokens: list[str]) -> str:
     if words & _WHEN_WORDS:
         return "when"
     return ""
+
+
+_SUBJECT_SKIP = (
+    _WHO_WORDS
+    | _HOLD_WORDS
+    | _NAMESPACE_MARKERS
+    | _FILLERS
+    | frozenset(
+        {"is", "are", "the", "les", "des", "most", "le", "plus", "right", "now", "currently", "en", "ce", "moment"}
+    )
+)
+_RESOURCE_WORDS = frozenset({"gpu", "gpus", "cpu", "cpus", "memory", "mem", "ram", "memoire", "mémoire", "pods"})
+MAX_SUBJECT = 3
+
+
+def _subject(tokens: list[str], *, phrase: bool) -> tuple[str, ...]:
+    """The words of "who [resource|flavor] [clusterqueue]": after `/kueue who`, any name-like word; in a
+    phrase ("who is using the GPUs?"), only the resource words and the names of resources ("nvidia.com/gpu")."""
+    found: list[str] = []
+    for index, token in enumerate(tokens):
+        word = _valid_token(token)
+        if not word or word in _SUBJECT_SKIP or word in found:
+            continue
+        resource = "/" in word and all(is_name(part) for part in word.split("/", 1))
+        after_in = index > 0 and _valid_token(tokens[index - 1]) in _NAMESPACE_MARKERS  # "... in gpu-cq"
+        named = word not in _STOPWORDS and is_name(word)
+        if word in _RESOURCE_WORDS or resource or (named and (after_in or not phrase)):
+            found.append(word)
+    return tuple(found[:MAX_SUBJECT])
 
 
 def _kind(token: str) -> str | None:
@@ -428,6 +461,8 @@ def _leading_command(tokens: list[str]) -> tuple[Command | None, bool, list[str]
     first = tokens[0]
     asks_help = first in _HELP
     command = _SUBCOMMANDS.get(first)
+    if command == Command.WHO:
+        command = None  # a phrase: "who is using the GPUs?", "who holds what train needs?"
     if asks_help or command is not None:
         return command, asks_help, tokens[1:]
     if first in {"stop", "arrete", "arrête"} and len(tokens) > 1 and tokens[1] in {"watching", "suivre"}:
@@ -476,6 +511,8 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
         return Question(_MUTE[first], raw=raw, notes=tuple(notes))
     if first in ("admin", "admins") and len(tokens) == 1:  # issue 17
         return Question(Command.ADMIN, raw=raw, notes=tuple(notes))
+    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
+        return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens[1:], phrase=False))
     command, asks_help, tokens = _leading_command(tokens)
     found = _scanned(tokens)
     notes.extend(found.notes)
@@ -484,6 +521,8 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
     if command == Command.HELP or (asks_help and found.name is None):
         return Question(Command.HELP, raw=raw, notes=tuple(notes))
     focus = _focus(tokens) if command in (None, Command.WHY, Command.UNKNOWN) else ""
+    if focus == "who" and found.name is None:  # "who is using the GPUs?": cluster-wide
+        return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens, phrase=True))
     if focus and command == Command.UNKNOWN:
         command = Command.WHY  # "who is using the GPUs?": understood, the job is asked for (bot.slack.app)
     return Question(

@@ -17,15 +17,17 @@ from bot.service import (
     Refused,
     Unavailable,
     Unsupported,
+    Using,
     Watching,
 )
-from bot.slack import render
 from bot.slack.admin import AdminAnswers, admin_reply, cluster_label
+from bot.slack import render, render_who
 from bot.slack.parse import Command, Question
 from bot.slack.posting import joined, private, privately
 from bot.slack.render import SlackMessage
 from bot.slack.render_multikueue import placement_message
 from bot.trace.queueview import QueueView
+from bot.trace.usage import Unknown
 
 
 class Replies:
@@ -44,6 +46,10 @@ class Replies:
                 return [render.muted(language=language) if muted.on else render.unmuted(language=language)]
         if question.command == Command.ADMIN:  # issue 17: privately (it names every team's jobs)
             return [private(await admin_reply(self.admin, asker.user, language))]
+        if question.command == Command.WHO or (question.focus == "who" and question.name):  # issue 16
+            who = await self.who(question, asker, language)
+            if who is not None:
+                return [who]
         if question.focus and not question.name and question.command == Command.WHY:  # issue 16
             return [render.focused_which_job(question.focus, language=language)]
         if question.command == Command.WHY and not question.name:
@@ -58,6 +64,20 @@ class Replies:
             asker, question.name, namespace=question.namespace, kind=question.kind, prefer_default=True
         )
         return self.to_outcome(outcome, language)
+
+    async def who(self, question: Question, asker: Asker, language: str) -> SlackMessage | None:
+        """Who holds a resource, cluster-wide; for "who is using X?" with X a word that could be a job's
+        name, None unless X names a resource, flavor or ClusterQueue (then it is that job's holders)."""
+        phrase = question.command != Command.WHO
+        words = (question.name or "",) if phrase else question.subject
+        found = await self.service.who(asker, words, only_if_known=phrase)
+        if found is None:
+            return None
+        if isinstance(found, Using):
+            return render_who.who_view(found.usage, language=language, shown=found.shown)
+        if isinstance(found, Unknown):
+            return render_who.unknown_subject(found, language=language)
+        return self.to_outcome(found, language)[0]
 
     def to_outcome(self, outcome: object, language: str) -> list[SlackMessage]:
         """An outcome of the service as messages (an answer is its summary and its details); issue 17: a

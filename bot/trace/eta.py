@@ -1,13 +1,21 @@
 """When will it run: an interval with honest uncertainty, from what the bot has seen its queue do. Pure.
 
 The history is the admissions the bot observed per ClusterQueue and flavor (when each waited from, when it
-was admitted). From it the estimator replays, for every past admission, the moments of its wait: at a moment
-t, k − 1 workloads queued before it were still waiting (its position at t was k), and it waited
-(admitted − t) more. The interval for a job at position k now is the central
-`confidence` share of those remaining waits at position k (neighbouring positions scaled to k when k itself
-is thin): "likely between 20 and 45 min (from 37 admissions in this ClusterQueue in the last 24 h; 80 % of
-past waits at this position ended within that)". bench/eta_calibration.py checks on replayed queues that the
-stated share holds.
+was admitted), and the Workloads waiting now. From them the estimator replays the queue's last 24 h every
+ten minutes, as a question would have been asked then: at each moment, every Workload waiting had a
+position (1 + those queued before it and still waiting) and a wait left (until its admission; at least
+until now for one still waiting: a censored wait, which Kaplan-Meier's estimate counts as such). A job at
+position k now gets the central `confidence` share of the waits left at position k (neighbouring positions
+scaled to k when k itself is thin; of jobs about its size when there are enough), widened or narrowed by a
+factor measured on the queue's own past: "likely between 20 and 45 min (from 37 admissions in this
+ClusterQueue in the last 24 h; 80 % of past waits at this position ended within that)".
+
+The factor (calibration by rolling origins): at each of the last twelve hours, the waits left of the jobs
+then waiting are predicted from the moments before it only, as the bot would have answered then; the factor
+(on a log scale, around the median) is the one at which the stated share of those predictions held. A queue
+whose state persists for hours (a long job holding the head) needs wider intervals than independent draws
+would; a queue whose position tells little needs narrower ones. bench/eta_calibration.py checks on replayed
+queues that the stated share holds (bench/README.md).
 
 Running workloads with maximumExecutionTimeSeconds bound when their quota frees: for the job at the head of
 its queue, the moment enough of them must have ended caps the interval. No estimate when the history is thin
@@ -27,9 +35,10 @@ WINDOW = timedelta(hours=24)
 MIN_ADMISSIONS = 8  # fewer admissions in the window: "no estimate yet"
 MIN_SAMPLES = 24  # fewer remaining-wait samples near the position: "no estimate yet"
 CONFIDENCE = 80  # percent, the level the answer states
-_MOMENTS = 6  # moments of each past wait replayed (its start, then evenly spaced)
-_LEVEL_STEPS = 7  # bisection steps of the quantile level's search
-MAX_REPLAYED = 300  # the most recent admissions replayed (the cost grows with their square)
+STEP = timedelta(minutes=10)  # the replayed moments' spacing
+MAX_REPLAYED = 300  # the most recent admissions replayed
+_ORIGINS = 12  # calibration: the last twelve hours, one origin each
+_FACTORS = tuple(0.5 + 0.05 * i for i in range(41))  # 0.5 .. 2.5: the widening factors tried
 
 # Eta.status values (JSON `eta.status`).
 ESTIMATE = "estimate"
@@ -51,6 +60,14 @@ class Observed:
     admitted_at: datetime
     amount: Decimal | None = None  # what it asked for of the resource its flavor was contested for
     workload: str = ""  # its UID: a Workload admitted in two flavors is one admission
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A Workload waiting now in the ClusterQueue (its wait so far is a lower bound of its whole wait)."""
+
+    queued_at: datetime
+    amount: Decimal | None = None
 
 
 @dataclass(frozen=True)
@@ -93,39 +110,108 @@ class Eta:
 @dataclass(frozen=True)
 class Sample:
     position: int
-    remaining: float  # seconds
+    remaining: float  # seconds: the wait left at `moment` (at least that when `censored`)
     amount: Decimal | None = None
-    end: float = 0.0  # when that wait ended (a POSIX timestamp)
+    moment: float = 0.0  # when (a POSIX timestamp)
+    censored: bool = False  # still waiting now
 
 
-def replay(admissions: Sequence[Observed]) -> list[Sample]:
-    """The (position, remaining wait) moments of every past wait (see the module's docstring)."""
+def replay(
+    admissions: Sequence[Observed],
+    *,
+    now: datetime,
+    pending: Sequence[Waiting] = (),
+    since: datetime | None = None,
+    step: timedelta = STEP,
+) -> list[Sample]:
+    """Every `step` back from `now` to `since` (default: the window), every Workload waiting then: its
+    position and its wait left (see the module's docstring)."""
+    end = now.timestamp()
+    first_moment = (since or now - WINDOW).timestamp()
     ordered = sorted(admissions, key=lambda a: a.admitted_at)
     admitted = [a.admitted_at.timestamp() for a in ordered]
-    queued = [a.queued_at.timestamp() for a in ordered]
+    queued = [min(a.queued_at.timestamp(), admitted[i]) for i, a in enumerate(ordered)]
+    still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
     found: list[Sample] = []
-    for index, end in enumerate(admitted):
-        start = min(queued[index], end)
-        wait = end - start
-        moments = [start + wait * step / _MOMENTS for step in range(_MOMENTS)] if wait > 0 else [start]
-        for moment in moments:
-            first = bisect.bisect_right(admitted, moment)  # still waiting at the moment: admitted after it
-            ahead = sum(
-                1 for j in range(first, len(admitted)) if queued[j] < start or (queued[j] == start and j < index)
-            )
-            found.append(Sample(1 + ahead, end - moment, ordered[index].amount, end))
+    seconds = step.total_seconds()
+    moment = end - seconds
+    while moment >= first_moment:
+        waiting: list[tuple[float, int, float, Decimal | None, bool]] = []
+        for j in range(bisect.bisect_right(admitted, moment), len(ordered)):
+            if queued[j] <= moment:
+                waiting.append((queued[j], j, admitted[j] - moment, ordered[j].amount, False))
+        for index, (since_at, amount) in enumerate(still):
+            if since_at > moment:
+                break
+            waiting.append((since_at, len(ordered) + index, end - moment, amount, True))
+        waiting.sort()
+        found.extend(
+            Sample(position, left, amount, moment, censored)
+            for position, (_, _, left, amount, censored) in enumerate(waiting, start=1)
+        )
+        moment -= seconds
     return found
 
 
-def _quantile_interval(values: Sequence[float], confidence: float) -> tuple[float, float]:
-    """The central `confidence` interval of `values` by ranks, with the finite-sample margin of split
-    conformal prediction (ranks from n + 1), so that a new draw falls inside at least that often."""
+Value = tuple[float, bool]  # a wait left, censored or not
+
+
+def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
+    """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
+    waits at which it steps, and its value (the share ended by then) at each."""
     ordered = sorted(values)
-    n = len(ordered)
+    at_risk = float(len(ordered))
+    survival = 1.0
+    xs: list[float] = []
+    cdf: list[float] = []
+    index = 0
+    while index < len(ordered) and at_risk > 0:
+        value = ordered[index][0]
+        ended = left = 0
+        while index < len(ordered) and ordered[index][0] == value:
+            if ordered[index][1]:
+                left += 1
+            else:
+                ended += 1
+            index += 1
+        if ended:
+            survival *= 1 - ended / at_risk
+            xs.append(value)
+            cdf.append(1 - survival)
+        at_risk -= ended + left
+    return xs, cdf
+
+
+def km_quantiles(values: Sequence[Value], levels: Sequence[float]) -> list[float | None]:
+    """The smallest wait at which Kaplan-Meier's estimate reaches each level (None when the censored waits
+    leave it short of it)."""
+    xs, cdf = km_curve(values)
+    found: list[float | None] = []
+    for level in levels:
+        index = bisect.bisect_left(cdf, level - 1e-9)
+        found.append(xs[index] if index < len(xs) else None)
+    return found
+
+
+def _share_by(xs: Sequence[float], cdf: Sequence[float], wait: float) -> float:
+    index = bisect.bisect_right(xs, wait)
+    return cdf[index - 1] if index else 0.0
+
+
+def _central(values: Sequence[Value], confidence: float) -> tuple[float, float, float] | None:
+    """(low, median, high): the central `confidence` share of the waits, and their median."""
     tail = (1 - confidence) / 2
-    low = math.floor(tail * (n + 1)) - 1
-    high = math.ceil((1 - tail) * (n + 1)) - 1
-    return ordered[max(0, min(n - 1, low))], ordered[max(0, min(n - 1, high))]
+    low, median, high = km_quantiles(values, (tail, 0.5, 1 - tail))
+    if low is None or median is None or high is None:
+        return None
+    return low, median, high
+
+
+def widen(low: float, median: float, high: float, factor: float) -> tuple[float, float]:
+    """The interval stretched (factor > 1) or shrunk around the median, on a log scale (ratios, not
+    minutes: a wait of hours is as uncertain in proportion as one of minutes)."""
+    middle = max(median, 1.0)
+    return middle * (max(low, 1.0) / middle) ** factor, middle * (max(high, 1.0) / middle) ** factor
 
 
 def alike(samples: Sequence[Sample], amount: Decimal | None, minimum: int = MIN_SAMPLES) -> Sequence[Sample]:
@@ -139,28 +225,49 @@ def alike(samples: Sequence[Sample], amount: Decimal | None, minimum: int = MIN_
 
 def near(
     samples: Sequence[Sample], position: int, minimum: int = MIN_SAMPLES, amount: Decimal | None = None
-) -> list[float]:
-    """Remaining waits at `position` (of jobs of about `amount`, when known); neighbouring positions,
-    scaled to it, until there are enough."""
-    by_position: dict[int, list[float]] = {}
+) -> list[Value]:
+    """Waits left at `position` (of jobs of about `amount`, when known); neighbouring positions, scaled
+    to it, until there are enough."""
+    by_position: dict[int, list[Sample]] = {}
     for sample in alike(samples, amount, minimum):
-        by_position.setdefault(sample.position, []).append(sample.remaining)
-    chosen: list[float] = list(by_position.get(position, []))
+        by_position.setdefault(sample.position, []).append(sample)
+    chosen: list[Value] = [(s.remaining, s.censored) for s in by_position.get(position, [])]
     spread = 1
     top = max(by_position, default=0)
     while len(chosen) < minimum and (position - spread >= 1 or position + spread <= top):
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
-                chosen.extend(value * position / other for value in by_position.get(other, []))
+                chosen.extend((s.remaining * position / other, s.censored) for s in by_position.get(other, []))
         spread += 1
     return chosen
 
 
-class Estimator:
-    """The history of one ClusterQueue (and flavor, when it has enough of its own), replayed once as of
-    `now`; then `eta(position)` per question."""
+def _as_of(samples: Sequence[Sample], origin: float) -> list[Sample]:
+    """The samples the bot had at `origin`: the moments before it, a wait not over by then censored there."""
+    found = []
+    for s in samples:
+        if s.moment >= origin:
+            continue
+        if s.moment + s.remaining > origin:
+            found.append(Sample(s.position, origin - s.moment, s.amount, s.moment, True))
+        else:
+            found.append(s)
+    return found
 
-    def __init__(self, history: History, *, cluster_queue: str, flavor: str, now: datetime) -> None:
+
+class Estimator:
+    """The history of one ClusterQueue (and flavor, when it has enough of its own) and the Workloads
+    waiting in it, replayed once as of `now`; then `eta(position)` per question."""
+
+    def __init__(
+        self,
+        history: History,
+        *,
+        cluster_queue: str,
+        flavor: str,
+        now: datetime,
+        pending: Sequence[Waiting] = (),
+    ) -> None:
         since = now - WINDOW
         in_queue = [a for a in history.admissions if a.cluster_queue == cluster_queue and since <= a.admitted_at <= now]
         in_flavor = [a for a in in_queue if a.flavor == flavor] if flavor else []
@@ -180,51 +287,70 @@ class Estimator:
                 seen.add((a.workload, a.admitted_at))
                 unique.append(a)
             chosen = unique
-        self.samples = replay(chosen) if self.admissions >= MIN_ADMISSIONS else []
-        self._levels: dict[tuple[int, Decimal | None], float] = {}
+        self.now = now
+        self.samples = replay(chosen, now=now, pending=pending) if self.admissions >= MIN_ADMISSIONS else []
+        self._factors: dict[int, float] = {}
+        self._backtests: list[tuple[list[Value], float, bool]] | None = None
 
-    def level(self, confidence: int, amount: Decimal | None = None) -> float:
-        """The quantile level that gives `confidence` on this queue's own recent past: the intervals the
-        older half of the history gives are checked against the newer half's waits, and the smallest level
-        (between 30 points below the stated one and 99 %) at which as many fell inside as stated is used.
-        Queues whose state persists (a long job holding the head) need wider intervals than independent
-        draws would; this measures by how much."""
-        key = (confidence, amount)
-        if key in self._levels:
-            return self._levels[key]
+    def _tests(self) -> list[tuple[list[Value], float, bool]]:
+        """Calibration questions: at each of the last `_ORIGINS` hours, each Workload then waiting, the
+        waits near its position as the bot had them then, and its wait left (censored or not)."""
+        if self._backtests is not None:
+            return self._backtests
+        tests: list[tuple[list[Value], float, bool]] = []
+        end = self.now.timestamp()
+        for hour in range(1, _ORIGINS + 1):
+            origin = end - hour * 3600
+            asked = [s for s in self.samples if abs(s.moment - origin) < 1]
+            if not asked:
+                continue
+            known = _as_of(self.samples, origin)
+            pools: dict[Decimal | None, Sequence[Sample]] = {}
+            for sample in asked:
+                if sample.amount not in pools:
+                    pools[sample.amount] = alike(known, sample.amount)
+                values = near(pools[sample.amount], sample.position)
+                if len(values) >= MIN_SAMPLES:
+                    tests.append((values, sample.remaining, sample.censored))
+        self._backtests = tests
+        return tests
+
+    def factor(self, confidence: int) -> float:
+        """The widening factor at which `confidence` % of the calibration questions' waits fell inside
+        their intervals (1 when there are too few to tell). A wait not over yet counts as a miss once it
+        outlasted its interval, else by the chance, on its own estimate, that it ends inside."""
+        if confidence in self._factors:
+            return self._factors[confidence]
         target = confidence / 100
-        ordered = sorted(self.samples, key=lambda s: s.end)
-        older, newer = ordered[: len(ordered) // 2], ordered[len(ordered) // 2 :]
-        newer = list(alike(newer, amount))
-        chosen = target
-        if len(older) >= MIN_SAMPLES and len(newer) >= MIN_SAMPLES:
-            # the backtest's coverage grows with the level: the smallest level that reaches the target
-            low, high = max(0.05, target - 0.3), 0.99
-            if self._backtest(older, newer, high, amount) < target:
-                chosen = high
-            else:
-                for _ in range(_LEVEL_STEPS):
-                    middle = (low + high) / 2
-                    if self._backtest(older, newer, middle, amount) >= target:
-                        high = middle
-                    else:
-                        low = middle
-                chosen = high
-        self._levels[key] = chosen
+        intervals = []
+        for values, left, censored in self._tests():
+            central = _central(values, target)
+            if central is not None:
+                intervals.append((central, left, censored, km_curve(values) if censored else ([], [])))
+        chosen, before = 1.0, 0.0
+        if len(intervals) >= MIN_SAMPLES:
+            for factor in _FACTORS:
+                inside = 0.0
+                for (low, median, high), left, censored, (xs, cdf) in intervals:
+                    lower, upper = widen(low, median, high, factor)
+                    if not censored:
+                        inside += lower <= left <= upper
+                    elif left < upper:
+                        still = 1 - _share_by(xs, cdf, left)
+                        if still > 1e-9:
+                            ended = _share_by(xs, cdf, upper) - _share_by(xs, cdf, max(left, lower))
+                            inside += max(0.0, ended) / still
+                share = inside / len(intervals)
+                if share >= target:  # the first factor that reaches it, or the one before when that was closer
+                    chosen = factor if share - target <= target - before or factor == _FACTORS[0] else factor - 0.05
+                    break
+                before, chosen = share, factor
+        self._factors[confidence] = chosen
         return chosen
 
-    @staticmethod
-    def _backtest(older: Sequence[Sample], newer: Sequence[Sample], level: float, amount: Decimal | None) -> float:
-        """The share of the newer waits inside the intervals the older ones give at `level`."""
-        intervals: dict[int, tuple[float, float] | None] = {}
-        inside = 0
-        for sample in newer:
-            if sample.position not in intervals:
-                values = near(older, sample.position, amount=amount)
-                intervals[sample.position] = _quantile_interval(values, level) if len(values) >= MIN_SAMPLES else None
-            interval = intervals[sample.position]
-            inside += interval is None or interval[0] <= sample.remaining <= interval[1]
-        return inside / len(newer)
+    def median(self, position: int, amount: Decimal | None = None) -> float | None:
+        """The median wait left at `position` (None when unknown)."""
+        return km_quantiles(near(self.samples, position, amount=amount), (0.5,))[0]
 
     def eta(
         self,
@@ -234,19 +360,17 @@ class Estimator:
         bound_seconds: int | None = None,
         amount: Decimal | None = None,
     ) -> Eta:
+        thin = Eta(NO_ESTIMATE, position, admissions=self.admissions, scope=self.scope, reason=THIN_HISTORY)
         if self.admissions < MIN_ADMISSIONS:
-            return Eta(NO_ESTIMATE, position, admissions=self.admissions, scope=self.scope, reason=THIN_HISTORY)
+            return thin
         values = near(self.samples, position, amount=amount)
-        if len(values) < MIN_SAMPLES:
+        central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
+        if central is None:
             return Eta(
-                NO_ESTIMATE,
-                position,
-                admissions=self.admissions,
-                scope=self.scope,
-                samples=len(values),
+                NO_ESTIMATE, position, admissions=self.admissions, scope=self.scope, samples=len(values),
                 reason=THIN_HISTORY,
-            )
-        low, high = _quantile_interval(values, self.level(confidence, amount))
+            )  # fmt: skip
+        low, high = widen(*central, self.factor(confidence))
         if bound_seconds is not None:
             high = min(high, bound_seconds)
             low = min(low, high)

@@ -16,9 +16,10 @@ from typing import Any
 from bot.copy import render
 from bot.trace import eta as eta_module
 from bot.trace import whatif
+from bot.trace.answer import queued_since
 from bot.trace.codes import Verdict
 from bot.trace.demand import workload_demand
-from bot.trace.eta import Estimator, Eta, History, Observed
+from bot.trace.eta import Estimator, Eta, History, Observed, Waiting
 from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders, reserved_at
 from bot.trace.model import Workload
@@ -57,14 +58,6 @@ def main_resource(names: Iterable[str]) -> str:
     it asks for one, else cpu."""
     special = sorted(n for n in names if n not in _COMMON and not n.startswith("hugepages-"))
     return special[0] if special else "cpu"
-
-
-def queued_since(workload: Workload) -> datetime | None:
-    """When its last wait began: the last eviction, else its creation."""
-    evicted = workload.condition("Evicted")
-    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
-        return evicted.since
-    return workload.meta.created
 
 
 def admissions_of(workload: Workload) -> list[Observed]:
@@ -153,8 +146,20 @@ def _eta(
     bound = None
     if contest is not None and position == 1 and contest.resource == resource:
         bound = contest.frees_within
-    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=now)
+    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=now, pending=waiting(snapshot, cq_name))
     return estimator.eta(position, bound_seconds=bound, amount=amount)
+
+
+def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
+    """The Workloads waiting in the ClusterQueue now: since when, and how much of its main resource each
+    asks for (their waits so far are lower bounds the estimator counts)."""
+    found = []
+    for workload in snapshot.pending_in(cluster_queue):
+        since = queued_since(workload)
+        if since is not None:
+            demand = workload_demand(workload)
+            found.append(Waiting(since, demand.get(main_resource(demand))))
+    return tuple(found)
 
 
 # --- their sentences ----------------------------------------------------------------------------------

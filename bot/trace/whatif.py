@@ -14,10 +14,12 @@ quota to raise and by how much. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
+from functools import partial
+from typing import TypeVar
 
 from bot.trace import checks
 from bot.trace.checks import Fit, QueueFit
@@ -59,6 +61,8 @@ RAISE_QUOTA = "raise-quota"
 _SEARCH_STEPS = 40  # a binary search over a count or an amount never takes more
 _MAX_QUEUES = 20  # LocalQueues of a namespace tried for other-queue
 _MAX_UNITS = Decimal(10) ** 15  # a per-pod request of more units than this is not searched
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -319,63 +323,76 @@ def works(snapshot: Snapshot, workload: Workload, change: Change) -> bool:
 
 def what_if(snapshot: Snapshot, workload: Workload) -> WhatIf:
     """Changes that would admit `workload` now, or ever when it cannot fit as it is; verified, cheapest first."""
-    base = fresh(workload)
-    current = _fit(snapshot, base)
+    current = _fit(snapshot, fresh(workload))
     if current is not None and current.fit == Fit.FITS:
         return WhatIf(fits_now=True)
     never = current is None or current.fit in (Fit.NEVER, Fit.NO_MATCH)
     goals = (True, False) if never else (True,)
-    changes: list[Change] = []
-    tried: list[str] = []
-
-    def first_working(candidates: Sequence[Change]) -> Change | None:
-        for candidate in candidates:
-            if works(snapshot, workload, candidate):
-                return candidate
-        return None
-
-    tried.append(OTHER_QUEUE)
-    for now in goals:
-        found = _other_queues(snapshot, workload, now)
-        if found:
-            changes.extend(found)
-            break
+    changes = list(_for_first_goal(goals, lambda now: _other_queues(snapshot, workload, now)) or ())
+    tried = [OTHER_QUEUE]
     if current is not None:
-        cq_name = current.cluster_queue
-        for index, pod_set in enumerate(workload.pod_sets):
-            if pod_set.count > 1:
-                tried.append(FEWER_PODS)
-                for now in goals:
-                    pods = _largest_count(snapshot, workload, index, now)
-                    if pods is not None:
-                        changes.append(Change(FEWER_PODS, now, pod_set.name, pods=pods, was_pods=pod_set.count))
-                        partial = Change(PARTIAL_ADMISSION, now, pod_set.name, pods=pods, was_pods=pod_set.count)
-                        if (pod_set.min_count is None or pod_set.min_count > pods) and works(
-                            snapshot, workload, partial
-                        ):
-                            changes.append(partial)
-                        break
-        tried.append(SMALLER_REQUEST)
-        for shortfall_resource, index in _short_resources(current, workload):
-            for now in goals:
-                change = _smaller_request(snapshot, workload, index, shortfall_resource, now)
-                if change is not None:
-                    changes.append(change)
-                    break
-        tried.append(OTHER_FLAVOR)
-        for now in goals:
-            found_flavor = first_working(_other_flavors(snapshot, workload, cq_name, now))
-            if found_flavor is not None:
-                changes.append(found_flavor)
-                break
-        tried.append(RAISE_QUOTA)
-        for now in goals:
-            raised = _raise_quota(snapshot, workload, cq_name, now)
-            if raised is not None:
-                changes.append(raised)
-                break
+        tried.extend(_in_its_queue(snapshot, workload, current, goals, changes))
     unique = list(dict.fromkeys(changes))
     return WhatIf(tuple(c for c in unique if works(snapshot, workload, c)), False, tuple(dict.fromkeys(tried)))
+
+
+def _for_first_goal(goals: Sequence[bool], find: Callable[[bool], T | None]) -> T | None:
+    """What `find` finds for the first goal (now, then ever) that it finds anything for."""
+    for now in goals:
+        found = find(now)
+        if found:
+            return found
+    return None
+
+
+def _in_its_queue(
+    snapshot: Snapshot, workload: Workload, current: QueueFit, goals: Sequence[bool], changes: list[Change]
+) -> list[str]:
+    """The changes within its own ClusterQueue (fewer pods, a smaller request, another flavor, more quota),
+    appended to `changes`; returns what was tried."""
+    tried: list[str] = []
+    for index, pod_set in enumerate(workload.pod_sets):
+        if pod_set.count > 1:
+            tried.append(FEWER_PODS)
+            changes.extend(_for_first_goal(goals, partial(_fewer_pods, snapshot, workload, index)) or ())
+    tried.append(SMALLER_REQUEST)
+    for resource, index in _short_resources(current, workload):
+        smaller = _for_first_goal(goals, partial(_smaller_request, snapshot, workload, index, resource))
+        if smaller is not None:
+            changes.append(smaller)
+    tried.append(OTHER_FLAVOR)
+    cq_name = current.cluster_queue
+    flavor = _for_first_goal(
+        goals, lambda now: _first_working(snapshot, workload, _other_flavors(snapshot, workload, cq_name, now))
+    )
+    if flavor is not None:
+        changes.append(flavor)
+    tried.append(RAISE_QUOTA)
+    raised = _for_first_goal(goals, lambda now: _raise_quota(snapshot, workload, cq_name, now))
+    if raised is not None:
+        changes.append(raised)
+    return tried
+
+
+def _first_working(snapshot: Snapshot, workload: Workload, candidates: Sequence[Change]) -> Change | None:
+    for candidate in candidates:
+        if works(snapshot, workload, candidate):
+            return candidate
+    return None
+
+
+def _fewer_pods(snapshot: Snapshot, workload: Workload, index: int, now: bool) -> list[Change]:
+    """The largest count of pod set `index` that works, and partial admission to it when the job does not
+    allow that few yet (and it works)."""
+    pod_set = workload.pod_sets[index]
+    pods = _largest_count(snapshot, workload, index, now)
+    if pods is None:
+        return []
+    found = [Change(FEWER_PODS, now, pod_set.name, pods=pods, was_pods=pod_set.count)]
+    partial = Change(PARTIAL_ADMISSION, now, pod_set.name, pods=pods, was_pods=pod_set.count)
+    if (pod_set.min_count is None or pod_set.min_count > pods) and works(snapshot, workload, partial):
+        found.append(partial)
+    return found
 
 
 def _other_queues(snapshot: Snapshot, workload: Workload, now: bool) -> list[Change]:

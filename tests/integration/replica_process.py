@@ -77,8 +77,11 @@ async def _main(config: dict[str, Any]) -> None:
     await server.start()
     _emit("ready")
     loop = asyncio.get_running_loop()
-    while (await loop.run_in_executor(None, sys.stdin.readline)).strip() != "go":
-        pass
+    while (line := await loop.run_in_executor(None, sys.stdin.readline)).strip() != "go":
+        if not line:  # the test is gone (stdin closed) before saying go: stop, never linger
+            await server.stop()
+            api_client.close()  # type: ignore[no-untyped-call]
+            return
     elector.start()
     try:
         while True:

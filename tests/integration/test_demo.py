@@ -269,7 +269,7 @@ def test_the_tour_as_a_command_answers_every_line_with_verdicts_positions_thread
     assert "Cluster lyon" in out and "ctr-model-refresh" in out
     assert "What only an admin can fix" in out and "ClusterQueue lyon/ranking-spot" in out
     assert "✉  DM from kueue-bot\n│ What only an admin can fix" in out
-    assert "(the script is over: 16 line(s), every one answered)" in out
+    assert "(the script is over: 18 line(s), every one answered)" in out
 
 
 def test_without_a_terminal_the_demo_plays_its_tour_and_exits() -> None:

@@ -37,6 +37,7 @@ def help_message(*, language: str, command: str = "/kueue") -> SlackMessage:
     usage = [
         ("slack.help.why", f"{command} why <{ns}>/<{job}>"),
         ("slack.help.queue", f"{command} queue <{ns}>/<{queue}>"),
+        ("slack.help.who", f"{command} who gpu"),
         ("slack.help.watch", f"{command} watch <{ns}>/<{job}>"),
         ("slack.help.unwatch", f"{command} unwatch <{ns}>/<{job}>"),
         ("slack.help.mute", f"{command} mute"),
