@@ -466,6 +466,8 @@ def _admin_side(
         is_leader=is_leader or (lambda: True),
         tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
     )
+
+
 def _history_store(store: StateStore) -> HistoryStore:
     """Where the queue history lives: beside the state (its SQLite database, its ConfigMaps), else in memory."""
     if isinstance(store, SQLiteStore):

@@ -20,8 +20,8 @@ from bot.service import (
     Using,
     Watching,
 )
-from bot.slack.admin import AdminAnswers, admin_reply, cluster_label
 from bot.slack import render, render_who
+from bot.slack.admin import AdminAnswers, admin_reply, cluster_label
 from bot.slack.parse import Command, Question
 from bot.slack.posting import joined, private, privately
 from bot.slack.render import SlackMessage
