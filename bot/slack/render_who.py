@@ -9,37 +9,19 @@ section under 3000 characters and the message under render.MAX_TOTAL; the rest c
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection
 from decimal import Decimal
 
 from bot.copy import render
 from bot.slack.mrkdwn import code, literal, slack_len, truncate, truncate_plain
 from bot.slack.render import MAX_FALLBACK, MAX_HEADER, MAX_SECTION, MAX_TOTAL, SlackMessage
+from bot.slack.render.blocks import say, section
 from bot.trace.quantity import human
 from bot.trace.usage import QueueUse, Unknown, Usage
 
 MAX_QUEUES = 10
 MAX_NAMESPACES = 8
 MAX_HOLDERS = 5
-_SLOT = re.compile("\ue000([0-9]+)\ue001")
-
-
-def _say(key: str, language: str, /, **fragments: str | int) -> str:
-    """A catalogue sentence as mrkdwn: its words literal, str fragments (already mrkdwn) put in as they are."""
-    slots: list[str] = []
-    params: dict[str, str | int] = {}
-    for name, value in fragments.items():
-        if isinstance(value, str):
-            params[name] = f"\ue000{len(slots)}\ue001"
-            slots.append(value)
-        else:
-            params[name] = value
-    return _SLOT.sub(lambda match: slots[int(match.group(1))], literal(render(key, params, language)))
-
-
-def _section(text: str) -> dict[str, object]:
-    return {"type": "section", "text": {"type": "mrkdwn", "text": truncate(text, MAX_SECTION) or "…"}}
 
 
 def _scope(usage: Usage) -> dict[str, str]:
@@ -61,7 +43,7 @@ def _queue_lines(queue: QueueUse, resource: str, shown: Collection[str], languag
         head["cohort"] = code(queue.cohort)
     if queue.nominal is not None:
         head["nominal"] = literal(human(queue.nominal, resource))
-    lines = ["*" + _say("slack.who.queue", language, **head) + "*"]
+    lines = ["*" + say("slack.who.queue", language, **head) + "*"]
     hidden_amount = sum((n.amount for n in queue.namespaces if n.namespace not in shown), Decimal(0))
     hidden_count = listed = 0
     for use in queue.namespaces:
@@ -72,21 +54,21 @@ def _queue_lines(queue: QueueUse, resource: str, shown: Collection[str], languag
         if listed > MAX_NAMESPACES:
             continue
         lines.append(
-            "• " + _say("slack.who.namespace", language, namespace=code(use.namespace),
+            "• " + say("slack.who.namespace", language, namespace=code(use.namespace),
                         amount=literal(human(use.amount, resource)), count=len(use.holders))
         )  # fmt: skip
         for holder in use.holders[:MAX_HOLDERS]:
             item: dict[str, str | int] = {"name": code(holder.name), "amount": literal(human(holder.amount, resource))}
             if holder.running_seconds is not None:
                 item["running_seconds"] = holder.running_seconds
-            lines.append("    ◦ " + _say("slack.who.holder", language, **item))
+            lines.append("    ◦ " + say("slack.who.holder", language, **item))
         if len(use.holders) > MAX_HOLDERS:
-            lines.append("    ◦ " + _say("slack.who.more", language, count=len(use.holders) - MAX_HOLDERS))
+            lines.append("    ◦ " + say("slack.who.more", language, count=len(use.holders) - MAX_HOLDERS))
     if listed > MAX_NAMESPACES:
-        lines.append("• " + _say("slack.who.more", language, count=listed - MAX_NAMESPACES))
+        lines.append("• " + say("slack.who.more", language, count=listed - MAX_NAMESPACES))
     if hidden_count:
         amount = literal(human(hidden_amount, resource))
-        lines.append("• " + _say("slack.who.hidden", language, count=hidden_count, amount=amount))
+        lines.append("• " + say("slack.who.hidden", language, count=hidden_count, amount=amount))
     return lines
 
 
@@ -99,14 +81,14 @@ def who_view(usage: Usage, *, language: str, shown: Collection[str]) -> SlackMes
         {"type": "header", "text": {"type": "plain_text", "text": truncate_plain(title, MAX_HEADER) or "…"}}
     ]
     if not usage.count:
-        where = _say("slack.who.where", language, **{k: v for k, v in scope.items() if k != "resource"})
-        summary = _say("slack.who.nobody", language, resource=scope["resource"], where=where if len(scope) > 1 else "")
+        where = say("slack.who.where", language, **{k: v for k, v in scope.items() if k != "resource"})
+        summary = say("slack.who.nobody", language, resource=scope["resource"], where=where if len(scope) > 1 else "")
     else:
-        summary = _say(
+        summary = say(
             "slack.who.scope", language, **scope, total=literal(human(usage.total, resource)), count=usage.count,
             queues=len(usage.queues),
         )  # fmt: skip
-    blocks.append(_section(summary))
+    blocks.append(section(summary))
     used = slack_len(summary) + len(title)
     shown_queues = 0
     for queue in usage.queues:
@@ -115,11 +97,11 @@ def who_view(usage: Usage, *, language: str, shown: Collection[str]) -> SlackMes
         text = truncate("\n".join(_queue_lines(queue, resource, shown, language)), MAX_SECTION)
         if used + slack_len(text) > MAX_TOTAL - 400:
             break
-        blocks.append(_section(text))
+        blocks.append(section(text))
         used += slack_len(text)
         shown_queues += 1
     if shown_queues < len(usage.queues):
-        more = _say("slack.who.more-queues", language, count=len(usage.queues) - shown_queues)
+        more = say("slack.who.more-queues", language, count=len(usage.queues) - shown_queues)
         blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": more}]})
     return SlackMessage(text=truncate(f"{title}: {summary}", MAX_FALLBACK) or "…", blocks=blocks)
 
@@ -127,5 +109,5 @@ def who_view(usage: Usage, *, language: str, shown: Collection[str]) -> SlackMes
 def unknown_subject(unknown: Unknown, *, language: str) -> SlackMessage:
     """A word that names nothing the cluster has: which ones it does have."""
     known = ", ".join(code(k) for k in unknown.known) or "-"
-    text = _say("slack.who.unknown", language, word=code(unknown.word[:63]), known=known)
-    return SlackMessage(text=truncate(text, MAX_FALLBACK), blocks=[_section(text)])
+    text = say("slack.who.unknown", language, word=code(unknown.word[:63]), known=known)
+    return SlackMessage(text=truncate(text, MAX_FALLBACK), blocks=[section(text)])
