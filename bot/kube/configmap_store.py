@@ -1,24 +1,13 @@
 """The notification state in ConfigMaps of the bot's own namespace (STATE_URL=kubernetes://), shared by replicas.
 
-Layout: the records are spread over shards, each one ConfigMap, by a stable hash of their identity, so that
-every change touches exactly one ConfigMap (one optimistic-concurrency write is atomic) and no ConfigMap
-nears the API server's 1 MiB limit:
-
-    <prefix>-subscriptions-0..3   data: {"format": "1", "subscriptions.json": "[{...}, ...]"}   by user/ns/name
-    <prefix>-deliveries-0..7      data: {"format": "1", "deliveries.json": "[...]"}             by key + target
-    <prefix>-preferences-0..1     data: {"format": "1", "snoozes.json": "[...]", "mutes.json": "[...]"} by user
-
-Each record is a JSON object (times as 2026-11-03T10:00:00.000000Z), each list sorted by identity, so an
-unchanged shard encodes to the same text and is not written. Shards are created on their first write and
-carry the label kueue-bot/store=<prefix>; `load()` is one LIST by that label (a consistent snapshot).
+The records and their layout in shards: bot.kube.configmap_records. Shards are created on their first
+write and carry the label kueue-bot/store=<prefix>; `load()` is one LIST by that label (a consistent snapshot).
 
 A change: GET the shard (its resourceVersion) -> apply -> PUT with that resourceVersion (POST when the
 shard does not exist yet). 409 Conflict or AlreadyExists: another replica wrote first; read again and
 re-apply, up to `Retry.conflicts` times with jittered backoff. A failing or unreachable API server is
 retried `Retry.failures` times. Then StoreUnavailable, with the cause chained. A shard that would grow past
 `max_shard_bytes` (900 KiB) is refused with StoreUnavailable rather than sent to be rejected.
-
-The shard counts are part of the format: changing them would strand records in the wrong shard.
 
 Fencing: a write that carries a `Fence` (the notifier's, as leader) is refused with Fenced when the shard
 records a newer fence (data key "fence": {"holder", "token"}), or when the Lease (`lease`, in the same
@@ -33,15 +22,25 @@ import json
 import logging
 import random
 import re
-import zlib
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from bot.errors import BotError, ClusterUnavailable, Fenced, Forbidden, StoreUnavailable
 from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound
-from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time, utc
+from bot.kube.configmap_records import (
+    DELIVERIES,
+    PREFERENCES,
+    SECTIONS,
+    SUBSCRIPTIONS,
+    Records,
+    Section,
+    decode,
+    encode,
+    shard_of,
+)
+from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, utc
 from bot.notify.store import check_fence
 
 if TYPE_CHECKING:
@@ -53,23 +52,9 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-FORMAT = "1"
 MAX_SHARD_BYTES = 900 * 1024
 STORE_LABEL = "kueue-bot/store"
 _NAME = re.compile(r"^[a-z0-9]([-a-z0-9]{0,200}[a-z0-9])?$")
-
-
-@dataclass(frozen=True)
-class _Section:
-    name: str
-    shards: int
-    keys: tuple[str, ...]  # the data keys (record lists) of its ConfigMaps
-
-
-SUBSCRIPTIONS = _Section("subscriptions", 4, ("subscriptions.json",))
-DELIVERIES = _Section("deliveries", 8, ("deliveries.json",))
-PREFERENCES = _Section("preferences", 2, ("snoozes.json", "mutes.json"))
-SECTIONS = (SUBSCRIPTIONS, DELIVERIES, PREFERENCES)
 
 
 @dataclass(frozen=True)
@@ -82,119 +67,6 @@ class Retry:
     def backoff(self, attempt: int, rng: random.Random) -> float:
         ceiling = min(self.cap, self.base * 2.0 ** max(0, attempt - 1))
         return rng.uniform(ceiling / 2, ceiling)
-
-
-@dataclass
-class _Records:
-    """The decoded content of one shard, changed in place by an operation."""
-
-    subscriptions: list[Subscription] = field(default_factory=list)
-    deliveries: list[Delivery] = field(default_factory=list)
-    snoozes: list[Snooze] = field(default_factory=list)
-    mutes: list[Mute] = field(default_factory=list)
-
-
-# -------------------------------------------------------------------------------------------------
-# JSON records
-
-
-def _time(value: datetime | None) -> str | None:
-    return None if value is None else format_time(value)
-
-
-def _encode(records: _Records, section: _Section) -> dict[str, str]:
-    lists: dict[str, list[dict[str, Any]]] = {
-        "subscriptions.json": [
-            {"user": s.user, "namespace": s.namespace, "name": s.name, "kind": s.kind, "created": _time(s.created)}
-            for s in sorted(records.subscriptions, key=lambda s: (s.user, s.namespace, s.name))
-        ],
-        "deliveries.json": [
-            {
-                "key": d.key,
-                "target": d.target,
-                "channel": d.channel,
-                "ts": d.ts,
-                "verdict": d.verdict,
-                "position": d.position,
-                "headline": d.headline,
-                "sentAt": _time(d.sent_at),
-                "updatedAt": _time(d.updated_at),
-                "closedAt": _time(d.closed_at),
-                "digest": d.digest,
-                **({"job": d.job} if d.job else {}),  # both added later: absent when unknown
-                **({"since": _time(d.since)} if d.since is not None else {}),
-            }
-            for d in sorted(records.deliveries, key=lambda d: (d.key, d.target))
-        ],
-        "snoozes.json": [
-            {"user": s.user, "key": s.key, "until": _time(s.until)}
-            for s in sorted(records.snoozes, key=lambda s: (s.user, s.key))
-        ],
-        "mutes.json": [{"user": m.user, "since": _time(m.since)} for m in sorted(records.mutes, key=lambda m: m.user)],
-    }
-    data = {key: json.dumps(lists[key], separators=(",", ":"), ensure_ascii=False) for key in section.keys}
-    return {"format": FORMAT, **data}
-
-
-def _optional_time(value: Any) -> datetime | None:
-    return None if value is None else parse_time(str(value))
-
-
-def _decode(configmap: Mapping[str, Any] | None, section: _Section, into: _Records | None = None) -> _Records:
-    """The records of a shard (none when it does not exist). StoreUnavailable when it cannot be read: then it
-    must not be written over either."""
-    records = into if into is not None else _Records()
-    if configmap is None:
-        return records
-    name = (configmap.get("metadata") or {}).get("name", "?")
-    data = configmap.get("data") or {}
-    try:
-        if str(data.get("format", FORMAT)) != FORMAT:
-            raise ValueError(f"format {data.get('format')!r}, this bot knows {FORMAT!r}")
-        for key in section.keys:
-            items = json.loads(data.get(key) or "[]")
-            if not isinstance(items, list):
-                raise ValueError(f"{key} is not a JSON list")
-            for item in items:
-                if key == "subscriptions.json":
-                    records.subscriptions.append(
-                        Subscription(
-                            str(item["user"]),
-                            str(item["namespace"]),
-                            str(item["name"]),
-                            item.get("kind"),
-                            parse_time(item["created"]),
-                        )
-                    )
-                elif key == "deliveries.json":
-                    records.deliveries.append(
-                        Delivery(
-                            key=str(item["key"]),
-                            target=str(item["target"]),
-                            channel=str(item["channel"]),
-                            ts=item.get("ts"),
-                            verdict=str(item["verdict"]),
-                            position=item.get("position"),
-                            headline=str(item["headline"]),
-                            sent_at=parse_time(item["sentAt"]),
-                            updated_at=parse_time(item["updatedAt"]),
-                            closed_at=_optional_time(item.get("closedAt")),
-                            digest=bool(item.get("digest", False)),
-                            job=str(item.get("job") or ""),
-                            since=_optional_time(item.get("since")),
-                        )
-                    )
-                elif key == "snoozes.json":
-                    records.snoozes.append(Snooze(str(item["user"]), str(item["key"]), parse_time(item["until"])))
-                else:
-                    records.mutes.append(Mute(str(item["user"]), parse_time(item["since"])))
-    except (ValueError, TypeError, KeyError, AttributeError) as error:
-        raise StoreUnavailable(f"the state ConfigMap {name} cannot be read ({error}); it is left untouched") from error
-    return records
-
-
-def _shard(identity: str, section: _Section) -> int:
-    return zlib.crc32(identity.encode()) % section.shards
 
 
 def _unavailable(error: BotError, what: str) -> StoreUnavailable:
@@ -234,7 +106,7 @@ class ConfigMapStore:
     def __repr__(self) -> str:
         return f"ConfigMapStore({self.namespace}/{self.name_prefix}-*)"
 
-    def shard_name(self, section: _Section, index: int) -> str:
+    def shard_name(self, section: Section, index: int) -> str:
         return f"{self.name_prefix}-{section.name}-{index}"
 
     @property
@@ -313,7 +185,7 @@ class ConfigMapStore:
             )
 
     async def _change(
-        self, section: _Section, index: int, change: Callable[[_Records], T], fence: Fence | None = None
+        self, section: Section, index: int, change: Callable[[Records], T], fence: Fence | None = None
     ) -> T:
         """Read-modify-write one shard under optimistic concurrency. `change` may run more than once."""
         name = self.shard_name(section, index)
@@ -323,10 +195,10 @@ class ConfigMapStore:
             current = await self._read_shard(name)
             if fence is not None:
                 check_fence(self._shard_fence(current), fence, f"the state ConfigMap {self.namespace}/{name}")
-            records = _decode(current, section)
-            before = _encode(records, section)
+            records = decode(current, section)
+            before = encode(records, section)
             result = change(records)
-            after = _encode(records, section)
+            after = encode(records, section)
             if after == before:
                 return result
             if fence is not None:
@@ -338,36 +210,44 @@ class ConfigMapStore:
                     f"the state ConfigMap {self.namespace}/{name} would grow to {size} bytes, past "
                     f"{self.max_shard_bytes}; forget closed deliveries sooner"
                 )
-            what = f"the ConfigMap {self.namespace}/{name}"
-            if current is None:
-                body = {
-                    "apiVersion": "v1",
-                    "kind": "ConfigMap",
-                    "metadata": {"name": name, "namespace": self.namespace, "labels": self._labels(section)},
-                    "data": after,
-                }
-                try:
-                    await asyncio.to_thread(self.client.create, self._collection, body, what=what)
-                except NotFound as error:
-                    raise StoreUnavailable(f"the namespace {self.namespace} of the state does not exist") from error
-            else:
-                metadata = dict(current.get("metadata") or {})
-                metadata["labels"] = {**(metadata.get("labels") or {}), **self._labels(section)}
-                body = {**current, "metadata": metadata, "data": {**(current.get("data") or {}), **after}}
-                try:
-                    await asyncio.to_thread(self.client.replace, f"{self._collection}/{name}", body, what=what)
-                except NotFound as error:  # deleted since we read it: as good as a conflict
-                    raise Conflict(str(error)) from error
+            data = after if current is None else {**(current.get("data") or {}), **after}
+            await self._write(name, current, data, self._labels(self.name_prefix, section.name))
             return result
 
         async with lock:
             return await self._retrying(f"writing {name}", attempt)
 
-    def _labels(self, section: _Section) -> dict[str, str]:
+    async def _write(
+        self, name: str, current: Mapping[str, Any] | None, data: dict[str, str], labels: dict[str, str]
+    ) -> None:
+        """Create the ConfigMap `name` (`current` None) or replace `current` (its resourceVersion: a Conflict
+        when another replica wrote it since): `data` becomes its data, `labels` are added to its own."""
+        what = f"the ConfigMap {self.namespace}/{name}"
+        if current is None:
+            body = {
+                "apiVersion": "v1",
+                "kind": "ConfigMap",
+                "metadata": {"name": name, "namespace": self.namespace, "labels": labels},
+                "data": data,
+            }
+            try:
+                await asyncio.to_thread(self.client.create, self._collection, body, what=what)
+            except NotFound as error:
+                raise StoreUnavailable(f"the namespace {self.namespace} of the state does not exist") from error
+            return
+        metadata = dict(current.get("metadata") or {})
+        metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
+        body = {**current, "metadata": metadata, "data": data}
+        try:
+            await asyncio.to_thread(self.client.replace, f"{self._collection}/{name}", body, what=what)
+        except NotFound as error:  # deleted since we read it: as good as a conflict
+            raise Conflict(str(error)) from error
+
+    def _labels(self, store: str, component: str) -> dict[str, str]:
         return {
-            STORE_LABEL: self.name_prefix,
+            STORE_LABEL: store,
             "app.kubernetes.io/managed-by": "kueue-bot",
-            "app.kubernetes.io/component": f"state-{section.name}",
+            "app.kubernetes.io/component": f"state-{component}",
         }
 
     async def rewrite(
@@ -380,11 +260,7 @@ class ConfigMapStore:
         full = f"{self.name_prefix}-{name}"
         lock = self._locks.setdefault(full, asyncio.Lock())
         what = f"the ConfigMap {self.namespace}/{full}"
-        labels = {  # not the sections' label value: their load() does not list these
-            STORE_LABEL: f"{self.name_prefix}-{component}",
-            "app.kubernetes.io/managed-by": "kueue-bot",
-            "app.kubernetes.io/component": f"state-{component}",
-        }
+        labels = self._labels(f"{self.name_prefix}-{component}", component)  # not the sections': load() skips it
 
         async def attempt() -> None:
             current = await self._read_shard(full)
@@ -396,25 +272,7 @@ class ConfigMapStore:
             size = sum(len(k.encode()) + len(v.encode()) for k, v in data.items())
             if size > self.max_shard_bytes:
                 raise StoreUnavailable(f"{what} would grow to {size} bytes, past {self.max_shard_bytes}")
-            if current is None:
-                body = {
-                    "apiVersion": "v1",
-                    "kind": "ConfigMap",
-                    "metadata": {"name": full, "namespace": self.namespace, "labels": labels},
-                    "data": data,
-                }
-                try:
-                    await asyncio.to_thread(self.client.create, self._collection, body, what=what)
-                except NotFound as error:
-                    raise StoreUnavailable(f"the namespace {self.namespace} of the state does not exist") from error
-            else:
-                metadata = dict(current.get("metadata") or {})
-                metadata["labels"] = {**(metadata.get("labels") or {}), **labels}
-                body = {**current, "metadata": metadata, "data": data}
-                try:
-                    await asyncio.to_thread(self.client.replace, f"{self._collection}/{full}", body, what=what)
-                except NotFound as error:  # deleted since we read it: as good as a conflict
-                    raise Conflict(str(error)) from error
+            await self._write(full, current, data, labels)
 
         async with lock:
             await self._retrying(f"writing {full}", attempt)
@@ -447,11 +305,11 @@ class ConfigMapStore:
         async def attempt() -> State:
             items = await asyncio.to_thread(list_shards)
             sections = {self.shard_name(s, i): s for s in SECTIONS for i in range(s.shards)}
-            records = _Records()
+            records = Records()
             for item in items:
                 section = sections.get((item.get("metadata") or {}).get("name", ""))
                 if section is not None:
-                    _decode(item, section, into=records)
+                    decode(item, section, into=records)
             return State.of(records.subscriptions, records.deliveries, records.snoozes, records.mutes)
 
         return await self._retrying("reading", attempt)
@@ -459,29 +317,29 @@ class ConfigMapStore:
     async def subscribe(self, subscription: Subscription) -> bool:
         s = subscription
 
-        def change(records: _Records) -> bool:
+        def change(records: Records) -> bool:
             if any((o.user, o.namespace, o.name) == (s.user, s.namespace, s.name) for o in records.subscriptions):
                 return False
             records.subscriptions.append(s)
             return True
 
-        return await self._change(SUBSCRIPTIONS, _shard(f"{s.user}/{s.namespace}/{s.name}", SUBSCRIPTIONS), change)
+        return await self._change(SUBSCRIPTIONS, shard_of(f"{s.user}/{s.namespace}/{s.name}", SUBSCRIPTIONS), change)
 
     async def unsubscribe(self, user: str, namespace: str, name: str, *, fence: Fence | None = None) -> bool:
-        def change(records: _Records) -> bool:
+        def change(records: Records) -> bool:
             kept = [o for o in records.subscriptions if (o.user, o.namespace, o.name) != (user, namespace, name)]
             removed = len(kept) != len(records.subscriptions)
             records.subscriptions[:] = kept
             return removed
 
-        return await self._change(SUBSCRIPTIONS, _shard(f"{user}/{namespace}/{name}", SUBSCRIPTIONS), change, fence)
+        return await self._change(SUBSCRIPTIONS, shard_of(f"{user}/{namespace}/{name}", SUBSCRIPTIONS), change, fence)
 
     async def _change_delivery(
         self, key: str, target: str, change: Callable[[Delivery | None], Delivery | None], fence: Fence | None
     ) -> bool:
         """Replace the delivery (key, target) by change(it or None); False when `change` left it as it was."""
 
-        def apply(records: _Records) -> bool:
+        def apply(records: Records) -> bool:
             index = next((i for i, d in enumerate(records.deliveries) if (d.key, d.target) == (key, target)), None)
             old = records.deliveries[index] if index is not None else None
             new = change(old)
@@ -495,7 +353,7 @@ class ConfigMapStore:
                 records.deliveries[index] = new
             return True
 
-        return await self._change(DELIVERIES, _shard(f"{key}\n{target}", DELIVERIES), apply, fence)
+        return await self._change(DELIVERIES, shard_of(f"{key}\n{target}", DELIVERIES), apply, fence)
 
     async def record_intent(
         self,
@@ -580,13 +438,13 @@ class ConfigMapStore:
     async def forget_closed(self, before: datetime, *, fence: Fence | None = None) -> int:
         before = utc(before)
 
-        def forget_deliveries(records: _Records) -> int:
+        def forget_deliveries(records: Records) -> int:
             kept = [d for d in records.deliveries if d.closed_at is None or d.closed_at >= before]
             forgotten = len(records.deliveries) - len(kept)
             records.deliveries[:] = kept
             return forgotten
 
-        def forget_snoozes(records: _Records) -> int:
+        def forget_snoozes(records: Records) -> int:
             records.snoozes[:] = [s for s in records.snoozes if s.until >= before]
             return 0
 
@@ -597,18 +455,18 @@ class ConfigMapStore:
             await self._change(PREFERENCES, index, forget_snoozes, fence)
         return forgotten
 
-    async def _change_preferences(self, user: str, change: Callable[[_Records], T]) -> T:
-        return await self._change(PREFERENCES, _shard(user, PREFERENCES), change)
+    async def _change_preferences(self, user: str, change: Callable[[Records], T]) -> T:
+        return await self._change(PREFERENCES, shard_of(user, PREFERENCES), change)
 
     async def snooze(self, user: str, key: str, until: datetime) -> None:
-        def change(records: _Records) -> None:
+        def change(records: Records) -> None:
             records.snoozes[:] = [s for s in records.snoozes if (s.user, s.key) != (user, key)]
             records.snoozes.append(Snooze(user, key, until))
 
         await self._change_preferences(user, change)
 
     async def unsnooze(self, user: str, key: str) -> bool:
-        def change(records: _Records) -> bool:
+        def change(records: Records) -> bool:
             kept = [s for s in records.snoozes if (s.user, s.key) != (user, key)]
             removed = len(kept) != len(records.snoozes)
             records.snoozes[:] = kept
@@ -617,7 +475,7 @@ class ConfigMapStore:
         return await self._change_preferences(user, change)
 
     async def mute(self, user: str, now: datetime) -> bool:
-        def change(records: _Records) -> bool:
+        def change(records: Records) -> bool:
             if any(m.user == user for m in records.mutes):
                 return False
             records.mutes.append(Mute(user, now))
@@ -626,7 +484,7 @@ class ConfigMapStore:
         return await self._change_preferences(user, change)
 
     async def unmute(self, user: str) -> bool:
-        def change(records: _Records) -> bool:
+        def change(records: Records) -> bool:
             kept = [m for m in records.mutes if m.user != user]
             removed = len(kept) != len(records.mutes)
             records.mutes[:] = kept
