@@ -5,8 +5,10 @@ from __future__ import annotations
 CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.job-not-found": "Aucun {kind} nommé {name} dans le namespace {namespace} : vérifiez le nom et le namespace.",
     "headline.not-managed": (
+        "{job} n'est pas géré par Kueue : il ne désigne la LocalQueue {annotated} que par l'annotation {label}, "
+        "que Kueue ignore depuis la v0.15 (seul le label compte), Kueue ne l'a donc jamais mis en file.",
         "{job} n'est pas géré par Kueue : il n'a pas le label {label}, Kueue ne l'a donc jamais mis en file. "
-        "S'il attend, la raison est du côté du scheduler, pas de Kueue."
+        "S'il attend, la raison est du côté du scheduler, pas de Kueue.",
     ),
     "headline.workload-missing": (
         "{job} est l'un des pods du groupe {group}, qui en a {present} sur {total} : Kueue ne crée le Workload du "
@@ -40,8 +42,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.namespace-not-allowed": (
+        "{job} ne sera jamais admis par la ClusterQueue {cluster_queue} : son namespaceSelector exige "
+        "{requirement}, et le namespace {namespace} a {has}.",
         "{job} ne sera jamais admis par la ClusterQueue {cluster_queue} : son namespaceSelector ne "
-        "sélectionne pas ce namespace."
+        "sélectionne pas ce namespace.",
     ),
     "headline.no-matching-flavor": (
         "{job} ne rentrera jamais dans la ClusterQueue {cluster_queue} telle qu'elle est configurée : aucune "
@@ -54,7 +58,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.exceeds-max-quota": (
         "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
         "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
+        "jamais donner plus de {maximum} {resource} (flavor {flavor}) ; au-dessus du maximum aussi : {others}.",
+        "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
+        "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
         "jamais donner plus de {maximum} {resource} (flavor {flavor}).",
+        "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
+        "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}) ; au-dessus du "
+        "maximum aussi : {others}.",
         "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
         "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande plus que la ClusterQueue {cluster_queue} ne peut "
@@ -74,6 +84,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment : ses {all_pods} pods ne tiennent pas, "
         "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
         "de la capacité se libère dans la ClusterQueue {cluster_queue}.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
+        "dans la ClusterQueue {cluster_queue} (flavor {flavor}) ; il manque aussi : {others}. Position "
+        "{position} dans la file, {ahead} devant.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
+        "dans la ClusterQueue {cluster_queue} (flavor {flavor}) ; il manque aussi : {others}.",
         "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
         "dans la ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} dans la file, {ahead} "
         "devant.",
@@ -402,7 +417,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte).",
     ),
     "cluster-queue.namespace-not-selected": (
-        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
+        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} : son namespaceSelector "
+        "exige {requirement} ; le namespace a {has}.",
+        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector).",
     ),
     "cluster-queue.admitted": ("Admis par la ClusterQueue {cluster_queue}.", "Admis."),
     "cluster-queue.reserved": ("Quota réservé dans la ClusterQueue {cluster_queue}.", "Quota réservé."),
@@ -606,7 +623,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-nodes": "S'il manque des nœuds ou s'ils sont pleins, voyez avec un admin la capacité ou l'autoscaler.",
     "action.wait-for-checks": "Attendez {checks} ; des nœuds sont peut-être en cours de création.",
-    "action.wait": ("Attendez : Kueue l'admettra quand son tour viendra et que la capacité sera libre.",),
+    "action.wait": (
+        "Attendez : Kueue l'admettra quand son tour viendra et que ceci de plus sera libre dans la ClusterQueue "
+        "{cluster_queue} (flavor {flavor}) : {needed}.",
+        "Attendez : Kueue l'admettra quand son tour viendra et que la capacité sera libre.",
+    ),
     "action.ask-gate-owner": (
         "Demandez à qui a posé la porte d'admission ({gates}) de la lever.",
         "Demandez à qui a posé la porte d'admission de la lever.",
@@ -628,7 +649,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Demandez à un admin de réparer la ClusterQueue {cluster_queue}.",
     ),
     "action.ask-admin-namespace": (
-        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
+        "Demandez à un admin de poser le label {label} sur le namespace {namespace} (kubectl label namespace "
+        "{namespace} {label} --overwrite), ou de changer le namespaceSelector de la ClusterQueue {cluster_queue} "
+        "(il exige {requirement}).",
+        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace} (son "
+        "namespaceSelector exige {requirement}).",
+        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}.",
     ),
     "action.lower-min-count": (
         "Abaissez son minimum de {min_pods} à {pods} pod(s) ou moins (kueue.x-k8s.io/job-min-parallelism sur "
@@ -637,8 +663,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.shrink-request": "Réduisez le job à {pods} pod(s) au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
     "action.shrink-to-start-now": "Avec {pods} pod(s) ou moins, il rentrerait dans ce qui est libre maintenant.",
     "action.ask-admin-quota": (
+        "Ou demandez à un admin de porter les quotas de la ClusterQueue {cluster_queue} dans la flavor {flavor} "
+        "à au moins : {quotas} (quota nominal, ou emprunt dans une cohorte).",
         "Ou demandez à un admin de porter le quota de {resource} de la ClusterQueue {cluster_queue} dans la "
-        "flavor {flavor} à au moins {requested} (quota nominal, ou emprunt dans une cohorte)."
+        "flavor {flavor} à au moins {requested} (quota nominal, ou emprunt dans une cohorte).",
     ),
     "action.ask-admin-priority": "Si c'est urgent, demandez une WorkloadPriorityClass plus haute (la préemption peut jouer).",
     "action.add-toleration": "Ajoutez une toleration pour {taint} au modèle de pod du job.",
@@ -1051,3 +1079,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
 from bot.copy.admin_fr import ADMIN as _ADMIN  # noqa: E402
 
 CATALOGUE.update(_ADMIN)
+
+# The thing in the way, named (issue 11), in its own module.
+from bot.copy.blockers_fr import BLOCKERS as _BLOCKERS  # noqa: E402
+
+CATALOGUE.update(_BLOCKERS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import checks, messages, podgroup, provisioning, record, scheduling
+from bot.trace import blockers, checks, messages, podgroup, provisioning, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -89,15 +89,18 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     walk.step("job", Outcome.PASS, "job.found", {"kind": job.meta.kind, "job": walk.job_label})
     queue = job.queue_name
     queues = sorted(lq.name for lq in walk.snapshot.local_queues_in(namespace))
+    annotated = _queue_annotation(walk, job)
+    if annotated:  # v0.15+ ignores the annotation: the job is not managed
+        queue = ""
     if not queue:
         walk.step("workload", Outcome.FAIL, "workload.not-managed", {"label": QUEUE_NAME_LABEL})
         if job.suspended is False or job.suspended is None:
             walk.step("scheduling", Outcome.INFO, "scheduling.not-held-by-kueue", {"kind": job.meta.kind})
-        if queues:
+        if queues and not annotated:  # with the annotation, the advice is the label (use-queue-label)
             walk.act("add-queue-label", {"label": QUEUE_NAME_LABEL, "queues": ", ".join(queues)}, queues=queues)
-        else:
+        elif not queues:
             walk.act("ask-admin-local-queue", {"namespace": namespace})
-        return result(walk, Verdict.NOT_MANAGED, {"label": QUEUE_NAME_LABEL}, job=job)
+        return result(walk, Verdict.NOT_MANAGED, {"label": QUEUE_NAME_LABEL, **_annotated(job)}, job=job)
     walk.step("workload", Outcome.FAIL, "workload.missing", {"queue": queue})
     for reason, message in _job_events(walk, job):
         walk.step("workload", Outcome.INFO, "workload.event", {"reason": reason, "message": message})
@@ -110,6 +113,27 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     if group is None or not (group.missing or group.total is None):
         walk.act("ask-admin-kueue", {"kind": job.meta.kind})
     return result(walk, Verdict.WORKLOAD_MISSING, headline, job=job)
+
+
+def _annotated(job: Job) -> dict[str, Value | None]:
+    return {"annotated": blockers.queue_by_annotation_only(job) or None}
+
+
+def _queue_annotation(walk: Walk, job: Job) -> bool:
+    """A job naming its queue by the annotation kueue.x-k8s.io/queue-name alone: Kueue v0.15.0 removed that
+    fallback (#7271; v0.14 jobframework/interface.go QueueNameForObject read it), so on the v1beta2 objects
+    of a v0.15+ Kueue the job is not managed (True). On v1beta1 objects the version is not certain: the
+    step says so and the advice is the label all the same."""
+    queue = blockers.queue_by_annotation_only(job)
+    if not queue:
+        return False
+    version = blockers.kueue_api_version(walk.snapshot, job.meta.namespace or "")
+    params: dict[str, Value | None] = {"label": QUEUE_NAME_LABEL, "queue": queue, "api_version": version}
+    ignored = version == blockers.V1BETA2
+    code = "workload.queue-annotation-ignored" if ignored else "workload.queue-annotation-deprecated"
+    walk.step("workload", Outcome.FAIL if ignored else Outcome.INFO, code, params, api_version=version)
+    walk.act("use-queue-label", {"label": QUEUE_NAME_LABEL, "queue": queue, "kind": job.meta.kind})
+    return ignored
 
 
 def _job_events(walk: Walk, job: Job) -> list[tuple[str, str]]:
@@ -174,6 +198,8 @@ def _workload_step(walk: Walk, found: Resolution, workload: Workload) -> None:
     group = podgroup.group_of(walk, found.job) if found.job is not None else None
     if group is not None:
         podgroup.composition_step(walk, group)
+    if found.job is not None:
+        _queue_annotation(walk, found.job)
 
 
 def _demand_steps(walk: Walk, workload: Workload) -> None:

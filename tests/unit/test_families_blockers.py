@@ -1,0 +1,291 @@
+"""Issue 11, "name the thing in the way" and the root causes: one table case per situation, built from
+Kueue's source (cited per case), each asserting the verdict code and the names and numbers that must appear
+in the headline and in the whole answer, in English and in French.
+
+- namespaceSelector: the requirement the namespace fails, with the namespace's own value (v0.14
+  pkg/scheduler/scheduler.go:423-425 "Workload namespace doesn't match ClusterQueue selector";
+  metav1.LabelSelectorAsSelector: matchLabels, then matchExpressions, ANDed).
+- Every short resource named, with its amounts, for never-fits and waits (flavorassigner.go lists each
+  failing resource of a flavor: "insufficient quota for cpu ..., insufficient quota for pods ...").
+- The queue-name annotation: read as a deprecated fallback until v0.14 (jobframework/interface.go
+  QueueNameForObject), removed in v0.15.0 (#7271, upstream jobframework/utils.go:178-182 reads the label only);
+  v1beta2 objects come from v0.15 or later.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+from bot.trace.codes import Verdict
+from bot.trace.explanation import Explanation
+from bot.trace.serialize import text
+
+from tests.builders import (
+    KUEUE_V1BETA1,
+    NS,
+    Raw,
+    action_codes,
+    cluster,
+    cluster_queue,
+    condition,
+    cpu_spec,
+    explain_objects,
+    flavor_quotas,
+    group,
+    job,
+    local_queue,
+    namespace,
+    pending,
+    quota,
+    resource_flavor,
+    step_codes,
+    workload,
+)
+
+V = Verdict
+LANGUAGES = ("en", "fr")
+QUEUE_ANNOTATION = {"kueue.x-k8s.io/queue-name": "user-queue"}
+
+
+def said(explanation: Explanation, language: str) -> str:
+    """The headline, the steps and the actions as a reader gets them."""
+    parts = [explanation.headline, *(s.text for s in explanation.steps), *(a.text for a in explanation.actions)]
+    return "\n".join(text(part, language) for part in parts)
+
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    objects: list[Raw]
+    verdict: Verdict
+    headline: tuple[str, ...] = ()  # what the headline must say, in both languages
+    says: tuple[str, ...] = ()  # what the answer (headline, steps, actions) must say, in both languages
+    steps: tuple[str, ...] = ()  # step codes that must appear
+    actions: tuple[str, ...] = ()  # action codes that must appear
+    no_actions: tuple[str, ...] = ()  # action codes that must not appear
+    not_said: tuple[str, ...] = ()  # what the answer must not say (English)
+    name: str = "train"
+
+    def run(self) -> Explanation:
+        return explain_objects(self.objects, self.name)
+
+
+def _selector_cluster(selector: Raw, labels: dict[str, str] | None = None) -> list[Raw]:
+    return [
+        namespace(labels=labels),
+        resource_flavor(),
+        cluster_queue("cq", selector=selector),
+        local_queue(),
+        *pending(),
+    ]
+
+
+def _cpu_pods_queue(cpu: int, pods: int, *, used: dict[str, int] | None = None) -> Raw:
+    """ClusterQueue cq: one resource group [cpu, pods], flavor default."""
+    return cluster_queue(
+        "cq",
+        group(["cpu", "pods"], flavor_quotas("default", quota("cpu", cpu), quota("pods", pods))),
+        reservation={"default": used} if used else None,
+    )
+
+
+CASES_NAMED = [
+    # --- the namespaceSelector: the requirement failed, with the namespace's value -----------------------
+    Case(
+        "namespaceSelector matchLabels: the namespace has another value",
+        _selector_cluster({"matchLabels": {"team": "ml"}}, {"team": "research"}),
+        V.NAMESPACE_NOT_ALLOWED,
+        headline=("team=ml", "team=research", "cq", NS),
+        says=("kubectl label namespace team-a team=ml --overwrite",),
+        steps=("cluster-queue.namespace-not-selected",),
+        actions=("ask-admin-namespace",),
+    ),
+    Case(
+        "namespaceSelector matchExpressions In: the namespace lacks the label",
+        _selector_cluster({"matchExpressions": [{"key": "tier", "operator": "In", "values": ["gold", "silver"]}]}),
+        V.NAMESPACE_NOT_ALLOWED,
+        headline=("tier In (gold, silver)", "tier"),
+        says=("tier=gold",),
+    ),
+    Case(
+        "namespaceSelector matchExpressions NotIn: the namespace has an excluded value",
+        _selector_cluster(
+            {
+                "matchLabels": {"kubernetes.io/metadata.name": NS},
+                "matchExpressions": [{"key": "env", "operator": "NotIn", "values": ["sandbox"]}],
+            },
+            {"env": "sandbox"},
+        ),
+        V.NAMESPACE_NOT_ALLOWED,
+        headline=("env NotIn (sandbox)", "env=sandbox"),
+    ),
+    Case(
+        "namespaceSelector matchExpressions Exists: absent",
+        _selector_cluster({"matchExpressions": [{"key": "kueue-enabled", "operator": "Exists"}]}),
+        V.NAMESPACE_NOT_ALLOWED,
+        headline=("kueue-enabled Exists", "kueue-enabled"),
+    ),
+    Case(
+        "namespaceSelector met: admitted as usual",
+        _selector_cluster({"matchLabels": {"team": "ml"}}, {"team": "ml"}),
+        V.NOT_YET_EVALUATED,
+        not_said=("namespaceSelector requires",),
+    ),
+    # --- every short resource, with its amounts ----------------------------------------------------------
+    Case(
+        "never fits: cpu and pods both over the maximum, both named with both amounts",
+        [namespace(), resource_flavor(), _cpu_pods_queue(2, 2), local_queue(), *pending(count=3)],
+        V.EXCEEDS_MAX_QUOTA,
+        headline=("3 cpu", "2 cpu", "pods 3 > 2"),
+        says=("cpu 3, pods 3",),
+        actions=("ask-admin-quota",),
+    ),
+    Case(
+        "never fits from Kueue's record only (v0.15+ message): cpu and pods named",
+        [
+            namespace(),
+            resource_flavor(),
+            _cpu_pods_queue(2, 2),
+            local_queue(),
+            *pending(
+                count=3,
+                conditions=[
+                    condition(
+                        "QuotaReserved",
+                        False,
+                        "ExceedsMaxQuota",
+                        "couldn't assign flavors to pod set main: insufficient quota for cpu in flavor default, "
+                        "request > maximum capacity (3 > 2), insufficient quota for pods in flavor default, "
+                        "request > maximum capacity (3 > 2)",
+                    )
+                ],
+            ),
+        ],
+        V.EXCEEDS_MAX_QUOTA,
+        headline=("3 cpu", "2 cpu", "pods 3 > 2"),
+        says=("cpu 3, pods 3",),
+    ),
+    Case(
+        "waits: cpu and pods both short now, both named with how much more",
+        [
+            namespace(),
+            resource_flavor(),
+            _cpu_pods_queue(4, 4, used={"cpu": 3, "pods": 3}),
+            local_queue(),
+            *pending(count=2),
+        ],
+        V.WAITING_FOR_QUOTA,
+        headline=("cpu", "pods 1"),
+        says=("cpu 1, pods 1",),
+        actions=("wait",),
+    ),
+    Case(
+        "waits: only cpu short: nothing else named",
+        [namespace(), resource_flavor(), _cpu_pods_queue(4, 10, used={"cpu": 3}), local_queue(), *pending(count=2)],
+        V.WAITING_FOR_QUOTA,
+        headline=("cpu", "default"),
+        not_said=("also short now", "pods 1"),
+    ),
+    # --- the queue-name annotation -------------------------------------------------------------------------
+    Case(
+        "queue named by annotation only, v1beta2 objects (Kueue v0.15+): not managed, use the label",
+        [*cluster(), job(queue=None, annotations=QUEUE_ANNOTATION)],
+        V.NOT_MANAGED,
+        headline=("user-queue", "kueue.x-k8s.io/queue-name", "v0.15"),
+        says=("kueue.x-k8s.io/queue-name=user-queue", "kueue.x-k8s.io/v1beta2"),
+        steps=("workload.queue-annotation-ignored",),
+        actions=("use-queue-label",),
+        no_actions=("add-queue-label",),
+    ),
+    Case(
+        "queue named by annotation only, v1beta1 objects, no Workload: the version may be why",
+        [
+            namespace(),
+            resource_flavor(),
+            cluster_queue("cq", api_version=KUEUE_V1BETA1),
+            local_queue(api_version=KUEUE_V1BETA1),
+            job(queue=None, annotations=QUEUE_ANNOTATION),
+        ],
+        V.WORKLOAD_MISSING,
+        says=("v0.15", "kueue.x-k8s.io/queue-name=user-queue", "kueue.x-k8s.io/v1beta1"),
+        steps=("workload.queue-annotation-deprecated",),
+        actions=("use-queue-label",),
+    ),
+    Case(
+        "queue named by annotation, v1beta1, with its Workload: Kueue < v0.15 read it; the label before upgrading",
+        [
+            namespace(),
+            resource_flavor(),
+            cluster_queue("cq", api_version=KUEUE_V1BETA1),
+            local_queue(api_version=KUEUE_V1BETA1),
+            the_job := job(queue=None, annotations=QUEUE_ANNOTATION),
+            workload(of=the_job, api_version=KUEUE_V1BETA1),
+        ],
+        V.NOT_YET_EVALUATED,
+        says=("v0.15", "kueue.x-k8s.io/queue-name=user-queue"),
+        steps=("workload.queue-annotation-deprecated",),
+    ),
+    Case(
+        "queue named by the label: nothing said about the annotation",
+        [*cluster(), *pending()],
+        V.NOT_YET_EVALUATED,
+        not_said=("annotation",),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES_NAMED, ids=[c.id for c in CASES_NAMED])
+def test_the_thing_in_the_way_is_named(case: Case) -> None:
+    explanation = case.run()
+    codes = step_codes(explanation)
+    assert explanation.verdict == case.verdict, codes
+    for code in case.steps:
+        assert code in codes, codes
+    actions = action_codes(explanation)
+    for code in case.actions:
+        assert code in actions, actions
+    for code in case.no_actions:
+        assert code not in actions, actions
+    for language in LANGUAGES:
+        headline = text(explanation.headline, language)
+        assert "?" not in headline.replace("?)", ""), headline  # no placeholder left unfilled
+        for words in case.headline:
+            assert words in headline, (language, words, headline)
+        answer = said(explanation, language)
+        for words in case.says:
+            assert words in answer, (language, words, answer)
+    english = said(explanation, "en")
+    for words in case.not_said:
+        assert words not in english, (words, english)
+
+
+def test_a_job_short_of_cpu_and_pods_gets_one_request_naming_both() -> None:
+    objects = [namespace(), resource_flavor(), _cpu_pods_queue(2, 2), local_queue(), *pending(count=3)]
+    asks = [a for a in explain_objects(objects).actions if a.code == "ask-admin-quota"]
+    assert len(asks) == 1
+    assert asks[0].data["resources"] == ["cpu", "pods"]
+
+
+def test_shorts_in_two_flavors_are_asked_of_each_flavor() -> None:
+    # cpu from flavor a, memory from flavor b (two resource groups): both never fit
+    cq = cluster_queue(
+        "cq",
+        group(["cpu"], flavor_quotas("a", quota("cpu", 2))),
+        group(["memory"], flavor_quotas("b", quota("memory", "1Gi"))),
+    )
+    objects = [
+        namespace(),
+        resource_flavor("a"),
+        resource_flavor("b"),
+        cq,
+        local_queue(),
+        *pending(spec=cpu_spec("4", memory="2Gi")),
+    ]
+    explanation = explain_objects(objects)
+    assert explanation.verdict == V.EXCEEDS_MAX_QUOTA
+    asks = {a.text.params["flavor"]: a for a in explanation.actions if a.code == "ask-admin-quota"}
+    assert set(asks) == {"a", "b"}
+    for language in LANGUAGES:
+        headline = text(explanation.headline, language)
+        assert "memory 2Gi > 1Gi (b)" in headline, headline
