@@ -21,4 +21,23 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "Désignez la file par le label {label}={queue} au lieu de l'annotation (Kueue v0.15 et suivants "
         "ignorent l'annotation) : posez-le dans le manifeste du {kind} et soumettez-le de nouveau.",
     ),
+    # --- un autre job nommé (fragment que le rendu Slack cache à qui ne peut pas voir son namespace) ---
+    "fragment.workload": "{namespace}/{name}",
+    "fragment.workload-elsewhere": "un workload d'un autre namespace",
+    "fragment.no-flavor": "aucune flavor ne peut l'accueillir : {detail}",
+    # --- la tête d'une file StrictFIFO ---
+    "position.strict-fifo-is-head": (
+        "Il est en tête de la ClusterQueue StrictFIFO {cluster_queue} : les {behind} workload(s) derrière lui "
+        "attendent son admission.",
+    ),
+    "action.unblock-head": (
+        "Demandez à un admin de débloquer la ClusterQueue StrictFIFO {cluster_queue} : sa tête de file {head} ne "
+        "pourra jamais être admise ({blocked_by}) et {behind} workload(s) attendent derrière elle. Le remède : "
+        "donner à la tête le quota qu'il lui faut, la désactiver ou la supprimer (spec.active: false sur son "
+        "Workload), ou passer la file en BestEffortFIFO.",
+    ),
+    "action.release-head": (
+        "Changez sa demande ou supprimez-le vite : en tête de la ClusterQueue StrictFIFO {cluster_queue}, il "
+        "retient les {behind} workload(s) qui le suivent, que Kueue n'examine pas tant qu'il est là.",
+    ),
 }

@@ -66,6 +66,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
+        "{position} in the queue, {ahead} ahead.",
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue} ({needed} more {resource} needed), "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops "
         "its flavor search at {flavor} and never tries {free_flavor}.",
@@ -92,6 +97,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
+        "{position} in the queue, {ahead} ahead.",
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
         "the first flavor where preemption can make room and never tries {free_flavor}.",
@@ -109,6 +119,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admissions meanwhile."
     ),
     "headline.not-yet-evaluated": (
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
+        "{position} in the queue, {ahead} ahead.",
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
+        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}: Kueue tries only the "
+        "head until it is admitted. Position {position} in the queue, {ahead} ahead.",
+        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}: Kueue tries only the "
+        "head until it is admitted.",
         "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
         "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try. Position "
         "{position} in the queue, {ahead} ahead.",
@@ -481,8 +500,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ahead of it, by priority: {by_priority}.",
     ),
     "position.strict-fifo-head": (
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), can never be admitted "
+        "as configured ({blocked_by}), and Kueue tries nothing behind it until an admin acts.",
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), waits for capacity "
+        "({head_detail} more must be free) and blocks everything behind it until it is admitted.",
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), blocks everything "
+        "behind it until it is admitted.",
         "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
-        "everything behind it until it is admitted."
+        "everything behind it until it is admitted.",
     ),
     "admission-checks.provisioning-request": (
         "ProvisioningRequest {request} (attempt {attempt} of at most {attempts}, class {class}): {conditions}.",

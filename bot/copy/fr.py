@@ -71,6 +71,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas. Position {position} dans la file, {ahead} devant.",
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue} (il manque {needed} {resource}), "
         "alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut MayStopSearch, donc "
         "Kueue arrête sa recherche de flavor à {flavor} et n'essaie jamais {free_flavor}.",
@@ -99,6 +105,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas. Position {position} dans la file, {ahead} devant.",
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue}, où Kueue fait de la place par "
         "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
         "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
@@ -117,6 +129,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "nouvelles admissions en attendant."
     ),
     "headline.not-yet-evaluated": (
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas. Position {position} dans la file, {ahead} devant.",
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
+        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
+        "n'agit pas.",
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue} : Kueue n'examine "
+        "que la tête tant qu'elle n'est pas admise. Position {position} dans la file, {ahead} devant.",
+        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue} : Kueue n'examine "
+        "que la tête tant qu'elle n'est pas admise.",
         "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
         "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
         "son prochain essai. Position {position} dans la file, {ahead} devant.",
@@ -507,8 +529,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Devant lui, par priorité : {by_priority}.",
     ),
     "position.strict-fifo-head": (
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), ne "
+        "pourra jamais être admise en l'état ({blocked_by}), et Kueue n'examine rien derrière elle tant qu'un "
+        "admin n'agit pas.",
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), "
+        "attend de la capacité (il faut encore {head_detail} de libre) et bloque tout ce qui la suit jusqu'à son "
+        "admission.",
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), "
+        "bloque tout ce qui la suit jusqu'à son admission.",
         "La ClusterQueue {cluster_queue} est en StrictFIFO : la tête de file (priorité {priority}) bloque tout "
-        "ce qui la suit jusqu'à son admission."
+        "ce qui la suit jusqu'à son admission.",
     ),
     "admission-checks.provisioning-request": (
         "ProvisioningRequest {request} (tentative {attempt} sur {attempts} au plus, classe {class}) : {conditions}.",

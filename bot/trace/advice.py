@@ -213,6 +213,10 @@ def headline_params(walk: Walk, workload: Workload, verdict: Verdict, record: Cl
         params["position"] = walk.position.cluster_queue
         params["ahead"] = walk.position.cluster_queue - 1
     params.update(_HEADLINES.get(verdict, _record_headline)(walk, workload, record))
+    if walk.head is not None and verdict in _BEHIND_HEAD:  # StrictFIFO: the head is what it waits behind
+        params["head"] = walk.head.headline_label(workload.namespace)
+        if walk.head.never:
+            params["blocked_by"] = walk.head.detail
     return params
 
 
@@ -322,10 +326,34 @@ _ADVICE: dict[Verdict, _Advice] = {
 }
 
 
+# Verdicts of a Workload that waits in its queue: behind a StrictFIFO head, the head is what it waits for.
+_BEHIND_HEAD = frozenset({Verdict.NOT_YET_EVALUATED, Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION})
+
+
+def _blocked_by_head(walk: Walk, workload: Workload) -> None:
+    """Behind a StrictFIFO head that can never be admitted, waiting changes nothing: the head blocks the
+    queue until an admin (or its owner) acts; another queue may take the job meanwhile."""
+    found = walk.head
+    assert found is not None
+    params: dict[str, Value | None] = {
+        "cluster_queue": walk.cluster_queue_name,
+        "head": found.label,
+        "blocked_by": found.detail,
+        "behind": found.behind,
+    }
+    walk.act("unblock-head", params, head=f"{found.workload.namespace}/{found.name}")
+    other_queues(walk, workload, now=False)
+
+
 def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classification | None) -> None:
+    if walk.head is not None and walk.head.never and verdict in _BEHIND_HEAD:
+        _blocked_by_head(walk, workload)
+        return
     advice = _ADVICE.get(verdict)
     if advice is not None:
         advice(walk, workload, record)
+    if walk.behind and verdict.never_fixes_itself:  # a StrictFIFO head that never fits holds the whole queue
+        walk.act("release-head", {"cluster_queue": walk.cluster_queue_name, "behind": walk.behind})
 
 
 def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:

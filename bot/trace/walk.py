@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bot.trace.checks import Partial, QueueChain, QueueFit
 from bot.trace.codes import Outcome
@@ -15,6 +16,9 @@ from bot.trace.demand import PODS
 from bot.trace.explanation import Action, Params, Position, Step, Text, Value
 from bot.trace.quantity import Quantities, human
 from bot.trace.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from bot.trace.head import QueueHead
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class Walk:
     chain: QueueChain | None = None
     fit: QueueFit | None = None
     partial: Partial | None = None  # partial admission's counts (pod sets with a minCount)
+    head: QueueHead | None = None  # the head of a StrictFIFO queue this Workload waits behind
+    behind: int = 0  # at the head of a StrictFIFO queue itself: how many wait behind it
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
 

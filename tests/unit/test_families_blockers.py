@@ -14,11 +14,15 @@ in the headline and in the whole answer, in English and in French.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
+from bot.copy import render
+from bot.slack.render import answer_details
 from bot.trace.codes import Verdict
-from bot.trace.explanation import Explanation
+from bot.trace.explanation import Explanation, named_namespaces
 from bot.trace.serialize import text
 
 from tests.builders import (
@@ -26,9 +30,11 @@ from tests.builders import (
     NS,
     Raw,
     action_codes,
+    assignment,
     cluster,
     cluster_queue,
     condition,
+    container,
     cpu_spec,
     explain_objects,
     flavor_quotas,
@@ -37,9 +43,12 @@ from tests.builders import (
     local_queue,
     namespace,
     pending,
+    pod_spec,
     quota,
+    reserved,
     resource_flavor,
     step_codes,
+    toleration,
     workload,
 )
 
@@ -289,3 +298,167 @@ def test_shorts_in_two_flavors_are_asked_of_each_flavor() -> None:
     for language in LANGUAGES:
         headline = text(explanation.headline, language)
         assert "memory 2Gi > 1Gi (b)" in headline, headline
+
+
+# --- StrictFIFO: the head that blocks the queue, and whether it can ever fit ----------------------------------
+# Kueue v0.14 pkg/queue/cluster_queue.go:420-423 (upstream pkg/cache/queue/cluster_queue.go:827-837): a
+# StrictFIFO queue requeues an inadmissible head at once, but for a namespace mismatch; a Workload in its
+# requeue backoff is kept out of the heap (v0.14 :175-178,194-206; upstream :415-417,474-485).
+
+TEAM_B = "team-b"
+
+
+def _fifo(*workloads: list[Raw], strategy: str = "StrictFIFO", cpu: int = 8, selector: Raw | None = None) -> list[Raw]:
+    objects: list[Raw] = [
+        namespace(),
+        namespace(TEAM_B, labels={"team": "b"}),
+        resource_flavor(),
+        cluster_queue(
+            "cq", group(["cpu"], flavor_quotas("default", quota("cpu", cpu))), strategy=strategy, selector=selector
+        ),
+        local_queue(),
+        local_queue(namespace=TEAM_B),
+    ]
+    for items in workloads:
+        objects.extend(items)
+    return objects
+
+
+def _big(cpu: str = "12", namespace_name: str = TEAM_B, **wl: Any) -> list[Raw]:
+    return pending("big", cpu=cpu, namespace_name=namespace_name, created="2026-10-14T07:00:00Z", **wl)
+
+
+TRAIN = pending("train", cpu="1", created="2026-10-14T08:00:00Z")
+
+
+def reserved_cpu(cpu: str) -> Raw:
+    """The status of a Workload admitted in cq with `cpu` of flavor default."""
+    return reserved("cq", assignment("main", 1, default={"cpu": cpu}))
+
+
+def cpu_spec_tolerating() -> Raw:
+    return pod_spec(container(requests={"cpu": "1"}), tolerations=[toleration("gpu", "Equal", "true", "NoSchedule")])
+
+
+BACKOFF = [
+    condition("Evicted", True, "PodsReadyTimeout", "Exceeded the PodsReady timeout team-b/big"),
+    condition("Requeued", False, "PodsReadyTimeout", "Exceeded the PodsReady timeout team-b/big"),
+]
+
+CASES_FIFO = [
+    Case(
+        "StrictFIFO head of another namespace never fits: named in the steps, not in the headline; no 'wait'",
+        _fifo(_big(), TRAIN),
+        V.NOT_YET_EVALUATED,
+        headline=("StrictFIFO", "cq", "cpu 12 > 8"),
+        says=("team-b/big", "BestEffortFIFO"),
+        steps=("position.strict-fifo-head",),
+        actions=("unblock-head",),
+        no_actions=("wait",),
+    ),
+    Case(
+        "StrictFIFO head of the same namespace never fits: named in the headline",
+        _fifo(_big(namespace_name=NS), TRAIN),
+        V.NOT_YET_EVALUATED,
+        headline=("team-a/big", "cpu 12 > 8"),
+        actions=("unblock-head",),
+        no_actions=("wait",),
+    ),
+    Case(
+        "StrictFIFO head waits for capacity in use: named, with what it needs; waiting is right",
+        _fifo(
+            _big(cpu="6", namespace_name=NS),
+            pending("holder", cpu="4", status=reserved_cpu("4")),
+            TRAIN,
+        ),
+        V.NOT_YET_EVALUATED,
+        headline=("team-a/big",),
+        says=("cpu 2",),
+        steps=("position.strict-fifo-head",),
+        actions=("wait",),
+        no_actions=("unblock-head",),
+    ),
+    Case(
+        "StrictFIFO head in its requeue backoff is not in front (out of the heap): the job is the head",
+        _fifo(_big(conditions=BACKOFF), TRAIN),
+        V.NOT_YET_EVALUATED,
+        not_said=("team-b/big", "StrictFIFO ClusterQueue cq, which"),
+    ),
+    Case(
+        "StrictFIFO head whose requeueAt is still ahead is not in front either",
+        _fifo(_big(status={"requeueState": {"count": 1, "requeueAt": "2026-10-14T11:00:00Z"}}), TRAIN),
+        V.NOT_YET_EVALUATED,
+        not_said=("team-b/big", "StrictFIFO ClusterQueue cq, which"),
+    ),
+    Case(
+        "StrictFIFO head whose namespace the queue does not select does not block",
+        _fifo(_big(), TRAIN, selector={"matchExpressions": [{"key": "team", "operator": "NotIn", "values": ["b"]}]}),
+        V.NOT_YET_EVALUATED,
+        not_said=("team-b/big",),
+    ),
+    Case(
+        "BestEffortFIFO: nothing blocks behind a head that never fits",
+        _fifo(_big(), TRAIN, strategy="BestEffortFIFO"),
+        V.NOT_YET_EVALUATED,
+        not_said=("StrictFIFO", "team-b/big"),
+        no_actions=("unblock-head",),
+    ),
+    Case(
+        "StrictFIFO head with an untolerated taint never fits: said with the taint",
+        [
+            namespace(),
+            resource_flavor(taints=[{"key": "gpu", "value": "true", "effect": "NoSchedule"}]),
+            cluster_queue("cq", strategy="StrictFIFO"),
+            local_queue(),
+            *pending("big", cpu="1", created="2026-10-14T07:00:00Z"),
+            *pending("train", cpu="1", created="2026-10-14T08:00:00Z", spec=cpu_spec_tolerating()),
+        ],
+        V.NOT_YET_EVALUATED,
+        headline=("team-a/big", "gpu=true:NoSchedule"),
+        actions=("unblock-head",),
+    ),
+    Case(
+        "the job is itself the StrictFIFO head and never fits: it is told it holds the queue",
+        _fifo(_big(namespace_name=NS), TRAIN),
+        V.EXCEEDS_MAX_QUOTA,
+        says=("StrictFIFO", "cq", "1"),
+        steps=("position.strict-fifo-is-head",),
+        actions=("release-head",),
+        name="big",
+    ),
+]
+
+
+def _partial_big() -> list[Raw]:
+    """A head of 12 pods x 1 cpu whose minCount is 4: 12 never fit in 8 cpu, 8 pods do (partial admission)."""
+    the_job = job("big", TEAM_B, parallelism=12, annotations={"kueue.x-k8s.io/job-min-parallelism": "4"})
+    pod_sets = [{"name": "main", "count": 12, "minCount": 4, "template": {"spec": cpu_spec("1")}}]
+    return [the_job, workload(of=the_job, namespace=TEAM_B, pod_sets=pod_sets, created="2026-10-14T07:00:00Z")]
+
+
+CASES_FIFO.append(
+    Case(
+        "StrictFIFO head that fits partially (minCount) is not 'never': waiting is right",
+        _fifo(_partial_big(), TRAIN),
+        V.NOT_YET_EVALUATED,
+        steps=("position.strict-fifo-head",),
+        actions=("wait",),
+        no_actions=("unblock-head",),
+    )
+)
+
+
+@pytest.mark.parametrize("case", CASES_FIFO, ids=[c.id for c in CASES_FIFO])
+def test_the_strict_fifo_head_is_named(case: Case) -> None:
+    test_the_thing_in_the_way_is_named(case)
+
+
+def test_the_head_is_hidden_from_readers_who_may_not_see_its_namespace() -> None:
+    explanation = explain_objects(_fifo(_big(), TRAIN))
+    assert named_namespaces([s.text for s in explanation.steps]) == {TEAM_B}
+    for language in LANGUAGES:
+        hidden = json.dumps(answer_details(explanation, language=language, show_names=False).blocks)
+        shown = json.dumps(answer_details(explanation, language=language, show_names=True).blocks)
+        assert "team-b/big" not in hidden and "team-b/big" in shown
+        assert render("fragment.workload-elsewhere", {}, language) in hidden
+    assert "team-b" not in text(explanation.headline, "en")  # the headline reaches summaries, DMs, the App Home
