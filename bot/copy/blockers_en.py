@@ -38,4 +38,70 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "Change its request or delete it soon: at the head of StrictFIFO ClusterQueue {cluster_queue} it holds "
         "the {behind} workload(s) behind it, which Kueue does not try while it is there.",
     ),
+    # --- why pods never became ready (rootcause) ---
+    "fragment.trouble.image": (
+        "pod {pod} (and {more} more) cannot pull its image {image} ({reason})",
+        "pod {pod} cannot pull its image {image} ({reason})",
+        "pod {pod} (and {more} more) cannot pull its image ({reason})",
+        "pod {pod} cannot pull its image ({reason})",
+        "its pods cannot pull their image ({reason})",
+    ),
+    "fragment.trouble.crash": (
+        "container {container} of pod {pod} (and {more} more) keeps crashing ({reason}; last exit: {last})",
+        "container {container} of pod {pod} keeps crashing ({reason}; last exit: {last})",
+        "container {container} of pod {pod} (and {more} more) keeps crashing ({reason})",
+        "container {container} of pod {pod} keeps crashing ({reason})",
+        "pod {pod} keeps crashing ({reason})",
+        "its pods keep crashing ({reason})",
+    ),
+    "fragment.trouble.config": (
+        "the kubelet cannot start container {container} of pod {pod} ({reason})",
+        "the kubelet cannot start pod {pod} ({reason})",
+        "the kubelet cannot start its pods ({reason})",
+    ),
+    "fragment.trouble.mount": (
+        "pod {pod} (and {more} more) cannot mount its volumes ({reason})",
+        "pod {pod} cannot mount its volumes ({reason})",
+        "its pods cannot mount their volumes ({reason})",
+    ),
+    "fragment.trouble.quota": "a ResourceQuota of the namespace refuses its pods ({reason})",
+    "fragment.trouble.limit-range": "a LimitRange of the namespace refuses its pods ({reason})",
+    "fragment.trouble.webhook": "an admission webhook refuses its pods ({reason})",
+    "fragment.trouble.create": "its pods cannot be created ({reason})",
+    "scheduling.pod-trouble": ("{trouble}: {message}", "{trouble}."),
+    "action.fix-image": (
+        "Fix the image {image} (name, tag, registry access, imagePullSecrets) of the {kind}: requeued as it is, it "
+        "is evicted again.",
+        "Fix the image of the {kind} (name, tag, registry access, imagePullSecrets): requeued as it is, it is "
+        "evicted again.",
+    ),
+    "action.read-crash-logs": (
+        "See why it crashes: kubectl logs -n {namespace} {pod} -c {container} --previous; fix the {kind} before its "
+        "next admission.",
+        "See why it crashes: kubectl logs -n {namespace} {pod} --previous; fix the {kind} before its next admission.",
+        "See why its pods crash (kubectl logs --previous) and fix the {kind} before its next admission.",
+    ),
+    "action.fix-pod-config": (
+        "Fix what the kubelet refuses in the pod template (the ConfigMap, Secret or key it names): kubectl describe "
+        "pod -n {namespace} {pod}.",
+        "Fix what the kubelet refuses in the pod template (the ConfigMap, Secret or key it names).",
+    ),
+    "action.fix-volumes": (
+        "Fix the volume pod {pod} cannot mount (the PersistentVolumeClaim, ConfigMap or Secret the event names): "
+        "kubectl describe pod -n {namespace} {pod}.",
+        "Fix the volume the pods cannot mount (the PersistentVolumeClaim, ConfigMap or Secret the event names).",
+    ),
+    "action.ask-admin-resource-quota": (
+        "Lower the {kind}'s requests, or ask an admin to raise the namespace's ResourceQuota "
+        "(kubectl describe resourcequota -n {namespace}).",
+    ),
+    "action.fit-limit-range": (
+        "Fit the {kind}'s requests and limits to the namespace's LimitRange (kubectl describe limitrange -n "
+        "{namespace}), or ask an admin to change it.",
+    ),
+    "action.ask-webhook-owner": (
+        "Ask whoever runs the admission webhook the event names why it refuses the pods, or change the {kind} to "
+        "meet its policy.",
+    ),
+    "action.check-job-events": "See why its pods cannot be created: kubectl describe {kind} -n {namespace} {job}.",
 }

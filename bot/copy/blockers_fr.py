@@ -40,4 +40,76 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "Changez sa demande ou supprimez-le vite : en tête de la ClusterQueue StrictFIFO {cluster_queue}, il "
         "retient les {behind} workload(s) qui le suivent, que Kueue n'examine pas tant qu'il est là.",
     ),
+    # --- pourquoi les pods ne sont jamais devenus prêts (rootcause) ---
+    "fragment.trouble.image": (
+        "le pod {pod} (et {more} autre(s)) ne peut pas tirer son image {image} ({reason})",
+        "le pod {pod} ne peut pas tirer son image {image} ({reason})",
+        "le pod {pod} (et {more} autre(s)) ne peut pas tirer son image ({reason})",
+        "le pod {pod} ne peut pas tirer son image ({reason})",
+        "ses pods ne peuvent pas tirer leur image ({reason})",
+    ),
+    "fragment.trouble.crash": (
+        "le conteneur {container} du pod {pod} (et {more} autre(s)) plante en boucle ({reason} ; dernière sortie : "
+        "{last})",
+        "le conteneur {container} du pod {pod} plante en boucle ({reason} ; dernière sortie : {last})",
+        "le conteneur {container} du pod {pod} (et {more} autre(s)) plante en boucle ({reason})",
+        "le conteneur {container} du pod {pod} plante en boucle ({reason})",
+        "le pod {pod} plante en boucle ({reason})",
+        "ses pods plantent en boucle ({reason})",
+    ),
+    "fragment.trouble.config": (
+        "le kubelet ne peut pas démarrer le conteneur {container} du pod {pod} ({reason})",
+        "le kubelet ne peut pas démarrer le pod {pod} ({reason})",
+        "le kubelet ne peut pas démarrer ses pods ({reason})",
+    ),
+    "fragment.trouble.mount": (
+        "le pod {pod} (et {more} autre(s)) ne peut pas monter ses volumes ({reason})",
+        "le pod {pod} ne peut pas monter ses volumes ({reason})",
+        "ses pods ne peuvent pas monter leurs volumes ({reason})",
+    ),
+    "fragment.trouble.quota": "un ResourceQuota du namespace refuse ses pods ({reason})",
+    "fragment.trouble.limit-range": "une LimitRange du namespace refuse ses pods ({reason})",
+    "fragment.trouble.webhook": "un webhook d'admission refuse ses pods ({reason})",
+    "fragment.trouble.create": "ses pods ne peuvent pas être créés ({reason})",
+    "scheduling.pod-trouble": ("{trouble} : {message}", "{trouble}."),
+    "action.fix-image": (
+        "Corrigez l'image {image} (nom, tag, accès au registre, imagePullSecrets) du {kind} : remis en file tel "
+        "quel, il est évincé de nouveau.",
+        "Corrigez l'image du {kind} (nom, tag, accès au registre, imagePullSecrets) : remis en file tel quel, il "
+        "est évincé de nouveau.",
+    ),
+    "action.read-crash-logs": (
+        "Voyez pourquoi il plante : kubectl logs -n {namespace} {pod} -c {container} --previous ; corrigez le "
+        "{kind} avant sa prochaine admission.",
+        "Voyez pourquoi il plante : kubectl logs -n {namespace} {pod} --previous ; corrigez le {kind} avant sa "
+        "prochaine admission.",
+        "Voyez pourquoi ses pods plantent (kubectl logs --previous) et corrigez le {kind} avant sa prochaine "
+        "admission.",
+    ),
+    "action.fix-pod-config": (
+        "Corrigez ce que le kubelet refuse dans le modèle de pod (la ConfigMap, le Secret ou la clé qu'il nomme) : "
+        "kubectl describe pod -n {namespace} {pod}.",
+        "Corrigez ce que le kubelet refuse dans le modèle de pod (la ConfigMap, le Secret ou la clé qu'il nomme).",
+    ),
+    "action.fix-volumes": (
+        "Corrigez le volume que le pod {pod} ne peut pas monter (le PersistentVolumeClaim, la ConfigMap ou le "
+        "Secret que l'événement nomme) : kubectl describe pod -n {namespace} {pod}.",
+        "Corrigez le volume que les pods ne peuvent pas monter (le PersistentVolumeClaim, la ConfigMap ou le "
+        "Secret que l'événement nomme).",
+    ),
+    "action.ask-admin-resource-quota": (
+        "Baissez les demandes du {kind}, ou demandez à un admin de relever le ResourceQuota du namespace "
+        "(kubectl describe resourcequota -n {namespace}).",
+    ),
+    "action.fit-limit-range": (
+        "Ajustez les demandes et limites du {kind} à la LimitRange du namespace (kubectl describe limitrange -n "
+        "{namespace}), ou demandez à un admin de la changer.",
+    ),
+    "action.ask-webhook-owner": (
+        "Demandez à qui gère le webhook d'admission nommé par l'événement pourquoi il refuse les pods, ou changez "
+        "le {kind} pour respecter sa règle.",
+    ),
+    "action.check-job-events": (
+        "Voyez pourquoi ses pods ne peuvent pas être créés : kubectl describe {kind} -n {namespace} {job}."
+    ),
 }

@@ -152,22 +152,30 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.requeue-backoff": (
+        "{job} was evicted ({reason}) because its pods never became ready: {trouble}. Requeued as it is, it will "
+        "be evicted again; it waits for its requeue backoff until {until} (in {in_seconds}), eviction number "
+        "{count}.",
+        "{job} was evicted ({reason}) because its pods never became ready: {trouble}. Requeued as it is, it will "
+        "be evicted again.",
         "{job} was evicted ({reason}) and waits for its requeue backoff until {until} (in {in_seconds}), "
         "eviction number {count}.",
         "{job} was evicted ({reason}) and waits for its requeue backoff.",
         "{job} was evicted and waits for its requeue backoff.",
     ),
     "headline.deactivated": (
+        "{job} is deactivated ({reason}): its pods never became ready: {trouble}. Fix that, then reactivate it.",
         "{job} was deactivated by Kueue: it ran longer than its maximum execution time of {limit_seconds} "
         "({reason}); it will not run again until it is reactivated or its limit is raised.",
         "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
         "{job} is deactivated: Kueue will not admit it until it is reactivated.",
     ),
     "headline.pods-pending": (
+        "Kueue admitted {job}, but its pods are not ready: {trouble}.",
         "Kueue admitted {job}; {pending} pod(s) still wait in the kube-scheduler: {reason}",
         "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
     ),
     "headline.running": (
+        "{job} is admitted in ClusterQueue {cluster_queue}, but its pods are not ready: {trouble}.",
         "{job} is admitted in ClusterQueue {cluster_queue} and running: nothing is pending.",
         "{job} is admitted and running: nothing is pending.",
     ),

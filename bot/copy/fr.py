@@ -168,22 +168,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.requeue-backoff": (
+        "{job} a été évincé ({reason}) car ses pods ne sont jamais devenus prêts : {trouble}. Remis en file tel "
+        "quel, il sera évincé de nouveau ; il attend la fin de son délai de remise en file jusqu'à {until} (dans "
+        "{in_seconds}), éviction numéro {count}.",
+        "{job} a été évincé ({reason}) car ses pods ne sont jamais devenus prêts : {trouble}. Remis en file tel "
+        "quel, il sera évincé de nouveau.",
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file, jusqu'à {until} (dans "
         "{in_seconds}), éviction numéro {count}.",
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file.",
         "{job} a été évincé et attend la fin de son délai de remise en file.",
     ),
     "headline.deactivated": (
+        "{job} est désactivé ({reason}) : ses pods ne sont jamais devenus prêts : {trouble}. Corrigez cela, puis "
+        "réactivez-le.",
         "{job} a été désactivé par Kueue : il a tourné plus longtemps que sa durée d'exécution maximale de "
         "{limit_seconds} ({reason}) ; il ne repartira pas avant d'être réactivé ou que sa limite soit relevée.",
         "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
         "{job} est désactivé : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
     ),
     "headline.pods-pending": (
+        "Kueue a admis {job}, mais ses pods ne sont pas prêts : {trouble}.",
         "Kueue a admis {job} ; {pending} pod(s) attendent encore dans le kube-scheduler : {reason}",
         "Kueue a admis {job} ; des pods attendent encore dans le kube-scheduler.",
     ),
     "headline.running": (
+        "{job} est admis dans la ClusterQueue {cluster_queue}, mais ses pods ne sont pas prêts : {trouble}.",
         "{job} est admis dans la ClusterQueue {cluster_queue} et tourne : rien n'est en attente.",
         "{job} est admis et tourne : rien n'est en attente.",
     ),

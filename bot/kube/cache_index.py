@@ -468,6 +468,9 @@ class CacheIndex:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return ()
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return ()
+
     def nodes(self) -> Sequence[Node]:
         return ()
 

@@ -225,6 +225,9 @@ class CacheView:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self.extras.events_about(namespace, kind, name)
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self.extras.events_in(namespace)
+
     def nodes(self) -> Sequence[Node]:
         return self.extras.nodes()
 

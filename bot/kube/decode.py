@@ -52,6 +52,7 @@ from bot.trace.model import (
     CheckState,
     ClusterQueue,
     Cohort,
+    ContainerStatus,
     Event,
     FlavorQuotas,
     Job,
@@ -521,6 +522,27 @@ def pod(raw: Raw) -> Pod:
         conditions=conditions(status.get("conditions")),
         node_name=_str(spec.get("nodeName")),
         template=pod_template(spec),
+        containers=(
+            *(_container_status(item, init=True) for item in map(_map, _list(status.get("initContainerStatuses")))),
+            *(_container_status(item, init=False) for item in map(_map, _list(status.get("containerStatuses")))),
+        ),
+    )
+
+
+def _container_status(raw: Raw, *, init: bool) -> ContainerStatus:
+    waiting = _map(_map(raw.get("state")).get("waiting"))
+    last = _map(_map(raw.get("lastState")).get("terminated"))
+    code = last.get("exitCode")
+    return ContainerStatus(
+        name=_str(raw.get("name")),
+        ready=raw.get("ready") is True,
+        waiting_reason=_str(waiting.get("reason")),
+        message=_str(waiting.get("message")),
+        restarts=_int(raw.get("restartCount")),
+        last_reason=_str(last.get("reason")),
+        last_exit_code=code if isinstance(code, int) and not isinstance(code, bool) else None,
+        image=_str(raw.get("image")),
+        init=init,
     )
 
 

@@ -240,11 +240,18 @@ def _out_of_sync(walk: Walk, workload: Workload, job: Job, message: str) -> Expl
 # --- deactivated, reserved ----------------------------------------------------------------------------
 
 
-def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
+def _deactivation(workload: Workload) -> Condition | None:
+    """The eviction that deactivated the Workload: DeactivationTarget is set first and the eviction follows
+    (workload_controller.go), so a target alone stands for it."""
     evicted = workload.condition("Evicted")
-    target = workload.condition("DeactivationTarget")  # set first; the eviction follows (workload_controller.go)
+    target = workload.condition("DeactivationTarget")
     if (evicted is None or not evicted.is_true) and target is not None and target.is_true:
-        evicted = Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
+        return Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
+    return evicted
+
+
+def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
+    evicted = _deactivation(workload)
     reason = evicted.reason if evicted is not None else ""
     message = evicted.message if evicted is not None else ""
     eviction = messages.parse_eviction(reason, message)
@@ -267,6 +274,7 @@ def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation
         record.requeuing_limit_steps(walk, workload)
     if eviction.underlying != record.MAX_EXEC_EXCEEDED:
         record.max_exec_used_up(walk, workload)
+    headline.update(scheduling.after_eviction(walk, workload, job))  # deactivated for pods never ready: why
     walk.act("reactivate", {"namespace": workload.namespace, "workload": workload.name})
     return result(walk, Verdict.DEACTIVATED, headline, workload=workload, job=job)
 
@@ -302,8 +310,9 @@ def _quota_reserved(walk: Walk, workload: Workload, job: Job | None) -> Explanat
 
 def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     backoff = record.backoff(walk, workload)
+    evicted = scheduling.after_eviction(walk, workload, job)  # pods never ready: why, before any requeue
     if backoff is not None:
-        return result(walk, Verdict.REQUEUE_BACKOFF, backoff, workload=workload, job=job)
+        return result(walk, Verdict.REQUEUE_BACKOFF, {**backoff, **evicted}, workload=workload, job=job)
     gate = workload.meta.annotations.get(ADMISSION_GATED_BY, "").strip()
     if gate:
         walk.step("workload", Outcome.FAIL, "workload.admission-gated", {"gates": gate})

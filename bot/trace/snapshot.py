@@ -109,6 +109,10 @@ class Snapshot(Protocol):
     def namespaces(self) -> Sequence[Namespace]: ...
     def pods_in(self, namespace: str) -> Sequence[Pod]: ...
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]: ...
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        """Every event the source read in the namespace, oldest first (the events of pods that are gone, whose
+        names the source does not know: a job evicted for the PodsReady timeout has its pods deleted)."""
+
     def nodes(self) -> Sequence[Node]: ...
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         """The Workload's row in a pending-workloads API answer, when one is known."""
@@ -166,12 +170,13 @@ class MemorySnapshot:
         self._namespaces: dict[str, Namespace] = {}
         self._pods: dict[str, list[Pod]] = defaultdict(list)
         self._events: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
+        self._events_by_ns: dict[str, list[Event]] = defaultdict(list)
         self._nodes: list[Node] = []
         self._pending: dict[tuple[str, str], PendingEntry] = {}
         self._orders: dict[str, _Order] = {}
         for item in objects:
             self._add(item)
-        for events in self._events.values():
+        for events in (*self._events.values(), *self._events_by_ns.values()):
             events.sort(key=lambda event: event.last_seen or _EPOCH)
 
     def _add(self, item: object) -> None:
@@ -213,6 +218,7 @@ class MemorySnapshot:
             self._pods[item.meta.namespace or ""].append(item)
         elif isinstance(item, Event):
             self._events[(item.namespace, item.involved_kind, item.involved_name)].append(item)
+            self._events_by_ns[item.namespace].append(item)
         elif isinstance(item, Node):
             self._nodes.append(item)
         elif isinstance(item, PendingEntry):
@@ -312,6 +318,9 @@ class MemorySnapshot:
 
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self._events.get((namespace, kind, name), [])
+
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self._events_by_ns.get(namespace, [])
 
     def nodes(self) -> Sequence[Node]:
         return self._nodes

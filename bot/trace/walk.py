@@ -62,6 +62,7 @@ class Walk:
     behind: int = 0  # at the head of a StrictFIFO queue itself: how many wait behind it
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
+    leading: int = 0  # how many actions were added with `lead` (they come first)
 
     @property
     def job_label(self) -> str:
@@ -74,7 +75,14 @@ class Walk:
     def step(self, step: str, outcome: Outcome, code: str, params: Params | None = None, **data: object) -> None:
         self.steps.append(Step(step, outcome, code, Text(code, present(params)), data))
 
-    def act(self, code: str, params: Params | None = None, **data: object) -> None:
+    def act(self, code: str, params: Params | None = None, *, lead: bool = False, **data: object) -> None:
+        """Add an action (once); with `lead`, before every action added without it (a root cause's fix
+        comes before "wait")."""
         values = present(params)
         if all(action.code != code or action.text.params != values for action in self.actions):
-            self.actions.append(Action(code, Text(f"action.{code}", values), data))
+            action = Action(code, Text(f"action.{code}", values), data)
+            if lead:
+                self.actions.insert(self.leading, action)
+                self.leading += 1
+            else:
+                self.actions.append(action)

@@ -208,6 +208,9 @@ class Changed:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self._base.events_about(namespace, kind, name)
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self._base.events_in(namespace)
+
     def nodes(self) -> Sequence[Node]:
         return self._base.nodes()
 

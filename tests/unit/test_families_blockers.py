@@ -30,12 +30,14 @@ from tests.builders import (
     NS,
     Raw,
     action_codes,
+    as_yaml,
     assignment,
     cluster,
     cluster_queue,
     condition,
     container,
     cpu_spec,
+    event,
     explain_objects,
     flavor_quotas,
     group,
@@ -43,6 +45,7 @@ from tests.builders import (
     local_queue,
     namespace,
     pending,
+    pod,
     pod_spec,
     quota,
     reserved,
@@ -51,6 +54,7 @@ from tests.builders import (
     toleration,
     workload,
 )
+from tests.fakes.kube_schema import dump_problems
 
 V = Verdict
 LANGUAGES = ("en", "fr")
@@ -77,6 +81,8 @@ class Case:
     name: str = "train"
 
     def run(self) -> Explanation:
+        problems = dump_problems(as_yaml(self.objects))  # every Kueue object validates against the CRDs
+        assert not problems, problems
         return explain_objects(self.objects, self.name)
 
 
@@ -462,3 +468,242 @@ def test_the_head_is_hidden_from_readers_who_may_not_see_its_namespace() -> None
         assert "team-b/big" not in hidden and "team-b/big" in shown
         assert render("fragment.workload-elsewhere", {}, language) in hidden
     assert "team-b" not in text(explanation.headline, "en")  # the headline reaches summaries, DMs, the App Home
+
+
+# --- root causes already in the dump: why the pods never became ready -------------------------------------
+# Kueue evicts a Workload whose pods are not ready within waitForPodsReady.timeout (PodsReadyTimeout), requeues
+# it after a backoff, deactivates it past backoffLimitCount (workload_controller.go); the Job controller deletes
+# the evicted job's pods, their events stay. Kubelet: "Failed" + "Failed to pull image ..." (ErrImagePull),
+# "BackOff" "Back-off pulling image" (ImagePullBackOff) / "Back-off restarting failed container" (CrashLoopBackOff),
+# "FailedMount"; the Job controller's "FailedCreate" carries the API server's refusal (ResourceQuota, LimitRange,
+# admission webhook).
+
+IMAGE = "registry.example.com/ml/train:v9"
+PULL_FAILED = f'Failed to pull image "{IMAGE}": rpc error: code = NotFound desc = {IMAGE}: not found'
+EVICTED = [
+    condition("QuotaReserved", False, "PendingEvaluation", ""),
+    condition("Evicted", True, "PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train"),
+    condition("Requeued", False, "PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train"),
+]
+REQUEUE_AT = {"requeueState": {"count": 2, "requeueAt": "2026-10-14T10:33:00Z"}}
+
+
+def _evicted_train(*extra: Raw, conditions: list[Raw] | None = None, status: Raw | None = None) -> list[Raw]:
+    the_job = job("train", parallelism=2)
+    wl = workload(of=the_job, conditions=EVICTED if conditions is None else conditions, status=status or REQUEUE_AT)
+    return [*cluster(), the_job, wl, *extra]
+
+
+def _gone_pod(name: str) -> Raw:
+    """A pod of job train that the Job controller deleted on eviction: only its events are left."""
+    return pod(name, owned_by=job("train", parallelism=2))
+
+
+def _waiting(reason: str, message: str = "", *, restarts: int = 0, last: Raw | None = None) -> Raw:
+    status: Raw = {"name": "main", "ready": False, "restartCount": restarts, "image": IMAGE}
+    status["state"] = {"waiting": {"reason": reason, "message": message}}
+    if last is not None:
+        status["lastState"] = {"terminated": last}
+    return status
+
+
+def _pod_with(name: str, phase: str, *statuses: Raw, node_name: str = "node-1") -> Raw:
+    raw = pod(name, owned_by=job("train", parallelism=2), phase=phase, node=node_name)
+    raw["status"]["containerStatuses"] = list(statuses)
+    return raw
+
+
+def _admitted_train(*extra: Raw, pods: int = 2) -> list[Raw]:
+    the_job = job("train", parallelism=pods, suspend=False)
+    status = reserved("cq", assignment("main", pods, default={"cpu": str(pods)}))
+    wl = workload(of=the_job, status=status, conditions=[condition("PodsReady", False, "WaitForStart", "")])
+    return [*cluster(), the_job, wl, *extra]
+
+
+CRASH_LAST = {"reason": "Error", "exitCode": 1}
+QUOTA_REFUSAL = (
+    'Error creating: pods "train-x7k2p" is forbidden: exceeded quota: compute, requested: cpu=1, used: cpu=8, '
+    "limited: cpu=8"
+)
+LIMIT_REFUSAL = (
+    'Error creating: pods "train-x7k2p" is forbidden: maximum cpu usage per Container is 500m, but limit is 1'
+)
+WEBHOOK_REFUSAL = (
+    'Error creating: admission webhook "validate.policy.example.com" denied the request: image registry not allowed'
+)
+
+CASES_ROOT = [
+    Case(
+        "evicted for PodsReadyTimeout, pods gone, their ErrImagePull events left: the image said first",
+        _evicted_train(
+            event(_gone_pod("train-x7k2p"), "Failed", PULL_FAILED, type="Warning"),
+            event(_gone_pod("train-x7k2p"), "BackOff", f'Back-off pulling image "{IMAGE}"'),
+            event(_gone_pod("train-q9z4m"), "Failed", PULL_FAILED, type="Warning"),
+        ),
+        V.REQUEUE_BACKOFF,
+        headline=("train-x7k2p", IMAGE, "ErrImagePull", "PodsReadyTimeout", "1"),
+        says=("NotFound",),
+        steps=("scheduling.pod-trouble",),
+        actions=("fix-image",),
+        no_actions=("wait-backoff", "check-pods-ready"),
+    ),
+    Case(
+        "evicted, a pod still there in CrashLoopBackOff: the container, its last exit and the logs command",
+        _evicted_train(
+            _pod_with(
+                "train-x7k2p", "Running", _waiting("CrashLoopBackOff", "back-off 5m0s", restarts=6, last=CRASH_LAST)
+            )
+        ),
+        V.REQUEUE_BACKOFF,
+        headline=("train-x7k2p", "main", "CrashLoopBackOff", "Error, exit code 1"),
+        says=("kubectl logs -n team-a train-x7k2p -c main --previous",),
+        actions=("read-crash-logs",),
+    ),
+    Case(
+        "evicted, FailedMount: the volume said",
+        _evicted_train(
+            event(
+                _gone_pod("train-x7k2p"),
+                "FailedMount",
+                'MountVolume.SetUp failed for volume "data" : configmap "train-config" not found',
+                type="Warning",
+            )
+        ),
+        V.REQUEUE_BACKOFF,
+        headline=("train-x7k2p", "FailedMount"),
+        says=('configmap "train-config" not found',),
+        actions=("fix-volumes",),
+    ),
+    Case(
+        "evicted, the job's FailedCreate from a ResourceQuota",
+        _evicted_train(event(job("train", parallelism=2), "FailedCreate", QUOTA_REFUSAL, type="Warning")),
+        V.REQUEUE_BACKOFF,
+        headline=("ResourceQuota", "FailedCreate"),
+        says=("exceeded quota: compute", "kubectl describe resourcequota -n team-a"),
+        actions=("ask-admin-resource-quota",),
+    ),
+    Case(
+        "evicted, the job's FailedCreate from a LimitRange",
+        _evicted_train(event(job("train", parallelism=2), "FailedCreate", LIMIT_REFUSAL, type="Warning")),
+        V.REQUEUE_BACKOFF,
+        headline=("LimitRange",),
+        says=("maximum cpu usage per Container is 500m",),
+        actions=("fit-limit-range",),
+    ),
+    Case(
+        "evicted, the job's FailedCreate from an admission webhook",
+        _evicted_train(event(job("train", parallelism=2), "FailedCreate", WEBHOOK_REFUSAL, type="Warning")),
+        V.REQUEUE_BACKOFF,
+        headline=("webhook",),
+        says=("validate.policy.example.com",),
+        actions=("ask-webhook-owner",),
+    ),
+    Case(
+        "deactivated past the requeuing limit: the cause said in the headline, then reactivate",
+        _evicted_train(
+            event(_gone_pod("train-x7k2p"), "Failed", PULL_FAILED, type="Warning"),
+            conditions=[
+                condition("Evicted", True, "DeactivatedDueToRequeuingLimitExceeded", "deactivated"),
+                condition("DeactivationTarget", True, "RequeuingLimitExceeded", "deactivated"),
+            ],
+        ),
+        V.DEACTIVATED,
+        headline=("train-x7k2p", IMAGE),
+        actions=("fix-image", "reactivate"),
+    ),
+    Case(
+        "backoff over, queued again after a PodsReady eviction: the cause still said first",
+        _evicted_train(
+            event(_gone_pod("train-x7k2p"), "Failed", PULL_FAILED, type="Warning"),
+            conditions=[
+                condition("Evicted", True, "PodsReadyTimeout", "Exceeded the PodsReady timeout team-a/train"),
+                condition("Requeued", True, "BackoffFinished", "The workload backoff was finished"),
+            ],
+            status={"requeueState": {"count": 2, "requeueAt": "2026-10-14T10:00:00Z"}},
+        ),
+        V.NOT_YET_EVALUATED,
+        says=("train-x7k2p", IMAGE),
+        steps=("scheduling.pod-trouble",),
+        actions=("fix-image",),
+    ),
+    Case(
+        "another job's pods (train-big-*) are not this job's",
+        [
+            *_evicted_train(event(pod("train-big-x7k2p"), "Failed", PULL_FAILED, type="Warning")),
+            job("train-big"),
+        ],
+        V.REQUEUE_BACKOFF,
+        not_said=("train-big-x7k2p",),
+        actions=("wait-backoff",),
+    ),
+    Case(
+        "admitted, pods on a node in ErrImagePull: pods-pending with the image, not 'running'",
+        _admitted_train(
+            _pod_with("train-x7k2p", "Pending", _waiting("ErrImagePull", PULL_FAILED)),
+            _pod_with("train-q9z4m", "Pending", _waiting("ImagePullBackOff", f'Back-off pulling image "{IMAGE}"')),
+        ),
+        V.PODS_PENDING,
+        headline=("train-x7k2p", "1", IMAGE, "ErrImagePull"),
+        actions=("fix-image",),
+    ),
+    Case(
+        "admitted, running but crash-looping: running, and why the pods are not ready",
+        _admitted_train(
+            _pod_with("train-x7k2p", "Running", _waiting("CrashLoopBackOff", "back-off", restarts=3, last=CRASH_LAST)),
+            pods=1,
+        ),
+        V.RUNNING,
+        headline=("train-x7k2p", "CrashLoopBackOff"),
+        actions=("read-crash-logs",),
+    ),
+    Case(
+        "admitted, no pod created, the job's FailedCreate from a webhook",
+        _admitted_train(
+            event(job("train", parallelism=2, suspend=False), "FailedCreate", WEBHOOK_REFUSAL, type="Warning")
+        ),
+        V.PODS_PENDING,
+        headline=("webhook", "FailedCreate"),
+        says=("validate.policy.example.com",),
+    ),
+    Case(
+        "admitted and ready: an old FailedMount event of a ready pod says nothing",
+        _admitted_train(
+            ready := {
+                **_pod_with("train-x7k2p", "Running", {"name": "main", "ready": True, "image": IMAGE}),
+            },
+            event(ready, "FailedMount", 'MountVolume.SetUp failed for volume "data"', type="Warning"),
+            pods=1,
+        ),
+        V.RUNNING,
+        not_said=("FailedMount", "not ready"),
+    ),
+    Case(
+        "admitted, pods unschedulable: the scheduler's own summary with its counts",
+        _admitted_train(
+            p := pod("train-x7k2p", owned_by=job("train", parallelism=1, suspend=False)),
+            event(
+                p,
+                "FailedScheduling",
+                "0/5 nodes are available: 3 Insufficient cpu, 2 node(s) had untolerated taint {gpu: true}. "
+                "preemption: 0/5 nodes are available: 5 Preemption is not helpful for scheduling.",
+                type="Warning",
+            ),
+            pods=1,
+        ),
+        V.PODS_PENDING,
+        headline=("0/5", "3 Insufficient cpu", "2 node(s) had untolerated taint"),
+        says=("3 × Insufficient cpu",),
+        steps=("scheduling.node-reasons",),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES_ROOT, ids=[c.id for c in CASES_ROOT])
+def test_the_root_cause_is_said_first(case: Case) -> None:
+    test_the_thing_in_the_way_is_named(case)
+    explanation = case.run()
+    fixes = {"fix-image", "read-crash-logs", "fix-volumes", "ask-admin-resource-quota", "fit-limit-range"}
+    fixes |= {"ask-webhook-owner", "fix-pod-config", "check-job-events"}
+    codes = action_codes(explanation)
+    if any(code in fixes for code in codes):
+        assert codes[0] in fixes, codes  # the fix comes before anything else, "wait" included
