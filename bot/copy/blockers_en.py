@@ -104,4 +104,25 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "meet its policy.",
     ),
     "action.check-job-events": "See why its pods cannot be created: kubectl describe {kind} -n {namespace} {job}.",
+    # --- waitForPodsReady.blockAdmission: who holds every admission ---
+    "position.pods-ready-blocker": (
+        "{blocker} holds quota in ClusterQueue {cluster_queue} for {since_seconds} and its pods are not ready: "
+        "{trouble}.",
+        "{blocker} holds quota in ClusterQueue {cluster_queue} for {since_seconds} and its pods are not ready yet.",
+        "{blocker} holds quota in ClusterQueue {cluster_queue} and its pods are not ready: {trouble}.",
+        "{blocker} holds quota in ClusterQueue {cluster_queue} and its pods are not ready yet.",
+    ),
+    "position.pods-ready-more": "And {count} more workload(s) holding quota with pods not ready.",
+    "position.pods-ready-none": (
+        "No workload holding quota has pods that are not ready now: the block is over, and Kueue tries this one "
+        "again at its next cycle.",
+    ),
+    "action.wait-pods-ready": (
+        "Wait: Kueue admits again once {blocker} (ClusterQueue {cluster_queue}) has its pods ready, or once it "
+        "evicts it at its waitForPodsReady timeout.",
+    ),
+    "action.unblock-pods-ready": (
+        "The pods of {blocker} cannot become ready as they are ({trouble}): its owner or an admin can fix or "
+        "delete it, so that admissions resume sooner.",
+    ),
 }

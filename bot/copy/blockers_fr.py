@@ -112,4 +112,26 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
     "action.check-job-events": (
         "Voyez pourquoi ses pods ne peuvent pas être créés : kubectl describe {kind} -n {namespace} {job}."
     ),
+    # --- waitForPodsReady.blockAdmission : qui retient toutes les admissions ---
+    "position.pods-ready-blocker": (
+        "{blocker} tient du quota dans la ClusterQueue {cluster_queue} depuis {since_seconds} et ses pods ne sont "
+        "pas prêts : {trouble}.",
+        "{blocker} tient du quota dans la ClusterQueue {cluster_queue} depuis {since_seconds} et ses pods ne sont "
+        "pas encore prêts.",
+        "{blocker} tient du quota dans la ClusterQueue {cluster_queue} et ses pods ne sont pas prêts : {trouble}.",
+        "{blocker} tient du quota dans la ClusterQueue {cluster_queue} et ses pods ne sont pas encore prêts.",
+    ),
+    "position.pods-ready-more": "Et {count} autre(s) workload(s) qui tiennent du quota avec des pods pas prêts.",
+    "position.pods-ready-none": (
+        "Aucun workload qui tient du quota n'a de pods pas prêts en ce moment : le blocage est levé, et Kueue "
+        "réexamine celui-ci à son prochain cycle.",
+    ),
+    "action.wait-pods-ready": (
+        "Attendez : Kueue admet de nouveau dès que {blocker} (ClusterQueue {cluster_queue}) a ses pods prêts, "
+        "ou dès qu'il l'évince à l'échéance de waitForPodsReady.",
+    ),
+    "action.unblock-pods-ready": (
+        "Les pods de {blocker} ne peuvent pas devenir prêts en l'état ({trouble}) : son propriétaire ou un admin "
+        "peut le corriger ou le supprimer, pour que les admissions reprennent plus tôt.",
+    ),
 }

@@ -115,8 +115,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} cannot be placed by topology-aware scheduling in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-pods-ready": (
+        "{job} waits until {blocker} (ClusterQueue {blocker_queue}) has its pods ready: with "
+        "waitForPodsReady.blockAdmission Kueue admits nothing, in any ClusterQueue, while {count} workload(s) "
+        "holding quota have pods not ready.",
         "{job} waits until the pods of workloads admitted earlier are ready: waitForPodsReady blocks new "
-        "admissions meanwhile."
+        "admissions meanwhile.",
     ),
     "headline.not-yet-evaluated": (
         "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "

@@ -125,8 +125,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} ne peut pas être placé par l'ordonnancement topologique dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-pods-ready": (
+        "{job} attend : {blocker} (ClusterQueue {blocker_queue}) doit d'abord avoir ses pods prêts ; avec "
+        "waitForPodsReady.blockAdmission, Kueue n'admet rien, dans aucune ClusterQueue, tant que {count} "
+        "workload(s) qui tiennent du quota ont des pods pas prêts.",
         "{job} attend que les pods des workloads admis avant lui soient prêts : waitForPodsReady bloque les "
-        "nouvelles admissions en attendant."
+        "nouvelles admissions en attendant.",
     ),
     "headline.not-yet-evaluated": (
         "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.trace import blockers, checks, messages, quota
+from bot.trace import blockers, checks, messages, podsready, quota
 from bot.trace.checks import Fit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import LOWER_BOUND, Text, Value
@@ -204,6 +204,9 @@ _HEADLINES: dict[Verdict, _Headline] = {
     Verdict.QUEUE_STOPPED: _stopped_headline,
     Verdict.QUEUE_INACTIVE: _inactive_headline,
     Verdict.NAMESPACE_NOT_ALLOWED: _namespace_headline,
+    Verdict.WAITING_FOR_PODS_READY: lambda walk, workload, record: podsready.headline(
+        walk.pods_ready, workload.namespace
+    ),
 }
 
 
@@ -317,7 +320,7 @@ _ADVICE: dict[Verdict, _Advice] = {
     Verdict.QUEUE_STOPPED: _elsewhere_advice,
     Verdict.NAMESPACE_NOT_ALLOWED: _elsewhere_advice,
     Verdict.CLUSTER_QUEUE_MISSING: _missing_cq_advice,
-    Verdict.WAITING_FOR_PODS_READY: _simply("wait"),
+    Verdict.WAITING_FOR_PODS_READY: lambda walk, workload, record: podsready.advise(walk, walk.pods_ready),
     Verdict.ADMISSION_GATED: _simply("ask-gate-owner"),
     Verdict.INVALID_REQUEST: _simply("fix-requests"),
     Verdict.TOPOLOGY_PLACEMENT_FAILED: _simply("relax-topology"),

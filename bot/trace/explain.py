@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import blockers, checks, messages, podgroup, provisioning, record, scheduling
+from bot.trace import blockers, checks, messages, podgroup, podsready, provisioning, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -322,6 +322,8 @@ def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     own = queue_checks(walk, workload)
     verdict = decide(walk, recorded, own)
     place(walk, workload)
+    if verdict == Verdict.WAITING_FOR_PODS_READY:  # blockAdmission: the workloads whose pods hold it, named
+        walk.pods_ready = podsready.blockers(walk, workload)
     headline = headline_params(walk, workload, verdict, recorded)
     advise(walk, workload, verdict, recorded)
     return result(walk, verdict, headline, workload=workload, job=job)

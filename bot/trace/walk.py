@@ -19,6 +19,7 @@ from bot.trace.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from bot.trace.head import QueueHead
+    from bot.trace.podsready import Block
 
 
 @dataclass(frozen=True)
@@ -60,6 +61,7 @@ class Walk:
     partial: Partial | None = None  # partial admission's counts (pod sets with a minCount)
     head: QueueHead | None = None  # the head of a StrictFIFO queue this Workload waits behind
     behind: int = 0  # at the head of a StrictFIFO queue itself: how many wait behind it
+    pods_ready: Block | None = None  # waitForPodsReady.blockAdmission: the workloads whose pods hold admission
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
     leading: int = 0  # how many actions were added with `lead` (they come first)

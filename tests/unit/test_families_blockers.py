@@ -30,6 +30,7 @@ from tests.builders import (
     NS,
     Raw,
     action_codes,
+    ago,
     as_yaml,
     assignment,
     cluster,
@@ -707,3 +708,114 @@ def test_the_root_cause_is_said_first(case: Case) -> None:
     codes = action_codes(explanation)
     if any(code in fixes for code in codes):
         assert codes[0] in fixes, codes  # the fix comes before anything else, "wait" included
+
+
+# --- waitForPodsReady.blockAdmission: the workloads whose pods hold every admission -----------------------
+# upstream pkg/cache/scheduler/cache.go:243-260 (every ClusterQueue's WorkloadsNotReady), clusterqueue.go:497-499
+# (a Workload is in it from its quota reservation until PodsReady=True), scheduler.go:586-597 (the message);
+# v0.14 pkg/cache/cache.go:190-200, scheduler.go:318-325 (legacy reason "Waiting").
+
+WAITS_FOR_PODS = [
+    condition(
+        "QuotaReserved",
+        False,
+        "WaitingForPodsReady",
+        "waiting for all admitted workloads to be in PodsReady condition",
+    )
+]
+
+
+def _holder(name: str, namespace_name: str, cq: str, *, ready: bool = False, admitted: bool = True) -> list[Raw]:
+    """A job holding quota in `cq` whose pods are (not) ready; with not ready, its pod cannot pull its image."""
+    the_job = job(name, namespace_name, suspend=False)
+    status = reserved(cq, assignment("main", 1, default={"cpu": "1"}), at=ago(7), admitted=admitted)
+    pods_ready = condition("PodsReady", ready, "PodsReady" if ready else "WaitForStart", "")
+    wl = workload(of=the_job, namespace=namespace_name, status=status, conditions=[pods_ready])
+    the_pod = pod(f"{name}-x7k2p", namespace_name, owned_by=the_job, phase="Pending", node="node-1")
+    if not ready:
+        the_pod["status"]["containerStatuses"] = [_waiting("ErrImagePull", PULL_FAILED)]
+    return [the_job, wl, the_pod]
+
+
+def _blocked(*holders: list[Raw], conditions: list[Raw] = WAITS_FOR_PODS) -> list[Raw]:
+    objects = [
+        *cluster(),
+        namespace(TEAM_B),
+        cluster_queue("cq2"),
+        local_queue(namespace=TEAM_B, cluster_queue="cq2"),
+        *pending(conditions=conditions),
+    ]
+    for items in holders:
+        objects.extend(items)
+    return objects
+
+
+CASES_PODS_READY = [
+    Case(
+        "blockAdmission: the not-ready workload of another ClusterQueue and namespace, and why its pods wait",
+        _blocked(_holder("loader", TEAM_B, "cq2")),
+        V.WAITING_FOR_PODS_READY,
+        headline=("cq2", "waitForPodsReady.blockAdmission", "1"),
+        says=("team-b/loader", "loader-x7k2p", IMAGE, "7 min"),
+        steps=("position.pods-ready-blocker",),
+        actions=("wait-pods-ready", "unblock-pods-ready"),
+        not_said=("Wait: Kueue will admit it when its turn comes",),
+    ),
+    Case(
+        "blockAdmission: a blocker of the same namespace is named in the headline",
+        _blocked(_holder("loader", NS, "cq")),
+        V.WAITING_FOR_PODS_READY,
+        headline=("team-a/loader", "cq"),
+    ),
+    Case(
+        "blockAdmission: quota reserved but not admitted yet (admission checks) counts too",
+        _blocked(_holder("loader", TEAM_B, "cq2", admitted=False)),
+        V.WAITING_FOR_PODS_READY,
+        says=("team-b/loader",),
+    ),
+    Case(
+        "blockAdmission: a workload whose pods are ready holds nothing; none left: the block is over",
+        _blocked(_holder("loader", TEAM_B, "cq2", ready=True)),
+        V.WAITING_FOR_PODS_READY,
+        steps=("position.pods-ready-none",),
+        actions=("wait",),
+        not_said=("team-b/loader",),
+    ),
+    Case(
+        "blockAdmission: four blockers, the longest-holding three named, the count in the headline",
+        _blocked(*(_holder(f"loader-{i}", TEAM_B, "cq2") for i in range(4))),
+        V.WAITING_FOR_PODS_READY,
+        headline=("4",),
+        steps=("position.pods-ready-more",),
+    ),
+    Case(
+        "blockAdmission, v0.14's legacy reason 'Waiting' with the same message",
+        _blocked(
+            _holder("loader", TEAM_B, "cq2"),
+            conditions=[
+                condition(
+                    "QuotaReserved", False, "Waiting", "waiting for all admitted workloads to be in PodsReady condition"
+                )
+            ],
+        ),
+        V.WAITING_FOR_PODS_READY,
+        says=("team-b/loader",),
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES_PODS_READY, ids=[c.id for c in CASES_PODS_READY])
+def test_the_workloads_holding_admission_are_named(case: Case) -> None:
+    test_the_thing_in_the_way_is_named(case)
+
+
+def test_holders_of_admission_are_the_longest_holding_first() -> None:
+    # "zz" of team-b has held its quota for 30 min, "aa" of team-a for 7: zz first, whatever the names say
+    early = _holder("zz", TEAM_B, "cq2")
+    early[1]["status"]["conditions"] = [
+        {**c, "lastTransitionTime": ago(30)} if c["type"] == "QuotaReserved" else c
+        for c in early[1]["status"]["conditions"]
+    ]
+    explanation = explain_objects(_blocked(_holder("aa", NS, "cq"), early))
+    blockers = [s.data["blocker"] for s in explanation.steps if s.code == "position.pods-ready-blocker"]
+    assert blockers == ["team-b/zz", "team-a/aa"]
