@@ -15,18 +15,25 @@ in the headline and in the whole answer, in English and in French.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import pytest
 from bot.copy import render
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient
+from bot.kube.decode import decode
+from bot.kube.informer import Change
 from bot.slack.render import answer_details
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, named_namespaces
+from bot.trace.model import ClusterQueue, LocalQueue, ResourceFlavor, Workload
 from bot.trace.serialize import text
+from kubernetes import client as k8s_client
 
 from tests.builders import (
     KUEUE_V1BETA1,
+    NOW,
     NS,
     Raw,
     action_codes,
@@ -46,6 +53,7 @@ from tests.builders import (
     local_queue,
     namespace,
     pending,
+    pending_summary,
     pod,
     pod_spec,
     quota,
@@ -58,6 +66,7 @@ from tests.builders import (
 from tests.fakes.kube_schema import dump_problems
 
 V = Verdict
+_CACHED = (Workload, LocalQueue, ClusterQueue, ResourceFlavor)
 LANGUAGES = ("en", "fr")
 QUEUE_ANNOTATION = {"kueue.x-k8s.io/queue-name": "user-queue"}
 
@@ -819,3 +828,97 @@ def test_holders_of_admission_are_the_longest_holding_first() -> None:
     explanation = explain_objects(_blocked(_holder("aa", NS, "cq"), early))
     blockers = [s.data["blocker"] for s in explanation.steps if s.code == "position.pods-ready-blocker"]
     assert blockers == ["team-b/zz", "team-a/aa"]
+
+
+# --- positions: bug (a), LocalQueues counted by name alone before v0.18 -----------------------------------
+# v0.14 pkg/visibility/api/v1beta1/pending_workloads_cq.go:76-86 (localQueuePositions keyed by the queue name)
+# and pending_workloads_lq.go:80-92 (every Workload whose queue name matches, any namespace); #10672, #14431.
+
+
+def _default_queues() -> list[Raw]:
+    """LocalQueue "default" in team-a and in team-b and team-a's user-queue, all feeding cq; Workloads a1 (team-a
+    default), u1 (user-queue), b1 (team-b default), a2 (team-a default), in queue order."""
+    return [
+        *cluster(),
+        namespace(TEAM_B),
+        local_queue("default"),
+        local_queue("default", namespace=TEAM_B),
+        *pending("a1", queue="default", created="2026-10-14T07:00:00Z"),
+        *pending("u1", created="2026-10-14T07:15:00Z"),
+        *pending("b1", queue="default", namespace_name=TEAM_B, created="2026-10-14T07:30:00Z"),
+        *pending("a2", queue="default", created="2026-10-14T08:00:00Z"),
+    ]
+
+
+def _workload_named(objects: list[Raw], name: str, namespace_name: str = NS) -> Raw:
+    return next(
+        o
+        for o in objects
+        if o["kind"] == "Workload"
+        and o["metadata"]["namespace"] == namespace_name
+        and o["metadata"]["ownerReferences"][0]["name"] == name
+    )
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [
+        # the ClusterQueue endpoint before v0.18: a2 counted 3rd in "default" (b1 of team-b's "default" too)
+        ((("a1", NS, 0, 0), ("u1", NS, 1, 0), ("b1", TEAM_B, 2, 1), ("a2", NS, 3, 2)), (4, 2)),
+        # the LocalQueue endpoint of team-a/default before v0.18: b1 of team-b listed and counted
+        ((("a1", NS, 0, 0), ("b1", TEAM_B, 2, 1), ("a2", NS, 3, 2)), (4, 2)),
+        # v0.18+: counted by (namespace, name) already: kept as given
+        ((("a1", NS, 0, 0), ("u1", NS, 1, 0), ("b1", TEAM_B, 2, 0), ("a2", NS, 3, 1)), (4, 2)),
+        # a page that does not start at the head cannot be ranked again: kept as given
+        ((("b1", TEAM_B, 2, 1), ("a2", NS, 3, 2)), (4, 3)),
+    ],
+    ids=["cq-endpoint-by-name", "lq-endpoint-by-name", "v0.18-already-right", "not-from-the-head"],
+)
+def test_positions_are_ranked_by_namespace_and_local_queue(
+    rows: tuple[tuple[str, str, int, int], ...], expected: tuple[int, int]
+) -> None:
+    objects = _default_queues()
+    summary = pending_summary(*((_workload_named(objects, n, ns), cq, lq) for n, ns, cq, lq in rows))
+    explanation = explain_objects([*objects, summary], "a2")
+    assert explanation.position is not None
+    assert (explanation.position.cluster_queue, explanation.position.local_queue) == expected
+    assert explanation.position.source == "visibility-api"
+
+
+# --- positions: bug (b), a stopped LocalQueue is not in Kueue's queue manager ------------------------------
+# pkg/controller/core/localqueue_controller.go: Create adds the LocalQueue to the queue manager only when its
+# stopPolicy is None; Update deletes it when it stops. Its Workloads have no place and nobody waits behind them,
+# in the trace (MemorySnapshot) and in the live cache's order (bot.kube.cache_index).
+
+
+def _stopped_elsewhere() -> list[Raw]:
+    return [
+        *cluster(),
+        namespace(TEAM_B),
+        local_queue("held", namespace=TEAM_B, stop_policy="Hold"),
+        *pending("older", queue="held", namespace_name=TEAM_B, created="2026-10-14T07:00:00Z"),
+        *pending("train", created="2026-10-14T08:00:00Z"),
+    ]
+
+
+def test_a_stopped_local_queue_waits_ahead_of_nobody_in_the_trace() -> None:
+    explanation = explain_objects(_stopped_elsewhere())
+    assert explanation.position is not None and explanation.position.cluster_queue == 1
+    held = explain_objects(_stopped_elsewhere(), "older", namespace=TEAM_B)
+    assert held.verdict == V.QUEUE_STOPPED and held.position is None
+
+
+def test_a_stopped_local_queue_is_out_of_the_live_cache_order() -> None:
+    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: NOW)
+    decoded = [item for raw in _stopped_elsewhere() for item in decode(raw)]
+    cache.apply([Change(type(o).__name__, "upsert", o.meta.key, o) for o in decoded if isinstance(o, _CACHED)])
+    older = cache.workload(TEAM_B, _workload_named(_stopped_elsewhere(), "older", TEAM_B)["metadata"]["name"])
+    train = cache.workload(NS, _workload_named(_stopped_elsewhere(), "train")["metadata"]["name"])
+    assert older is not None and train is not None
+    assert [w.name for w in cache.pending_in("cq")] == [train.name]
+    assert cache.position_in("cq", train) == (0, 0) and cache.position_in("cq", older) is None
+    # resumed, its Workload is back at its place, ahead of the younger one
+    resumed = next(o for o in decoded if isinstance(o, LocalQueue) and o.meta.namespace == TEAM_B)
+    cache.apply([Change("LocalQueue", "upsert", resumed.meta.key, replace(resumed, stop_policy="None"))])
+    assert [w.name for w in cache.pending_in("cq")] == [older.name, train.name]
+    assert cache.position_in("cq", train) == (1, 0)
