@@ -125,4 +125,10 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "The pods of {blocker} cannot become ready as they are ({trouble}): its owner or an admin can fix or "
         "delete it, so that admissions resume sooner.",
     ),
+    "fragment.waits-behind": (
+        "waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be admitted as "
+        "configured ({blocked_by}): Kueue tries nothing behind it until an admin acts",
+        "waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}: Kueue tries only the head until "
+        "it is admitted",
+    ),
 }

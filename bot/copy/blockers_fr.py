@@ -134,4 +134,10 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "Les pods de {blocker} ne peuvent pas devenir prêts en l'état ({trouble}) : son propriétaire ou un admin "
         "peut le corriger ou le supprimer, pour que les admissions reprennent plus tôt.",
     ),
+    "fragment.waits-behind": (
+        "attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra jamais être "
+        "admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin n'agit pas",
+        "attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue} : Kueue n'examine que la "
+        "tête tant qu'elle n'est pas admise",
+    ),
 }

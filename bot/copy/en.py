@@ -66,11 +66,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
-        "{position} in the queue, {ahead} ahead.",
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue} ({needed} more {resource} needed), "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops "
         "its flavor search at {flavor} and never tries {free_flavor}.",
@@ -97,11 +94,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
-        "{position} in the queue, {ahead} ahead.",
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
         "the first flavor where preemption can make room and never tries {free_flavor}.",
@@ -122,15 +116,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admissions meanwhile.",
     ),
     "headline.not-yet-evaluated": (
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts. Position "
-        "{position} in the queue, {ahead} ahead.",
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}, which can never be "
-        "admitted as configured ({blocked_by}): Kueue tries nothing behind it until an admin acts.",
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}: Kueue tries only the "
-        "head until it is admitted. Position {position} in the queue, {ahead} ahead.",
-        "{job} waits behind {head}, the head of StrictFIFO ClusterQueue {cluster_queue}: Kueue tries only the "
-        "head until it is admitted.",
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
         "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try. Position "
         "{position} in the queue, {ahead} ahead.",

@@ -71,12 +71,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas. Position {position} dans la file, {ahead} devant.",
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas.",
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue} (il manque {needed} {resource}), "
         "alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut MayStopSearch, donc "
         "Kueue arrête sa recherche de flavor à {flavor} et n'essaie jamais {free_flavor}.",
@@ -105,12 +101,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas. Position {position} dans la file, {ahead} devant.",
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas.",
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue}, où Kueue fait de la place par "
         "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
         "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
@@ -132,16 +124,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "nouvelles admissions en attendant.",
     ),
     "headline.not-yet-evaluated": (
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas. Position {position} dans la file, {ahead} devant.",
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue}, qui ne pourra "
-        "jamais être admise en l'état ({blocked_by}) : Kueue n'examine rien derrière elle tant qu'un admin "
-        "n'agit pas.",
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue} : Kueue n'examine "
-        "que la tête tant qu'elle n'est pas admise. Position {position} dans la file, {ahead} devant.",
-        "{job} attend derrière {head}, la tête de la ClusterQueue StrictFIFO {cluster_queue} : Kueue n'examine "
-        "que la tête tant qu'elle n'est pas admise.",
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
         "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
         "son prochain essai. Position {position} dans la file, {ahead} devant.",

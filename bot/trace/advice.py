@@ -18,7 +18,7 @@ from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
 from bot.trace.snapshot import Snapshot
-from bot.trace.walk import Walk
+from bot.trace.walk import Walk, present
 
 HeadlineParams = dict[str, Value | None]
 _Headline = Callable[[Walk, Workload, Classification | None], HeadlineParams]
@@ -216,10 +216,12 @@ def headline_params(walk: Walk, workload: Workload, verdict: Verdict, record: Cl
         params["position"] = walk.position.cluster_queue
         params["ahead"] = walk.position.cluster_queue - 1
     params.update(_HEADLINES.get(verdict, _record_headline)(walk, workload, record))
-    if walk.head is not None and verdict in _BEHIND_HEAD:  # StrictFIFO: the head is what it waits behind
-        params["head"] = walk.head.headline_label(workload.namespace)
-        if walk.head.never:
-            params["blocked_by"] = walk.head.detail
+    head = walk.head
+    if head is not None and (head.never or verdict == Verdict.NOT_YET_EVALUATED) and verdict in _BEHIND_HEAD:
+        # StrictFIFO: the head is what it waits behind (what it waits for itself comes second)
+        behind: dict[str, Value | None] = {"head": head.headline_label(workload.namespace)}
+        behind.update(cluster_queue=walk.cluster_queue_name, blocked_by=head.detail if head.never else None)
+        params["behind"] = Text("fragment.waits-behind", present(behind))
     return params
 
 

@@ -167,7 +167,7 @@ CASES_NAMED = [
         actions=("ask-admin-quota",),
     ),
     Case(
-        "never fits from Kueue's record only (v0.15+ message): cpu and pods named",
+        "never fits, Kueue's v0.15+ message recorded too: cpu and pods named",
         [
             namespace(),
             resource_flavor(),
