@@ -15,10 +15,10 @@ therefore blocks the queue until an admin acts: waiting is the wrong advice.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
-from bot.trace import blockers, checks
+from bot.trace import blockers, checks, quota
 from bot.trace.checks import Fit, QueueFit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import WORKLOAD_ELSEWHERE, Text, Value, named_workload
@@ -97,9 +97,29 @@ def _listed(shorts: list[blockers.Short], *, never: bool) -> str:
     return blockers.short_list(items, never=never, flavor=items[0].flavor if items else "")
 
 
+# Cost. Every Workload behind a StrictFIFO head asks about the same head (the watcher asks for each of them in
+# a pass): its evaluation is kept in the view's derived() memo per ClusterQueue, while the head is the same
+# object and the usage it was computed from is the same (quota.usage_inputs), as advice's fits elsewhere are.
+_MEMO = "head.evaluated"
+
+
 def evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) -> QueueHead:
     """Whether the head can be admitted (now, once capacity frees, never), as the engine's own checks of its
     flavors and quota find it (partial admission and Kueue's recorded flavor exclusions included)."""
+    memo = snapshot.derived()
+    table = memo.get(_MEMO)
+    if not isinstance(table, dict):
+        table = memo[_MEMO] = {}
+    inputs = quota.usage_inputs(snapshot, cq)
+    known = table.get(cq.name)
+    if known is not None and known[0] is cq and known[1] is head and quota.same_inputs(known[2], inputs):
+        return replace(known[3], behind=behind)  # type: ignore[no-any-return]
+    found = _evaluate(snapshot, cq, head, behind)
+    table[cq.name] = (cq, head, inputs, found)  # the objects held: their ids are not reused meanwhile
+    return found
+
+
+def _evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) -> QueueHead:
     fit = checks.fit_in_queue(snapshot, cq, head.pod_sets, head, excluded=recorded_exclusions(head))
     verdict = checks.verdict_of(fit)
     if verdict == Verdict.NO_MATCHING_FLAVOR:

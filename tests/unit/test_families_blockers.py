@@ -26,8 +26,9 @@ from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.slack.render import answer_details
 from bot.trace.codes import Verdict
-from bot.trace.explanation import Explanation, named_namespaces
-from bot.trace.model import ClusterQueue, LocalQueue, ResourceFlavor, Workload
+from bot.trace.explain import Query, explain
+from bot.trace.explanation import Explanation, Step, named_namespaces
+from bot.trace.model import ClusterQueue, Job, LocalQueue, ResourceFlavor, Workload
 from bot.trace.serialize import text
 from kubernetes import client as k8s_client
 
@@ -63,6 +64,7 @@ from tests.builders import (
     toleration,
     workload,
 )
+from tests.cache_support import cache_of
 from tests.fakes.kube_schema import dump_problems
 
 V = Verdict
@@ -922,3 +924,23 @@ def test_a_stopped_local_queue_is_out_of_the_live_cache_order() -> None:
     cache.apply([Change("LocalQueue", "upsert", resumed.meta.key, replace(resumed, stop_policy="None"))])
     assert [w.name for w in cache.pending_in("cq")] == [older.name, train.name]
     assert cache.position_in("cq", train) == (1, 0)
+
+
+def test_the_head_is_evaluated_again_once_the_usage_changes() -> None:
+    # views of the live cache share what they derive (the head's evaluation among it) while the queues are the
+    # same: a change of usage must still be seen (quota.usage_inputs)
+    holder = pending("holder", cpu="4", status=reserved_cpu("4"))
+    objects = _fifo(_big(cpu="6", namespace_name=NS), holder, TRAIN)
+    cache = cache_of(objects)
+    query = Query(NS, "train", "Job")
+
+    def head_step() -> Step:
+        explanation = explain(
+            cache.view(NS, [o for raw in objects for o in decode(raw) if isinstance(o, Job)]), query, now=NOW
+        )
+        return next(s for s in explanation.steps if s.code == "position.strict-fifo-head")
+
+    assert head_step().text.params.get("head_detail") == "cpu 2"
+    assert head_step().text.params.get("head_detail") == "cpu 2"  # the memo's answer is the same
+    cache.apply([Change("Workload", "delete", (NS, holder[1]["metadata"]["name"]))])
+    assert "head_detail" not in head_step().text.params  # 6 cpu are free now: it fits
