@@ -32,7 +32,7 @@ from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
 from bot.kube.reads import Reads
-from bot.trace import rootcause
+from bot.trace import podsready, rootcause
 from bot.trace.model import (
     NOTIFY_ANNOTATION,
     NOTIFY_EMAIL_ANNOTATION,
@@ -260,6 +260,8 @@ class OnDemand:
             extras.extend(await self._position_extras(namespace, workload))
             if workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
                 extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
+            if podsready.blocked(workload):  # blockAdmission: who holds it back, from every namespace (no request)
+                extras.extend(self.cache.workloads_not_ready())
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
         return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())

@@ -49,13 +49,16 @@ def _reserved_since(workload: Workload) -> datetime | None:
 
 def holding_not_ready(snapshot: Snapshot) -> list[Workload]:
     """Every Workload holding quota (QuotaReserved=True), not finished, whose PodsReady is not True, across
-    all ClusterQueues, the longest-holding first."""
-    found: dict[tuple[str, str], Workload] = {}
-    for cq in snapshot.cluster_queues():
-        for workload in snapshot.workloads_in_cluster_queue(cq.name):
-            if workload.is_true("QuotaReserved") and not workload.finished and not workload.is_true("PodsReady"):
-                found.setdefault((workload.namespace, workload.name), workload)
-    return sorted(found.values(), key=_longest_holding_first)
+    all ClusterQueues (snapshot.workloads_not_ready), the longest-holding first."""
+    return sorted(snapshot.workloads_not_ready(), key=_longest_holding_first)
+
+
+def blocked(workload: Workload) -> bool:
+    """Whether Kueue's record says blockAdmission holds this Workload back (the reason, or its message)."""
+    condition = workload.condition("QuotaReserved")
+    if condition is None or not condition.is_false:
+        return False
+    return condition.reason == "WaitingForPodsReady" or "PodsReady condition" in condition.message
 
 
 def _longest_holding_first(workload: Workload) -> tuple[bool, float, str, str]:

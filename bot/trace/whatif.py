@@ -211,6 +211,9 @@ class Changed:
     def events_in(self, namespace: str) -> Sequence[Event]:
         return self._base.events_in(namespace)
 
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        return self._base.workloads_not_ready()
+
     def nodes(self) -> Sequence[Node]:
         return self._base.nodes()
 
