@@ -243,15 +243,20 @@ def advice_params(trouble: Trouble, namespace: str, job: Job) -> Params:
 def evicted_for_pods_ready(workload: Workload) -> bool:
     """Whether Kueue evicted (or deactivated) the Workload because its pods were not ready in time: Evicted
     or DeactivationTarget True, or Requeued False, for PodsReadyTimeout (or the RequeuingLimitExceeded that
-    many of them lead to)."""
+    many of them lead to), by its reason or, whatever a version calls it, by Kueue's message ("Exceeded the
+    PodsReady timeout ns/name"; "The workload is deactivated due to exceeding the maximum number of re-queuing
+    retries": v0.14 workload_controller.go:236-243,593,608)."""
     for kind, status in (("Evicted", "True"), ("DeactivationTarget", "True"), ("Requeued", "False")):
         condition = workload.condition(kind)
-        if condition is not None and condition.status == status and _PODS_READY.search(condition.reason):
+        if condition is None or condition.status != status:
+            continue
+        if _PODS_READY.search(condition.reason) or _PODS_READY_SAID.search(condition.message):
             return True
     return False
 
 
 _PODS_READY = re.compile(r"PodsReadyTimeout|RequeuingLimitExceeded")
+_PODS_READY_SAID = re.compile(r"Exceeded the PodsReady timeout|maximum number of re-queuing retries")
 
 
 def say(walk: Walk, job: Job, found: Sequence[Trouble], *, lead: bool) -> Params:

@@ -710,6 +710,43 @@ CASES_ROOT = [
 ]
 
 
+def _v1beta1_deactivated(reason: str) -> list[Raw]:
+    """v0.14 (v1beta1 objects): deactivated past the requeuing limit; the DeactivationTarget is removed once
+    the eviction is written (workload_controller.go:236-250)."""
+    the_job = job("train", parallelism=2)
+    message = "The workload is deactivated due to exceeding the maximum number of re-queuing retries"
+    wl = workload(
+        of=the_job, active=False, api_version=KUEUE_V1BETA1, conditions=[condition("Evicted", True, reason, message)]
+    )
+    return [
+        namespace(),
+        resource_flavor(),
+        cluster_queue("cq", api_version=KUEUE_V1BETA1),
+        local_queue(api_version=KUEUE_V1BETA1),
+        the_job,
+        wl,
+        event(_gone_pod("train-x7k2p"), "Failed", PULL_FAILED, type="Warning"),
+    ]
+
+
+CASES_ROOT += [
+    Case(
+        "v1beta1 (v0.14): DeactivatedDueToRequeuingLimitExceeded, the cause said",
+        _v1beta1_deactivated("DeactivatedDueToRequeuingLimitExceeded"),
+        V.DEACTIVATED,
+        headline=("train-x7k2p", IMAGE),
+        actions=("fix-image",),
+    ),
+    Case(
+        "an older reason ('Deactivated') with Kueue's message about re-queuing retries: the cause said",
+        _v1beta1_deactivated("Deactivated"),
+        V.DEACTIVATED,
+        headline=("train-x7k2p", IMAGE),
+        actions=("fix-image",),
+    ),
+]
+
+
 @pytest.mark.parametrize("case", CASES_ROOT, ids=[c.id for c in CASES_ROOT])
 def test_the_root_cause_is_said_first(case: Case) -> None:
     test_the_thing_in_the_way_is_named(case)
