@@ -21,7 +21,7 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "the annotation): set it in the {kind}'s manifest and submit it again.",
     ),
     # --- another job named (a fragment the Slack renderer hides from who may not see its namespace) ---
-    "fragment.workload": "{namespace}/{name}",
+    "fragment.workload": ("{namespace}/{name} (Workload {workload})", "{namespace}/{name}"),
     "fragment.workload-elsewhere": "a workload of another namespace",
     "fragment.no-flavor": "no flavor can host it: {detail}",
     # --- the head of a StrictFIFO queue ---

@@ -22,7 +22,7 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "ignorent l'annotation) : posez-le dans le manifeste du {kind} et soumettez-le de nouveau.",
     ),
     # --- un autre job nommé (fragment que le rendu Slack cache à qui ne peut pas voir son namespace) ---
-    "fragment.workload": "{namespace}/{name}",
+    "fragment.workload": ("{namespace}/{name} (Workload {workload})", "{namespace}/{name}"),
     "fragment.workload-elsewhere": "un workload d'un autre namespace",
     "fragment.no-flavor": "aucune flavor ne peut l'accueillir : {detail}",
     # --- la tête d'une file StrictFIFO ---

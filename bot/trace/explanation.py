@@ -49,8 +49,12 @@ WORKLOAD = "fragment.workload"
 WORKLOAD_ELSEWHERE = "fragment.workload-elsewhere"
 
 
-def named_workload(namespace: str, name: str) -> Text:
-    return Text(WORKLOAD, {"namespace": namespace, "name": name})
+def named_workload(namespace: str, name: str, workload: str = "") -> Text:
+    """A job of `namespace` by its name, with its Workload's name when that differs (what an admin acts on)."""
+    params: dict[str, Value] = {"namespace": namespace, "name": name}
+    if workload and workload != name:
+        params["workload"] = workload
+    return Text(WORKLOAD, params)
 
 
 def named_namespaces(texts: Iterable[Text]) -> set[str]:

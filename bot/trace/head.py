@@ -52,7 +52,7 @@ class QueueHead:
     def label(self) -> Text:
         """The head named in a step or an action: "namespace/name", as a fragment the Slack renderer hides
         from readers who may not see that namespace (bot.trace.explanation.named_workload)."""
-        return named_workload(self.workload.namespace, self.name)
+        return named_workload(self.workload.namespace, self.name, self.workload.name)
 
     def headline_label(self, own_namespace: str) -> Text:
         """The head named in a headline, which is shown to anyone the answer reaches (summaries, DMs, the

@@ -36,7 +36,7 @@ class Blocker:
 
     @property
     def label(self) -> Text:
-        return named_workload(self.workload.namespace, job_name(self.workload))
+        return named_workload(self.workload.namespace, job_name(self.workload), self.workload.name)
 
     def headline_label(self, own_namespace: str) -> Text:
         return self.label if self.workload.namespace == own_namespace else Text(WORKLOAD_ELSEWHERE, {})
