@@ -24,7 +24,7 @@ from bot.errors import BadQuery, BotError, ClusterUnavailable
 from bot.trace.codes import Verdict
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
-from bot.trace.explanation import Explanation
+from bot.trace.explanation import Explanation, named_namespaces
 from bot.trace.multikueue import Placement, multikueue_check, placement
 from bot.trace.queueview import QueueView, describe_queue
 from bot.trace.resolve import is_part_of_a_job
@@ -419,6 +419,8 @@ class BotService:
         if explanation.holders is not None:  # who holds what it waits for (issue 16)
             named.update(explanation.holders.namespaces())
         named.update(explanation.other_namespaces)  # the engine's "also in these namespaces" (job-not-found)
+        # other jobs the steps and advice name (a StrictFIFO head, workloads whose pods hold admission)
+        named.update(named_namespaces([*(s.text for s in explanation.steps), *(a.text for a in explanation.actions)]))
         named.discard(explanation.job.namespace)
         named.discard("")
         return await self.audience_sees(asker, named)

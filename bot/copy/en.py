@@ -6,8 +6,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     # --- headlines: one sentence a person can act on, per verdict ---
     "headline.job-not-found": "No {kind} named {name} in namespace {namespace}: check the name and the namespace.",
     "headline.not-managed": (
+        "{job} is not managed by Kueue: it names LocalQueue {annotated} only by the annotation {label}, which "
+        "Kueue ignores since v0.15 (only the label counts), so Kueue never queued it.",
         "{job} is not managed by Kueue: it has no {label} label, so Kueue never queued it. "
-        "If it is pending, the reason is in the scheduler, not in Kueue."
+        "If it is pending, the reason is in the scheduler, not in Kueue.",
     ),
     "headline.workload-missing": (
         "{job} is one of the pods of group {group}, which has {present} of its {total} pods: Kueue creates the "
@@ -38,8 +40,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.namespace-not-allowed": (
+        "{job} will never be admitted by ClusterQueue {cluster_queue}: its namespaceSelector requires "
+        "{requirement}, and namespace {namespace} has {has}.",
         "{job} will never be admitted by ClusterQueue {cluster_queue}: its namespaceSelector does not select "
-        "this namespace."
+        "this namespace.",
     ),
     "headline.no-matching-flavor": (
         "{job} will never fit ClusterQueue {cluster_queue} as configured: no flavor can host it "
@@ -50,12 +54,20 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.exceeds-max-quota": (
         "{job} will never be admitted as configured, not even partially: at its minimum of {min_pods} of its "
         "{all_pods} pods it still asks for {requested} {resource}, but ClusterQueue {cluster_queue} can never "
+        "give more than {maximum} {resource} (flavor {flavor}); also over the maximum: {others}.",
+        "{job} will never be admitted as configured, not even partially: at its minimum of {min_pods} of its "
+        "{all_pods} pods it still asks for {requested} {resource}, but ClusterQueue {cluster_queue} can never "
         "give more than {maximum} {resource} (flavor {flavor}).",
+        "{job} will never be admitted as configured: it asks for {requested} {resource}, but ClusterQueue "
+        "{cluster_queue} can never give more than {maximum} {resource} (flavor {flavor}); also over the "
+        "maximum: {others}.",
         "{job} will never be admitted as configured: it asks for {requested} {resource}, but ClusterQueue "
         "{cluster_queue} can never give more than {maximum} {resource} (flavor {flavor}).",
         "{job} will never be admitted as configured: it asks for more than ClusterQueue {cluster_queue} can ever give.",
     ),
     "headline.waiting-for-quota": (
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue} ({needed} more {resource} needed), "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops "
         "its flavor search at {flavor} and never tries {free_flavor}.",
@@ -69,6 +81,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "partially (minimum {min_pods} pods): it would start with {pods} pods once capacity frees in "
         "ClusterQueue {cluster_queue}.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
+        "{cluster_queue} (flavor {flavor}); also short now: {others}. Position {position} in the queue, "
+        "{ahead} ahead.",
+        "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
+        "{cluster_queue} (flavor {flavor}); also short now: {others}.",
+        "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
         "{cluster_queue} (flavor {flavor}). Position {position} in the queue, {ahead} ahead.",
         "{job} waits for capacity that others use now: it needs {needed} more {resource} in ClusterQueue "
         "{cluster_queue} (flavor {flavor}).",
@@ -77,6 +94,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits for capacity that others use now in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
         "the first flavor where preemption can make room and never tries {free_flavor}.",
@@ -90,10 +109,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} cannot be placed by topology-aware scheduling in ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-pods-ready": (
+        "{job} waits until {blocker} (ClusterQueue {blocker_queue}) has its pods ready: with "
+        "waitForPodsReady.blockAdmission Kueue admits nothing, in any ClusterQueue, while {count} workload(s) "
+        "holding quota have pods not ready.",
         "{job} waits until the pods of workloads admitted earlier are ready: waitForPodsReady blocks new "
-        "admissions meanwhile."
+        "admissions meanwhile.",
     ),
     "headline.not-yet-evaluated": (
+        "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
+        "{job} {behind}.",
         "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
         "admits it with fewer (minimum {min_pods}): it would start with {pods} pods at its next try. Position "
         "{position} in the queue, {ahead} ahead.",
@@ -118,22 +142,30 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.requeue-backoff": (
+        "{job} was evicted ({reason}) because its pods never became ready: {trouble}. Requeued as it is, it will "
+        "be evicted again; it waits for its requeue backoff until {until} (in {in_seconds}), eviction number "
+        "{count}.",
+        "{job} was evicted ({reason}) because its pods never became ready: {trouble}. Requeued as it is, it will "
+        "be evicted again.",
         "{job} was evicted ({reason}) and waits for its requeue backoff until {until} (in {in_seconds}), "
         "eviction number {count}.",
         "{job} was evicted ({reason}) and waits for its requeue backoff.",
         "{job} was evicted and waits for its requeue backoff.",
     ),
     "headline.deactivated": (
+        "{job} is deactivated ({reason}): its pods never became ready: {trouble}. Fix that, then reactivate it.",
         "{job} was deactivated by Kueue: it ran longer than its maximum execution time of {limit_seconds} "
         "({reason}); it will not run again until it is reactivated or its limit is raised.",
         "{job} is deactivated ({reason}): Kueue will not admit it until it is reactivated.",
         "{job} is deactivated: Kueue will not admit it until it is reactivated.",
     ),
     "headline.pods-pending": (
+        "Kueue admitted {job}, but its pods are not ready: {trouble}.",
         "Kueue admitted {job}; {pending} pod(s) still wait in the kube-scheduler: {reason}",
         "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
     ),
     "headline.running": (
+        "{job} is admitted in ClusterQueue {cluster_queue}, but its pods are not ready: {trouble}.",
         "{job} is admitted in ClusterQueue {cluster_queue} and running: nothing is pending.",
         "{job} is admitted and running: nothing is pending.",
     ),
@@ -382,7 +414,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort).",
     ),
     "cluster-queue.namespace-not-selected": (
-        "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector)."
+        "ClusterQueue {cluster_queue} does not select namespace {namespace}: its namespaceSelector requires "
+        "{requirement}; the namespace has {has}.",
+        "ClusterQueue {cluster_queue} does not select namespace {namespace} (namespaceSelector).",
     ),
     "cluster-queue.admitted": ("Admitted by ClusterQueue {cluster_queue}.", "Admitted."),
     "cluster-queue.reserved": ("Quota reserved in ClusterQueue {cluster_queue}.", "Quota reserved."),
@@ -464,8 +498,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ahead of it, by priority: {by_priority}.",
     ),
     "position.strict-fifo-head": (
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), can never be admitted "
+        "as configured ({blocked_by}), and Kueue tries nothing behind it until an admin acts.",
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), waits for capacity "
+        "({head_detail} more must be free) and blocks everything behind it until it is admitted.",
+        "ClusterQueue {cluster_queue} is StrictFIFO: its head, {head} (priority {priority}), blocks everything "
+        "behind it until it is admitted.",
         "ClusterQueue {cluster_queue} is StrictFIFO: the head of the queue (priority {priority}) blocks "
-        "everything behind it until it is admitted."
+        "everything behind it until it is admitted.",
     ),
     "admission-checks.provisioning-request": (
         "ProvisioningRequest {request} (attempt {attempt} of at most {attempts}, class {class}): {conditions}.",
@@ -573,7 +613,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-nodes": "If nodes are missing or full, ask an admin about capacity or the autoscaler.",
     "action.wait-for-checks": "Wait for {checks}; nodes may be provisioned meanwhile.",
-    "action.wait": ("Wait: Kueue will admit it when its turn comes and the capacity is free.",),
+    "action.wait": (
+        "Wait: Kueue will admit it when its turn comes and this much more is free in ClusterQueue "
+        "{cluster_queue} (flavor {flavor}): {needed}.",
+        "Wait: Kueue will admit it when its turn comes and the capacity is free.",
+    ),
     "action.ask-gate-owner": (
         "Ask whoever set the admission gate ({gates}) to remove it.",
         "Ask whoever set the admission gate to remove it.",
@@ -591,7 +635,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to fix ClusterQueue {cluster_queue}: {detail}.",
         "Ask an admin to fix ClusterQueue {cluster_queue}.",
     ),
-    "action.ask-admin-namespace": "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    "action.ask-admin-namespace": (
+        "Ask an admin to label namespace {namespace} {label} (kubectl label namespace {namespace} {label} "
+        "--overwrite), or to change ClusterQueue {cluster_queue}'s namespaceSelector (it requires {requirement}).",
+        "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace} (its namespaceSelector "
+        "requires {requirement}).",
+        "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
+    ),
     "action.lower-min-count": (
         "Lower its minimum from {min_pods} to {pods} pod(s) or fewer (kueue.x-k8s.io/job-min-parallelism on a "
         "Job, minCount on its pod set otherwise): Kueue admits it partially, never below the minimum."
@@ -599,8 +649,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
     "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
     "action.ask-admin-quota": (
+        "Or ask an admin to raise ClusterQueue {cluster_queue}'s quotas in flavor {flavor} to at least: {quotas} "
+        "(nominal quota, or borrowing in a cohort).",
         "Or ask an admin to raise ClusterQueue {cluster_queue}'s quota of {resource} in flavor {flavor} to at "
-        "least {requested} (nominal quota, or borrowing in a cohort)."
+        "least {requested} (nominal quota, or borrowing in a cohort).",
     ),
     "action.ask-admin-priority": "If it is urgent, ask for a higher WorkloadPriorityClass (preemption may apply).",
     "action.add-toleration": "Add a toleration for {taint} to the job's pod template.",
@@ -983,3 +1035,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
 from bot.copy.admin_en import ADMIN as _ADMIN  # noqa: E402
 
 CATALOGUE.update(_ADMIN)
+
+# The thing in the way, named (issue 11), in its own module.
+from bot.copy.blockers_en import BLOCKERS as _BLOCKERS  # noqa: E402
+
+CATALOGUE.update(_BLOCKERS)

@@ -5,8 +5,10 @@ from __future__ import annotations
 CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.job-not-found": "Aucun {kind} nommé {name} dans le namespace {namespace} : vérifiez le nom et le namespace.",
     "headline.not-managed": (
+        "{job} n'est pas géré par Kueue : il ne désigne la LocalQueue {annotated} que par l'annotation {label}, "
+        "que Kueue ignore depuis la v0.15 (seul le label compte), Kueue ne l'a donc jamais mis en file.",
         "{job} n'est pas géré par Kueue : il n'a pas le label {label}, Kueue ne l'a donc jamais mis en file. "
-        "S'il attend, la raison est du côté du scheduler, pas de Kueue."
+        "S'il attend, la raison est du côté du scheduler, pas de Kueue.",
     ),
     "headline.workload-missing": (
         "{job} est l'un des pods du groupe {group}, qui en a {present} sur {total} : Kueue ne crée le Workload du "
@@ -40,8 +42,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.namespace-not-allowed": (
+        "{job} ne sera jamais admis par la ClusterQueue {cluster_queue} : son namespaceSelector exige "
+        "{requirement}, et le namespace {namespace} a {has}.",
         "{job} ne sera jamais admis par la ClusterQueue {cluster_queue} : son namespaceSelector ne "
-        "sélectionne pas ce namespace."
+        "sélectionne pas ce namespace.",
     ),
     "headline.no-matching-flavor": (
         "{job} ne rentrera jamais dans la ClusterQueue {cluster_queue} telle qu'elle est configurée : aucune "
@@ -54,13 +58,21 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.exceeds-max-quota": (
         "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
         "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
+        "jamais donner plus de {maximum} {resource} (flavor {flavor}) ; au-dessus du maximum aussi : {others}.",
+        "{job} ne sera jamais admis en l'état, même partiellement : à son minimum de {min_pods} pods sur "
+        "{all_pods}, il demande encore {requested} {resource}, mais la ClusterQueue {cluster_queue} ne peut "
         "jamais donner plus de {maximum} {resource} (flavor {flavor}).",
+        "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
+        "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}) ; au-dessus du "
+        "maximum aussi : {others}.",
         "{job} ne sera jamais admis en l'état : il demande {requested} {resource}, mais la ClusterQueue "
         "{cluster_queue} ne peut jamais donner plus de {maximum} {resource} (flavor {flavor}).",
         "{job} ne sera jamais admis en l'état : il demande plus que la ClusterQueue {cluster_queue} ne peut "
         "jamais donner.",
     ),
     "headline.waiting-for-quota": (
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue} (il manque {needed} {resource}), "
         "alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut MayStopSearch, donc "
         "Kueue arrête sa recherche de flavor à {flavor} et n'essaie jamais {free_flavor}.",
@@ -75,6 +87,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "mais Kueue l'admet partiellement (minimum {min_pods} pods) : il démarrerait avec {pods} pods dès que "
         "de la capacité se libère dans la ClusterQueue {cluster_queue}.",
         "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
+        "dans la ClusterQueue {cluster_queue} (flavor {flavor}) ; il manque aussi : {others}. Position "
+        "{position} dans la file, {ahead} devant.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
+        "dans la ClusterQueue {cluster_queue} (flavor {flavor}) ; il manque aussi : {others}.",
+        "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
         "dans la ClusterQueue {cluster_queue} (flavor {flavor}). Position {position} dans la file, {ahead} "
         "devant.",
         "{job} attend une capacité que d'autres utilisent en ce moment : il lui manque {needed} {resource} "
@@ -84,6 +101,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} attend une capacité que d'autres utilisent en ce moment dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-preemption": (
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} attend sur la flavor {flavor} de la ClusterQueue {cluster_queue}, où Kueue fait de la place par "
         "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
         "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
@@ -98,10 +117,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} ne peut pas être placé par l'ordonnancement topologique dans la ClusterQueue {cluster_queue}.",
     ),
     "headline.waiting-for-pods-ready": (
+        "{job} attend : {blocker} (ClusterQueue {blocker_queue}) doit d'abord avoir ses pods prêts ; avec "
+        "waitForPodsReady.blockAdmission, Kueue n'admet rien, dans aucune ClusterQueue, tant que {count} "
+        "workload(s) qui tiennent du quota ont des pods pas prêts.",
         "{job} attend que les pods des workloads admis avant lui soient prêts : waitForPodsReady bloque les "
-        "nouvelles admissions en attendant."
+        "nouvelles admissions en attendant.",
     ),
     "headline.not-yet-evaluated": (
+        "{job} {behind}. Position {position} dans la file, {ahead} devant.",
+        "{job} {behind}.",
         "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
         "en ce moment, mais Kueue l'admet avec moins (minimum {min_pods}) : il démarrerait avec {pods} pods à "
         "son prochain essai. Position {position} dans la file, {ahead} devant.",
@@ -131,22 +155,31 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         )
     ),
     "headline.requeue-backoff": (
+        "{job} a été évincé ({reason}) car ses pods ne sont jamais devenus prêts : {trouble}. Remis en file tel "
+        "quel, il sera évincé de nouveau ; il attend la fin de son délai de remise en file jusqu'à {until} (dans "
+        "{in_seconds}), éviction numéro {count}.",
+        "{job} a été évincé ({reason}) car ses pods ne sont jamais devenus prêts : {trouble}. Remis en file tel "
+        "quel, il sera évincé de nouveau.",
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file, jusqu'à {until} (dans "
         "{in_seconds}), éviction numéro {count}.",
         "{job} a été évincé ({reason}) et attend la fin de son délai de remise en file.",
         "{job} a été évincé et attend la fin de son délai de remise en file.",
     ),
     "headline.deactivated": (
+        "{job} est désactivé ({reason}) : ses pods ne sont jamais devenus prêts : {trouble}. Corrigez cela, puis "
+        "réactivez-le.",
         "{job} a été désactivé par Kueue : il a tourné plus longtemps que sa durée d'exécution maximale de "
         "{limit_seconds} ({reason}) ; il ne repartira pas avant d'être réactivé ou que sa limite soit relevée.",
         "{job} est désactivé ({reason}) : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
         "{job} est désactivé : Kueue ne l'admettra pas tant qu'il n'est pas réactivé.",
     ),
     "headline.pods-pending": (
+        "Kueue a admis {job}, mais ses pods ne sont pas prêts : {trouble}.",
         "Kueue a admis {job} ; {pending} pod(s) attendent encore dans le kube-scheduler : {reason}",
         "Kueue a admis {job} ; des pods attendent encore dans le kube-scheduler.",
     ),
     "headline.running": (
+        "{job} est admis dans la ClusterQueue {cluster_queue}, mais ses pods ne sont pas prêts : {trouble}.",
         "{job} est admis dans la ClusterQueue {cluster_queue} et tourne : rien n'est en attente.",
         "{job} est admis et tourne : rien n'est en attente.",
     ),
@@ -402,7 +435,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte).",
     ),
     "cluster-queue.namespace-not-selected": (
-        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector)."
+        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} : son namespaceSelector "
+        "exige {requirement} ; le namespace a {has}.",
+        "La ClusterQueue {cluster_queue} ne sélectionne pas le namespace {namespace} (namespaceSelector).",
     ),
     "cluster-queue.admitted": ("Admis par la ClusterQueue {cluster_queue}.", "Admis."),
     "cluster-queue.reserved": ("Quota réservé dans la ClusterQueue {cluster_queue}.", "Quota réservé."),
@@ -490,8 +525,16 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Devant lui, par priorité : {by_priority}.",
     ),
     "position.strict-fifo-head": (
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), ne "
+        "pourra jamais être admise en l'état ({blocked_by}), et Kueue n'examine rien derrière elle tant qu'un "
+        "admin n'agit pas.",
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), "
+        "attend de la capacité (il faut encore {head_detail} de libre) et bloque tout ce qui la suit jusqu'à son "
+        "admission.",
+        "La ClusterQueue {cluster_queue} est en StrictFIFO : sa tête de file, {head} (priorité {priority}), "
+        "bloque tout ce qui la suit jusqu'à son admission.",
         "La ClusterQueue {cluster_queue} est en StrictFIFO : la tête de file (priorité {priority}) bloque tout "
-        "ce qui la suit jusqu'à son admission."
+        "ce qui la suit jusqu'à son admission.",
     ),
     "admission-checks.provisioning-request": (
         "ProvisioningRequest {request} (tentative {attempt} sur {attempts} au plus, classe {class}) : {conditions}.",
@@ -606,7 +649,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-nodes": "S'il manque des nœuds ou s'ils sont pleins, voyez avec un admin la capacité ou l'autoscaler.",
     "action.wait-for-checks": "Attendez {checks} ; des nœuds sont peut-être en cours de création.",
-    "action.wait": ("Attendez : Kueue l'admettra quand son tour viendra et que la capacité sera libre.",),
+    "action.wait": (
+        "Attendez : Kueue l'admettra quand son tour viendra et que ceci de plus sera libre dans la ClusterQueue "
+        "{cluster_queue} (flavor {flavor}) : {needed}.",
+        "Attendez : Kueue l'admettra quand son tour viendra et que la capacité sera libre.",
+    ),
     "action.ask-gate-owner": (
         "Demandez à qui a posé la porte d'admission ({gates}) de la lever.",
         "Demandez à qui a posé la porte d'admission de la lever.",
@@ -628,7 +675,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Demandez à un admin de réparer la ClusterQueue {cluster_queue}.",
     ),
     "action.ask-admin-namespace": (
-        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}."
+        "Demandez à un admin de poser le label {label} sur le namespace {namespace} (kubectl label namespace "
+        "{namespace} {label} --overwrite), ou de changer le namespaceSelector de la ClusterQueue {cluster_queue} "
+        "(il exige {requirement}).",
+        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace} (son "
+        "namespaceSelector exige {requirement}).",
+        "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}.",
     ),
     "action.lower-min-count": (
         "Abaissez son minimum de {min_pods} à {pods} pod(s) ou moins (kueue.x-k8s.io/job-min-parallelism sur "
@@ -637,8 +689,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.shrink-request": "Réduisez le job à {pods} pod(s) au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
     "action.shrink-to-start-now": "Avec {pods} pod(s) ou moins, il rentrerait dans ce qui est libre maintenant.",
     "action.ask-admin-quota": (
+        "Ou demandez à un admin de porter les quotas de la ClusterQueue {cluster_queue} dans la flavor {flavor} "
+        "à au moins : {quotas} (quota nominal, ou emprunt dans une cohorte).",
         "Ou demandez à un admin de porter le quota de {resource} de la ClusterQueue {cluster_queue} dans la "
-        "flavor {flavor} à au moins {requested} (quota nominal, ou emprunt dans une cohorte)."
+        "flavor {flavor} à au moins {requested} (quota nominal, ou emprunt dans une cohorte).",
     ),
     "action.ask-admin-priority": "Si c'est urgent, demandez une WorkloadPriorityClass plus haute (la préemption peut jouer).",
     "action.add-toleration": "Ajoutez une toleration pour {taint} au modèle de pod du job.",
@@ -1051,3 +1105,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
 from bot.copy.admin_fr import ADMIN as _ADMIN  # noqa: E402
 
 CATALOGUE.update(_ADMIN)
+
+# The thing in the way, named (issue 11), in its own module.
+from bot.copy.blockers_fr import BLOCKERS as _BLOCKERS  # noqa: E402
+
+CATALOGUE.update(_BLOCKERS)

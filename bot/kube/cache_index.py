@@ -37,7 +37,7 @@ from bot.trace.model import (
     ResourceFlavor,
     Workload,
 )
-from bot.trace.snapshot import in_queue_order, queue_order_key, waits_in_queue
+from bot.trace.snapshot import holds_admission, in_queue_order, queue_order_key, waits_in_queue
 
 OrderKey = tuple[int, datetime, str, str, str]
 
@@ -467,6 +467,14 @@ class CacheIndex:
 
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return ()
+
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return ()
+
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        """The Workloads waitForPodsReady.blockAdmission waits on, from those holding an admission (a scan:
+        asked for a question Kueue holds back for them, bot.kube.ondemand)."""
+        return tuple(w for held in self._wl_admitted.values() for w in held.values() if holds_admission(w))
 
     def nodes(self) -> Sequence[Node]:
         return ()

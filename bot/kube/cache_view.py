@@ -225,6 +225,12 @@ class CacheView:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self.extras.events_about(namespace, kind, name)
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self.extras.events_in(namespace)
+
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        return self.extras.workloads_not_ready()  # read into the extras for a question that needs them
+
     def nodes(self) -> Sequence[Node]:
         return self.extras.nodes()
 

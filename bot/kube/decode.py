@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from decimal import Decimal
 
+from bot.kube.decode_core import event, node, pending_entries, pod
 from bot.kube.decode_parts import (
     _EMPTY,
     KUEUE_GROUP,
@@ -52,15 +53,11 @@ from bot.trace.model import (
     CheckState,
     ClusterQueue,
     Cohort,
-    Event,
     FlavorQuotas,
     Job,
     JobTemplate,
     LocalQueue,
     Namespace,
-    Node,
-    PendingEntry,
-    Pod,
     PodSet,
     PodSetAssignment,
     PodSetUpdate,
@@ -510,72 +507,6 @@ def job(raw: Raw) -> Job:
         templates=_job_templates(kind, spec),
         conditions=conditions(_map(raw.get("status")).get("conditions")),
     )
-
-
-def pod(raw: Raw) -> Pod:
-    status = _map(raw.get("status"))
-    spec = _map(raw.get("spec"))
-    return Pod(
-        meta=meta(raw),
-        phase=_str(status.get("phase")),
-        conditions=conditions(status.get("conditions")),
-        node_name=_str(spec.get("nodeName")),
-        template=pod_template(spec),
-    )
-
-
-def event(raw: Raw) -> Event:
-    involved = _map(raw.get("involvedObject") or raw.get("regarding"))
-    metadata = _map(raw.get("metadata"))
-    seen = (
-        parse_time(raw.get("lastTimestamp"))
-        or parse_time(raw.get("eventTime"))
-        or parse_time(_map(raw.get("series")).get("lastObservedTime"))
-        or parse_time(raw.get("firstTimestamp"))
-        or parse_time(metadata.get("creationTimestamp"))
-    )
-    return Event(
-        namespace=_str(involved.get("namespace")) or _str(metadata.get("namespace")),
-        involved_kind=_str(involved.get("kind")),
-        involved_name=_str(involved.get("name")),
-        involved_uid=_str(involved.get("uid")),
-        reason=_str(raw.get("reason")),
-        message=_str(raw.get("message") or raw.get("note")),
-        type=_str(raw.get("type"), "Normal"),
-        last_seen=seen,
-        count=_int(raw.get("count"), 1) or 1,
-    )
-
-
-def node(raw: Raw) -> Node:
-    spec = _map(raw.get("spec"))
-    return Node(
-        meta=meta(raw),
-        taints=_taints(spec.get("taints")),
-        unschedulable=spec.get("unschedulable") is True,
-        allocatable=parse_map(_map(raw.get("status")).get("allocatable")),
-    )
-
-
-def pending_entries(raw: Raw) -> list[PendingEntry]:
-    """A PendingWorkloadsSummary's items (any visibility API version)."""
-    entries = []
-    for item in map(_map, _list(raw.get("items"))):
-        metadata = _map(item.get("metadata"))
-        name = _str(metadata.get("name"))
-        if not name:
-            continue
-        entries.append(
-            PendingEntry(
-                namespace=_str(metadata.get("namespace")),
-                name=name,
-                local_queue=_str(item.get("localQueueName")),
-                priority=_int(item.get("priority")),
-                position_in_cluster_queue=_int(item.get("positionInClusterQueue")),
-                position_in_local_queue=_int(item.get("positionInLocalQueue")),
-            )
-        )
-    return entries
 
 
 _KUEUE_DECODERS: dict[str, Callable[[Raw, Parts], object]] = {

@@ -10,7 +10,9 @@ Cost of a question about a pending Workload in steady state: none. The Workload 
 its owner reference (or its name), so the job is not read; nothing else is needed before admission; the
 position is the cache's own order, or a pending-workloads answer still fresh (one request per queue per
 `pending_ttl`, none with `visibility=False`). The job, pods and events are read only once admitted (or
-when the cache knows no Workload for that job: to say whether it exists and why it has none).
+when the cache knows no Workload for that job: to say whether it exists and why it has none; or when
+Kueue evicted its Workload for the PodsReady timeout: the job, its pods and events, and the namespace's
+Warning events about Pods, whose deleted pods' events say why they never became ready).
 
 `CacheSource` puts the cache and these reads behind the service's SnapshotSource port.
 """
@@ -30,6 +32,7 @@ from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
 from bot.kube.decode import DecodeError, decode
 from bot.kube.reads import Reads
+from bot.trace import podsready, rootcause
 from bot.trace.model import (
     NOTIFY_ANNOTATION,
     NOTIFY_EMAIL_ANNOTATION,
@@ -104,7 +107,14 @@ class OnDemand:
         return [o for raw in self.reads.job(namespace, name, kind) for o in _decoded(raw) if isinstance(o, Job)]
 
     def read_events(self, namespace: str, kind: str, name: str) -> list[object]:
-        selector = f"involvedObject.kind={kind},involvedObject.name={name}"
+        return self._events(namespace, f"involvedObject.kind={kind},involvedObject.name={name}")
+
+    def read_pod_warnings(self, namespace: str) -> list[object]:
+        """The namespace's Warning events about Pods: those of a job's pods deleted when Kueue evicted it for
+        the PodsReady timeout say why they never became ready (bot.trace.rootcause)."""
+        return self._events(namespace, "involvedObject.kind=Pod,type=Warning")
+
+    def _events(self, namespace: str, selector: str) -> list[object]:
         try:
             items = self.client.list(
                 kinds.CORE["Event"].path("v1", namespace), {"fieldSelector": selector}, what="events"
@@ -250,22 +260,38 @@ class OnDemand:
             extras.extend(await self._position_extras(namespace, workload))
             if workload.checks and workload.is_true("QuotaReserved") and not workload.admitted:
                 extras.extend(await asyncio.to_thread(self.read_provisioning, workload))
+            if podsready.blocked(workload):  # blockAdmission: who holds it back, from every namespace (no request)
+                extras.extend(self.cache.workloads_not_ready())
         if self._needs_namespace(namespace):
             extras.extend(await self.namespace_object(namespace))
         return self.cache.view(namespace, extras, owners=(name,) if kind != "Workload" else ())
 
     async def _job_extras(self, namespace: str, name: str, kind: str | None, workload: Workload | None) -> list[object]:
-        """The job, read when the cache knows no Workload for it (with its events: why it has none) or when
-        its Workload is admitted and running (with its pods, their events and the nodes: what they wait for)."""
-        if kind == "Workload" or (workload is not None and (not workload.admitted or workload.finished)):
+        """The job, read when the cache knows no Workload for it (with its events: why it has none), when
+        its Workload is admitted and running (with its pods, their events and the nodes: what they wait for),
+        or when Kueue evicted it for the PodsReady timeout (what kept its pods from being ready)."""
+        evicted = workload is not None and not workload.finished and rootcause.evicted_for_pods_ready(workload)
+        quiet = workload is not None and (not workload.admitted or workload.finished) and not evicted
+        if kind == "Workload" or quiet:  # a pending Workload needs nothing read (but one evicted for its pods)
             return []
         extras: list[object] = list(await asyncio.to_thread(self.read_job, namespace, name, kind))
         job = next((o for o in extras if isinstance(o, Job) and o.meta.name == name), None)
         if job is not None and workload is None:
             extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
-        if job is not None and workload is not None:
+        if job is not None and workload is not None and evicted and not workload.admitted:
+            extras.extend(await self._evicted(job, workload))
+        elif job is not None and workload is not None:
             extras.extend(await self._admitted(job, workload))
         return extras
+
+    async def _evicted(self, job: Job, workload: Workload) -> list[object]:
+        """Evicted for the PodsReady timeout: the pods left, the job's events (FailedCreate) and the namespace's
+        Warning events about Pods (the evicted pods are gone; their events say why they never became ready)."""
+        namespace = job.meta.namespace or ""
+        found: list[object] = list(await asyncio.to_thread(self.read_pods, job, workload))
+        found.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+        found.extend(await asyncio.to_thread(self.read_pod_warnings, namespace))
+        return found
 
     async def _position_extras(self, namespace: str, workload: Workload) -> list[object]:
         """The pending-workloads answer of a Workload waiting for quota in a known LocalQueue."""
@@ -280,8 +306,13 @@ class OnDemand:
         pods = [p for p in await asyncio.to_thread(self.read_pods, job, workload) if isinstance(p, Pod)]
         found: list[object] = list(pods)
         waiting = [p for p in pods if p.phase == "Pending" and not p.node_name][:_PODS_EXAMINED]
-        for pod in waiting:
+        # the unscheduled pods' events, and those of pods on a node that are not ready (rootcause)
+        failing = [p for p in rootcause.not_ready(pods) if p.node_name][:_PODS_EXAMINED]
+        for pod in [*waiting, *failing]:
             found.extend(await asyncio.to_thread(self.read_events, pod.meta.namespace or "", "Pod", pod.meta.name))
+        if not pods:  # none created: the job's events say why (FailedCreate)
+            namespace = job.meta.namespace or ""
+            found.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
         assignments = workload.admission.assignments if workload.admission else ()
         flavors = {flavor for assignment in assignments for flavor in assignment.flavors.values()}
         labelled = [f for f in flavors if (known := self.cache.flavor(f)) is not None and known.node_labels]

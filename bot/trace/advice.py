@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bot.trace import checks, messages, quota
+from bot.trace import blockers, checks, messages, podsready, quota
 from bot.trace.checks import Fit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import LOWER_BOUND, Text, Value
@@ -18,7 +18,7 @@ from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
 from bot.trace.snapshot import Snapshot
-from bot.trace.walk import Walk
+from bot.trace.walk import Walk, present
 
 HeadlineParams = dict[str, Value | None]
 _Headline = Callable[[Walk, Workload, Classification | None], HeadlineParams]
@@ -45,6 +45,41 @@ def first_shortfall(walk: Walk, never: bool) -> checks.Shortfall | None:
     return shortfalls[0] if shortfalls else None
 
 
+def shorts(walk: Walk, record: Classification | None, *, never: bool) -> list[blockers.Short]:
+    """Every resource that does not fit, each once: the engine's own (at the counts partial admission would
+    try), else those Kueue's record names (a job short of cpu and pods is told both, with both amounts)."""
+    fit = walk.fit
+    if walk.partial is not None:
+        fit = walk.partial.min_fit if never else (walk.partial.ever_fit or fit)
+    own = [
+        blockers.Short(
+            s.resource,
+            s.flavor,
+            requested=human(s.requested, s.resource),
+            limit=human(s.capacity.maximum, s.resource),
+            needed=human(s.needed, s.resource),
+        )
+        for s in (fit.shortfalls() if fit is not None else ())
+        if s.never == never
+    ]
+    if own:
+        return blockers.unique(own)
+    cause = Cause.EXCEEDS_MAX_CAPACITY if never else Cause.INSUFFICIENT_UNUSED_QUOTA
+    return blockers.unique(
+        [
+            blockers.Short(f.resource, f.flavor or "", f.requested or "", f.maximum or "", f.needed or "")
+            for f in _facts(record)
+            if f.cause == cause and f.resource
+        ]
+    )
+
+
+def _others(walk: Walk, record: Classification | None, first: tuple[str, str], *, never: bool) -> HeadlineParams:
+    """The headline's `others`: the short resources besides the first one (`first`: its flavor and resource)."""
+    rest = [s for s in shorts(walk, record, never=never) if (s.flavor, s.resource) != first]
+    return {"others": blockers.short_list(rest, never=never, flavor=first[0])} if rest else {}
+
+
 def _partial_params(walk: Walk, counts: tuple[int, ...] | None) -> HeadlineParams:
     """The pods partial admission would give (`counts`), of all the pods, and the minimum."""
     partial = walk.partial
@@ -67,10 +102,18 @@ def _exceeds_headline(walk: Walk, workload: Workload, record: Classification | N
         }
         if walk.partial is not None:  # not even its minCount fits: the minimum is what to name
             params.update(all_pods=walk.partial.pods, min_pods=walk.partial.min_pods)
+        params.update(_others(walk, record, (shortfall.flavor, shortfall.resource), never=True))
         return params
     fact = _fact(record, Cause.EXCEEDS_MAX_CAPACITY)
     if fact is not None:
-        return {"resource": fact.resource, "flavor": fact.flavor, "requested": fact.requested, "maximum": fact.maximum}
+        params = {
+            "resource": fact.resource,
+            "flavor": fact.flavor,
+            "requested": fact.requested,
+            "maximum": fact.maximum,
+        }
+        params.update(_others(walk, record, (fact.flavor or "", fact.resource or ""), never=True))
+        return params
     return {}
 
 
@@ -81,10 +124,12 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
     partial_wait = walk.partial is not None and walk.partial.ever is not None and walk.partial.now is None
     if fact is not None and not (partial_wait and shortfall is not None):  # Kueue's fact is of the full counts
         params.update(resource=fact.resource, flavor=fact.flavor, needed=fact.needed)
+        params.update(_others(walk, record, (fact.flavor or "", fact.resource or ""), never=False))
     elif shortfall is not None:
         params.update(
             resource=shortfall.resource, flavor=shortfall.flavor, needed=human(shortfall.needed, shortfall.resource)
         )
+        params.update(_others(walk, record, (shortfall.flavor, shortfall.resource), never=False))
     if record is not None and record.preemptions_pending:
         params["preemptions"] = record.preemptions_pending
     if partial_wait and walk.partial is not None:
@@ -136,6 +181,15 @@ def _inactive_headline(walk: Walk, workload: Workload, record: Classification | 
     return {"detail": inactive_detail(walk.chain)}
 
 
+def _namespace_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    """The namespaceSelector's requirement the namespace fails, and what the namespace has instead."""
+    cq = walk.chain.cluster_queue if walk.chain is not None else None
+    unmet = blockers.namespace_unmet(walk.snapshot, cq.namespace_selector, workload.namespace) if cq else None
+    if unmet is None:
+        return {"namespace": workload.namespace, **_record_headline(walk, workload, record)}
+    return {"namespace": workload.namespace, "requirement": unmet.requirement, "has": unmet.has}
+
+
 def _record_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
     facts = _facts(record)
     return {"detail": facts[0].text} if facts else {}
@@ -149,6 +203,10 @@ _HEADLINES: dict[Verdict, _Headline] = {
     Verdict.NO_MATCHING_FLAVOR: _no_flavor_headline,
     Verdict.QUEUE_STOPPED: _stopped_headline,
     Verdict.QUEUE_INACTIVE: _inactive_headline,
+    Verdict.NAMESPACE_NOT_ALLOWED: _namespace_headline,
+    Verdict.WAITING_FOR_PODS_READY: lambda walk, workload, record: podsready.headline(
+        walk.pods_ready, workload.namespace
+    ),
 }
 
 
@@ -158,6 +216,12 @@ def headline_params(walk: Walk, workload: Workload, verdict: Verdict, record: Cl
         params["position"] = walk.position.cluster_queue
         params["ahead"] = walk.position.cluster_queue - 1
     params.update(_HEADLINES.get(verdict, _record_headline)(walk, workload, record))
+    head = walk.head
+    if head is not None and (head.never or verdict == Verdict.NOT_YET_EVALUATED) and verdict in _BEHIND_HEAD:
+        # StrictFIFO: the head is what it waits behind (what it waits for itself comes second)
+        behind: dict[str, Value | None] = {"head": head.headline_label(workload.namespace)}
+        behind.update(cluster_queue=walk.cluster_queue_name, blocked_by=head.detail if head.never else None)
+        params["behind"] = Text("fragment.waits-behind", present(behind))
     return params
 
 
@@ -172,15 +236,21 @@ def _exceeds_advice(walk: Walk, workload: Workload, record: Classification | Non
             walk.act("shrink-request", {"pods": pods, "cluster_queue": walk.fit.cluster_queue}, pods=pods)
     other_queues(walk, workload, now=False)
     if shortfall is not None:
-        walk.act(
-            "ask-admin-quota",
-            {
-                "cluster_queue": shortfall.capacity.cluster_queue,
-                "resource": shortfall.resource,
-                "flavor": shortfall.flavor,
-                "requested": human(shortfall.requested, shortfall.resource),
-            },
-        )
+        _ask_admin_quota(walk, shortfall.capacity.cluster_queue, shorts(walk, record, never=True))
+
+
+def _ask_admin_quota(walk: Walk, cluster_queue: str, short: Sequence[blockers.Short]) -> None:
+    """One request to an admin per flavor, naming every resource short there with the quota it needs."""
+    by_flavor: dict[str, list[blockers.Short]] = {}
+    for item in short:
+        by_flavor.setdefault(item.flavor, []).append(item)
+    for flavor, items in by_flavor.items():
+        params: dict[str, Value | None] = {"cluster_queue": cluster_queue, "flavor": flavor}
+        if len(items) > 1:
+            params["quotas"] = ", ".join(f"{i.resource} {i.requested}" for i in items)
+        else:
+            params.update(resource=items[0].resource, requested=items[0].requested)
+        walk.act("ask-admin-quota", params, resources=[i.resource for i in items])
 
 
 def _lower_minimum(walk: Walk, workload: Workload, pods: int) -> bool:
@@ -194,7 +264,13 @@ def _lower_minimum(walk: Walk, workload: Workload, pods: int) -> bool:
 
 
 def _waiting_advice(walk: Walk, workload: Workload, record: Classification | None) -> None:
-    walk.act("wait", {})
+    waits = shorts(walk, record, never=False)
+    if waits:  # how much more must be free, of every resource short now
+        flavor = waits[0].flavor
+        needed = blockers.short_list(waits, never=False, flavor=flavor)
+        walk.act("wait", {"cluster_queue": walk.cluster_queue_name, "flavor": flavor, "needed": needed})
+    else:
+        walk.act("wait", {})
     if walk.fit is not None and len(workload.pod_sets) == 1:
         pods = checks.max_pods_that_fit(walk.fit, workload.pod_sets[0].name, now=True)
         if pods and pods < workload.pod_sets[0].count and not _lower_minimum(walk, workload, pods):
@@ -246,7 +322,7 @@ _ADVICE: dict[Verdict, _Advice] = {
     Verdict.QUEUE_STOPPED: _elsewhere_advice,
     Verdict.NAMESPACE_NOT_ALLOWED: _elsewhere_advice,
     Verdict.CLUSTER_QUEUE_MISSING: _missing_cq_advice,
-    Verdict.WAITING_FOR_PODS_READY: _simply("wait"),
+    Verdict.WAITING_FOR_PODS_READY: lambda walk, workload, record: podsready.advise(walk, walk.pods_ready),
     Verdict.ADMISSION_GATED: _simply("ask-gate-owner"),
     Verdict.INVALID_REQUEST: _simply("fix-requests"),
     Verdict.TOPOLOGY_PLACEMENT_FAILED: _simply("relax-topology"),
@@ -255,10 +331,34 @@ _ADVICE: dict[Verdict, _Advice] = {
 }
 
 
+# Verdicts of a Workload that waits in its queue: behind a StrictFIFO head, the head is what it waits for.
+_BEHIND_HEAD = frozenset({Verdict.NOT_YET_EVALUATED, Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION})
+
+
+def _blocked_by_head(walk: Walk, workload: Workload) -> None:
+    """Behind a StrictFIFO head that can never be admitted, waiting changes nothing: the head blocks the
+    queue until an admin (or its owner) acts; another queue may take the job meanwhile."""
+    found = walk.head
+    assert found is not None
+    params: dict[str, Value | None] = {
+        "cluster_queue": walk.cluster_queue_name,
+        "head": found.label,
+        "blocked_by": found.detail,
+        "behind": found.behind,
+    }
+    walk.act("unblock-head", params, head=f"{found.workload.namespace}/{found.name}")
+    other_queues(walk, workload, now=False)
+
+
 def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classification | None) -> None:
+    if walk.head is not None and walk.head.never and verdict in _BEHIND_HEAD:
+        _blocked_by_head(walk, workload)
+        return
     advice = _ADVICE.get(verdict)
     if advice is not None:
         advice(walk, workload, record)
+    if walk.behind and verdict.never_fixes_itself:  # a StrictFIFO head that never fits holds the whole queue
+        walk.act("release-head", {"cluster_queue": walk.cluster_queue_name, "behind": walk.behind})
 
 
 def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:

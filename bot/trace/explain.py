@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import checks, messages, podgroup, provisioning, record, scheduling
+from bot.trace import blockers, checks, messages, podgroup, podsready, provisioning, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -89,15 +89,18 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     walk.step("job", Outcome.PASS, "job.found", {"kind": job.meta.kind, "job": walk.job_label})
     queue = job.queue_name
     queues = sorted(lq.name for lq in walk.snapshot.local_queues_in(namespace))
+    annotated = _queue_annotation(walk, job)
+    if annotated:  # v0.15+ ignores the annotation: the job is not managed
+        queue = ""
     if not queue:
         walk.step("workload", Outcome.FAIL, "workload.not-managed", {"label": QUEUE_NAME_LABEL})
         if job.suspended is False or job.suspended is None:
             walk.step("scheduling", Outcome.INFO, "scheduling.not-held-by-kueue", {"kind": job.meta.kind})
-        if queues:
+        if queues and not annotated:  # with the annotation, the advice is the label (use-queue-label)
             walk.act("add-queue-label", {"label": QUEUE_NAME_LABEL, "queues": ", ".join(queues)}, queues=queues)
-        else:
+        elif not queues:
             walk.act("ask-admin-local-queue", {"namespace": namespace})
-        return result(walk, Verdict.NOT_MANAGED, {"label": QUEUE_NAME_LABEL}, job=job)
+        return result(walk, Verdict.NOT_MANAGED, {"label": QUEUE_NAME_LABEL, **_annotated(job)}, job=job)
     walk.step("workload", Outcome.FAIL, "workload.missing", {"queue": queue})
     for reason, message in _job_events(walk, job):
         walk.step("workload", Outcome.INFO, "workload.event", {"reason": reason, "message": message})
@@ -110,6 +113,27 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
     if group is None or not (group.missing or group.total is None):
         walk.act("ask-admin-kueue", {"kind": job.meta.kind})
     return result(walk, Verdict.WORKLOAD_MISSING, headline, job=job)
+
+
+def _annotated(job: Job) -> dict[str, Value | None]:
+    return {"annotated": blockers.queue_by_annotation_only(job) or None}
+
+
+def _queue_annotation(walk: Walk, job: Job) -> bool:
+    """A job naming its queue by the annotation kueue.x-k8s.io/queue-name alone: Kueue v0.15.0 removed that
+    fallback (#7271; v0.14 jobframework/interface.go QueueNameForObject read it), so on the v1beta2 objects
+    of a v0.15+ Kueue the job is not managed (True). On v1beta1 objects the version is not certain: the
+    step says so and the advice is the label all the same."""
+    queue = blockers.queue_by_annotation_only(job)
+    if not queue:
+        return False
+    version = blockers.kueue_api_version(walk.snapshot, job.meta.namespace or "")
+    params: dict[str, Value | None] = {"label": QUEUE_NAME_LABEL, "queue": queue, "api_version": version}
+    ignored = version == blockers.V1BETA2
+    code = "workload.queue-annotation-ignored" if ignored else "workload.queue-annotation-deprecated"
+    walk.step("workload", Outcome.FAIL if ignored else Outcome.INFO, code, params, api_version=version)
+    walk.act("use-queue-label", {"label": QUEUE_NAME_LABEL, "queue": queue, "kind": job.meta.kind})
+    return ignored
 
 
 def _job_events(walk: Walk, job: Job) -> list[tuple[str, str]]:
@@ -174,6 +198,8 @@ def _workload_step(walk: Walk, found: Resolution, workload: Workload) -> None:
     group = podgroup.group_of(walk, found.job) if found.job is not None else None
     if group is not None:
         podgroup.composition_step(walk, group)
+    if found.job is not None:
+        _queue_annotation(walk, found.job)
 
 
 def _demand_steps(walk: Walk, workload: Workload) -> None:
@@ -214,11 +240,18 @@ def _out_of_sync(walk: Walk, workload: Workload, job: Job, message: str) -> Expl
 # --- deactivated, reserved ----------------------------------------------------------------------------
 
 
-def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
+def _deactivation(workload: Workload) -> Condition | None:
+    """The eviction that deactivated the Workload: DeactivationTarget is set first and the eviction follows
+    (workload_controller.go), so a target alone stands for it."""
     evicted = workload.condition("Evicted")
-    target = workload.condition("DeactivationTarget")  # set first; the eviction follows (workload_controller.go)
+    target = workload.condition("DeactivationTarget")
     if (evicted is None or not evicted.is_true) and target is not None and target.is_true:
-        evicted = Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
+        return Condition("Evicted", "True", f"DeactivatedDueTo{target.reason}", target.message, target.since)
+    return evicted
+
+
+def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
+    evicted = _deactivation(workload)
     reason = evicted.reason if evicted is not None else ""
     message = evicted.message if evicted is not None else ""
     eviction = messages.parse_eviction(reason, message)
@@ -241,6 +274,7 @@ def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation
         record.requeuing_limit_steps(walk, workload)
     if eviction.underlying != record.MAX_EXEC_EXCEEDED:
         record.max_exec_used_up(walk, workload)
+    headline.update(scheduling.after_eviction(walk, workload, job))  # deactivated for pods never ready: why
     walk.act("reactivate", {"namespace": workload.namespace, "workload": workload.name})
     return result(walk, Verdict.DEACTIVATED, headline, workload=workload, job=job)
 
@@ -276,8 +310,9 @@ def _quota_reserved(walk: Walk, workload: Workload, job: Job | None) -> Explanat
 
 def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     backoff = record.backoff(walk, workload)
+    evicted = scheduling.after_eviction(walk, workload, job)  # pods never ready: why, before any requeue
     if backoff is not None:
-        return result(walk, Verdict.REQUEUE_BACKOFF, backoff, workload=workload, job=job)
+        return result(walk, Verdict.REQUEUE_BACKOFF, {**backoff, **evicted}, workload=workload, job=job)
     gate = workload.meta.annotations.get(ADMISSION_GATED_BY, "").strip()
     if gate:
         walk.step("workload", Outcome.FAIL, "workload.admission-gated", {"gates": gate})
@@ -287,6 +322,8 @@ def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     own = queue_checks(walk, workload)
     verdict = decide(walk, recorded, own)
     place(walk, workload)
+    if verdict == Verdict.WAITING_FOR_PODS_READY:  # blockAdmission: the workloads whose pods hold it, named
+        walk.pods_ready = podsready.blockers(walk, workload)
     headline = headline_params(walk, workload, verdict, recorded)
     advise(walk, workload, verdict, recorded)
     return result(walk, verdict, headline, workload=workload, job=job)

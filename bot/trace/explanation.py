@@ -6,7 +6,7 @@ reader's language by `bot.copy`. Parameters are plain strings and numbers, alrea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
@@ -20,10 +20,56 @@ if TYPE_CHECKING:
     from bot.trace.holders import Holders
     from bot.trace.whatif import WhatIf
 
-__all__ = ["LOWER_BOUND", "Action", "Ahead", "Explanation", "JobRef", "Params", "Position", "Step", "Text", "Value"]
+__all__ = [
+    "LOWER_BOUND",
+    "WORKLOAD",
+    "WORKLOAD_ELSEWHERE",
+    "Action",
+    "Ahead",
+    "Explanation",
+    "JobRef",
+    "Params",
+    "Position",
+    "Step",
+    "Text",
+    "Value",
+    "named_namespaces",
+    "named_workload",
+]
 
 Params = Mapping[str, "Value | None"]
 Data = Mapping[str, object]
+
+
+# Another job named in a step or an action (the head of a StrictFIFO queue, an admitted workload whose pods
+# hold admission): a fragment "namespace/name", so that a reader who may not see that namespace gets
+# WORKLOAD_ELSEWHERE ("a workload of another namespace") instead (bot.slack.render). Headlines, shown to
+# anyone the answer reaches, name only the asker's own namespace's jobs.
+WORKLOAD = "fragment.workload"
+WORKLOAD_ELSEWHERE = "fragment.workload-elsewhere"
+
+
+def named_workload(namespace: str, name: str, workload: str = "") -> Text:
+    """A job of `namespace` by its name, with its Workload's name when that differs (what an admin acts on)."""
+    params: dict[str, Value] = {"namespace": namespace, "name": name}
+    if workload and workload != name:
+        params["workload"] = workload
+    return Text(WORKLOAD, params)
+
+
+def named_namespaces(texts: Iterable[Text]) -> set[str]:
+    """The namespaces of the jobs these sentences name (through `named_workload`, at any depth)."""
+    found: set[str] = set()
+    stack: list[object] = list(texts)
+    while stack:
+        value = stack.pop()
+        if isinstance(value, tuple):
+            stack.extend(value)
+        elif isinstance(value, Text):
+            if value.key == WORKLOAD:
+                found.add(str(value.params.get("namespace", "")))
+            stack.extend(value.params.values())
+    return found
 
 
 @dataclass(frozen=True)

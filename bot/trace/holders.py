@@ -265,13 +265,9 @@ def find_holders(
 
 
 def _not_ready(snapshot: Snapshot) -> list[Workload]:
-    found = []
-    for namespace in snapshot.namespaces():
-        for other in snapshot.workloads_in(namespace.meta.name):
-            if other.admitted and not other.finished and not other.is_true("PodsReady"):
-                found.append(other)
-    found.sort(key=_oldest_first)
-    return found
+    """What waitForPodsReady.blockAdmission waits on, cluster-wide (the source knows them all, even where the
+    view holds one namespace), oldest reservation first."""
+    return sorted(snapshot.workloads_not_ready(), key=_oldest_first)
 
 
 def _oldest_first(workload: Workload) -> tuple[bool, float, str, str]:

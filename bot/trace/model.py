@@ -455,12 +455,29 @@ class Job:
 
 
 @dataclass(frozen=True, slots=True)
+class ContainerStatus:
+    """A container's state in a Pod's status (containerStatuses, initContainerStatuses): what the kubelet says
+    keeps it from running or from being ready."""
+
+    name: str
+    ready: bool = False
+    waiting_reason: str = ""  # state.waiting.reason: ErrImagePull, ImagePullBackOff, CrashLoopBackOff, ...
+    message: str = ""  # state.waiting.message
+    restarts: int = 0
+    last_reason: str = ""  # lastState.terminated.reason: Error, OOMKilled, ...
+    last_exit_code: int | None = None
+    image: str = ""
+    init: bool = False
+
+
+@dataclass(frozen=True, slots=True)
 class Pod:
     meta: Meta
     phase: str = ""
     conditions: tuple[Condition, ...] = ()
     node_name: str = ""
     template: PodTemplate = field(default_factory=PodTemplate)
+    containers: tuple[ContainerStatus, ...] = ()  # status.initContainerStatuses then status.containerStatuses
 
     def condition(self, kind: str) -> Condition | None:
         return find_condition(self.conditions, kind)

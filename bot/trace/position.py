@@ -10,10 +10,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from bot.trace import head
 from bot.trace.checks import QueueChain
 from bot.trace.codes import Outcome
 from bot.trace.demand import demand_before
-from bot.trace.explanation import LOWER_BOUND, Ahead, Position
+from bot.trace.explanation import LOWER_BOUND, Ahead, Position, Value
 from bot.trace.model import Workload, job_name
 from bot.trace.walk import Walk, amounts
 
@@ -101,13 +102,24 @@ def _params(
 def _strict_fifo_head(
     walk: Walk, chain: QueueChain, workload: Workload, pending: Sequence[Workload], cq_pos: int
 ) -> None:
+    """The head of a StrictFIFO queue: named, with whether it can ever be admitted (bot.trace.head); or, when
+    this Workload is the head, how many wait behind it."""
     cq = chain.cluster_queue
-    if cq is None or cq.queueing_strategy != "StrictFIFO" or not pending or pending[0] is workload or cq_pos <= 1:
+    if cq is None or walk.snapshot.read_scope is not None:  # one namespace's Workloads: the head is not known
         return
-    head = pending[0]
-    walk.step(
-        "position",
-        Outcome.INFO,
-        "position.strict-fifo-head",
-        {"priority": head.priority, "cluster_queue": chain.cluster_queue_name},
-    )
+    first = head.front(walk.snapshot, cq, pending, walk.now)
+    if first is None:
+        return
+    same = (first.namespace, first.name) == (workload.namespace, workload.name)
+    if same and len(pending) > 1:
+        walk.behind = len(pending) - 1
+        behind: dict[str, Value | None] = {"cluster_queue": cq.name, "behind": walk.behind}
+        walk.step("position", Outcome.INFO, "position.strict-fifo-is-head", behind, behind=walk.behind)
+    if same or cq_pos <= 1:
+        return
+    walk.head = found = head.evaluate(walk.snapshot, cq, first, len(pending) - 1)
+    params: dict[str, Value | None] = {"cluster_queue": cq.name, "head": found.label, "priority": first.priority}
+    params["blocked_by" if found.never else "head_detail"] = found.detail
+    data = {"head": f"{first.namespace}/{found.name}", "never": found.never, "verdict": str(found.verdict or "")}
+    outcome = Outcome.FAIL if found.never else Outcome.INFO
+    walk.step("position", outcome, "position.strict-fifo-head", params, **data)

@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.trace import checks, holders, messages
+from bot.trace import blockers, checks, holders, messages
 from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
@@ -89,9 +89,7 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
     cq = chain.cluster_queue
     allowed = checks.namespace_allowed(walk.snapshot, cq, workload.namespace)
     if allowed is False:
-        params = {"cluster_queue": cq.name, "namespace": workload.namespace}
-        walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
-        walk.act("ask-admin-namespace", params)
+        namespace_not_selected(walk, cq, workload.namespace)
         return Verdict.NAMESPACE_NOT_ALLOWED
     snapshot, now = walk.snapshot, walk.now
     walk.fit = checks.fit_in_queue(
@@ -104,6 +102,20 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
     )
     flavor_steps(walk, walk.fit)
     return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
+
+
+def namespace_not_selected(walk: Walk, cq: ClusterQueue, namespace: str) -> None:
+    """The ClusterQueue's namespaceSelector leaves the namespace out: which requirement it fails, with the
+    namespace's own value (Kueue's scheduler: "Workload namespace doesn't match ClusterQueue selector",
+    pkg/scheduler/scheduler.go:423-425 at v0.14; a StrictFIFO queue does not keep such a head in front)."""
+    params: dict[str, Value | None] = {"cluster_queue": cq.name, "namespace": namespace}
+    unmet = blockers.namespace_unmet(walk.snapshot, cq.namespace_selector, namespace)
+    if unmet is not None:
+        params.update(requirement=unmet.requirement, has=unmet.has)
+    walk.step("cluster-queue", Outcome.FAIL, "cluster-queue.namespace-not-selected", params)
+    if unmet is not None and unmet.fix:
+        params["label"] = unmet.fix
+    walk.act("ask-admin-namespace", params)
 
 
 def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) -> Verdict | None:

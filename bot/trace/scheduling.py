@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bot.trace import rootcause
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explanation import Params
 from bot.trace.model import Job, Pod, Workload
@@ -85,13 +86,46 @@ def admitted(walk: Walk, workload: Workload, job: Job | None) -> tuple[Verdict, 
         {"total": len(pods), "running": sum(1 for p in pods if p.phase == "Running"), "pending": len(waiting)},
     )
     if not waiting:
-        return Verdict.RUNNING, {"cluster_queue": cq}
+        return _not_ready(walk, workload, job, pods, cq)
     first_reason = _waiting_pod_steps(walk, waiting)
     _flavor_node_steps(walk, workload)
     _excluding_label_steps(walk, waiting[0])
     walk.act("check-scheduler", {"namespace": job.meta.namespace or "", "pod": waiting[0].meta.name})
     walk.act("ask-admin-nodes")
     return Verdict.PODS_PENDING, {"pending": len(waiting), "reason": first_reason}
+
+
+def _not_ready(walk: Walk, workload: Workload, job: Job, pods: list[Pod], cq: str) -> tuple[Verdict, Params]:
+    """Admitted, every pod on a node (or none created): running, unless the pods cannot become ready (an
+    image that cannot be pulled, a crashing container, a volume, a pod the API server refuses), said first
+    with the fix: under waitForPodsReady Kueue evicts such a job at its timeout and a requeue fails the same
+    way (rootcause)."""
+    assigned = workload.admission.assignments if workload.admission else ()
+    expected = sum(a.count or 0 for a in assigned) or sum(pod_set.count for pod_set in workload.pod_sets)
+    found = rootcause.troubles(walk.snapshot, job, rootcause.not_ready(pods), gone=False, created=len(pods) < expected)
+    if not found:
+        return Verdict.RUNNING, {"cluster_queue": cq}
+    params = rootcause.say(walk, job, found, lead=True)
+    pending = sum(1 for pod in pods if pod.phase == "Pending")
+    if pending or not pods:
+        return Verdict.PODS_PENDING, {"pending": pending or expected, **params}
+    return Verdict.RUNNING, {"cluster_queue": cq, **params}
+
+
+_GIVE_WAY = frozenset({"check-pods-ready", "wait-backoff"})
+
+
+def after_eviction(walk: Walk, workload: Workload, job: Job | None) -> Params:
+    """A Workload Kueue evicted (or deactivated) because its pods were not ready in time: what kept them from
+    being ready, from their states and events (the pods themselves are deleted on eviction), said before the
+    requeue: waiting for it leads to the next eviction. The headline's parameters (`trouble`)."""
+    if job is None or not rootcause.evicted_for_pods_ready(workload):
+        return {}
+    pods = pods_of(walk, job, workload)
+    found = rootcause.troubles(walk.snapshot, job, rootcause.not_ready(pods) or pods, gone=True, created=True)
+    if found:  # "check the image, the volumes and the events" and "wait" give way to the cause itself
+        walk.actions[:] = [action for action in walk.actions if action.code not in _GIVE_WAY]
+    return rootcause.say(walk, job, found, lead=True)
 
 
 def _waiting_pod_steps(walk: Walk, waiting: list[Pod]) -> str:

@@ -59,6 +59,14 @@ def waits_in_queue(workload: Workload) -> bool:
     return not (requeued is not None and requeued.is_false)
 
 
+def holds_admission(workload: Workload) -> bool:
+    """Whether waitForPodsReady.blockAdmission waits on this Workload: it holds quota (QuotaReserved=True,
+    admitted or not yet), is not finished, and its PodsReady condition is not True (Kueue's cache puts every
+    reservation in its ClusterQueue's WorkloadsNotReady until then: upstream pkg/cache/scheduler/
+    clusterqueue.go:497-499, v0.14 pkg/cache/clusterqueue.go:438-441)."""
+    return workload.is_true("QuotaReserved") and not workload.finished and not workload.is_true("PodsReady")
+
+
 def in_queue_order(local_queue: LocalQueue) -> bool:
     """Whether Kueue's queue manager holds this LocalQueue's Workloads: a LocalQueue with a stopPolicy
     (Hold or HoldAndDrain) is never added to it (pkg/controller/core/localqueue_controller.go Create:
@@ -109,9 +117,17 @@ class Snapshot(Protocol):
     def namespaces(self) -> Sequence[Namespace]: ...
     def pods_in(self, namespace: str) -> Sequence[Pod]: ...
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]: ...
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        """Every event the source read in the namespace, oldest first (the events of pods that are gone, whose
+        names the source does not know: a job evicted for the PodsReady timeout has its pods deleted)."""
+
     def nodes(self) -> Sequence[Node]: ...
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         """The Workload's row in a pending-workloads API answer, when one is known."""
+
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        """Every Workload, of any namespace and ClusterQueue, that waitForPodsReady.blockAdmission waits on
+        (`holds_admission`), when the source knows them."""
 
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
         """The Workloads waiting in a ClusterQueue, in Kueue's order (computed)."""
@@ -166,12 +182,14 @@ class MemorySnapshot:
         self._namespaces: dict[str, Namespace] = {}
         self._pods: dict[str, list[Pod]] = defaultdict(list)
         self._events: dict[tuple[str, str, str], list[Event]] = defaultdict(list)
+        self._events_by_ns: dict[str, list[Event]] = defaultdict(list)
         self._nodes: list[Node] = []
         self._pending: dict[tuple[str, str], PendingEntry] = {}
         self._orders: dict[str, _Order] = {}
+        self._not_ready: tuple[Workload, ...] | None = None
         for item in objects:
             self._add(item)
-        for events in self._events.values():
+        for events in (*self._events.values(), *self._events_by_ns.values()):
             events.sort(key=lambda event: event.last_seen or _EPOCH)
 
     def _add(self, item: object) -> None:
@@ -213,6 +231,7 @@ class MemorySnapshot:
             self._pods[item.meta.namespace or ""].append(item)
         elif isinstance(item, Event):
             self._events[(item.namespace, item.involved_kind, item.involved_name)].append(item)
+            self._events_by_ns[item.namespace].append(item)
         elif isinstance(item, Node):
             self._nodes.append(item)
         elif isinstance(item, PendingEntry):
@@ -313,11 +332,19 @@ class MemorySnapshot:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self._events.get((namespace, kind, name), [])
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self._events_by_ns.get(namespace, [])
+
     def nodes(self) -> Sequence[Node]:
         return self._nodes
 
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         return self._pending.get((namespace, name))
+
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        if self._not_ready is None:
+            self._not_ready = tuple(w for w in self._workloads.values() if holds_admission(w))
+        return self._not_ready
 
     def _order(self, cluster_queue: str) -> _Order:
         order = self._orders.get(cluster_queue)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from bot.trace.checks import Partial, QueueChain, QueueFit
 from bot.trace.codes import Outcome
@@ -15,6 +16,10 @@ from bot.trace.demand import PODS
 from bot.trace.explanation import Action, Params, Position, Step, Text, Value
 from bot.trace.quantity import Quantities, human
 from bot.trace.snapshot import Snapshot
+
+if TYPE_CHECKING:
+    from bot.trace.head import QueueHead
+    from bot.trace.podsready import Block
 
 
 @dataclass(frozen=True)
@@ -54,8 +59,12 @@ class Walk:
     chain: QueueChain | None = None
     fit: QueueFit | None = None
     partial: Partial | None = None  # partial admission's counts (pod sets with a minCount)
+    head: QueueHead | None = None  # the head of a StrictFIFO queue this Workload waits behind
+    behind: int = 0  # at the head of a StrictFIFO queue itself: how many wait behind it
+    pods_ready: Block | None = None  # waitForPodsReady.blockAdmission: the workloads whose pods hold admission
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
+    leading: int = 0  # how many actions were added with `lead` (they come first)
 
     @property
     def job_label(self) -> str:
@@ -68,7 +77,14 @@ class Walk:
     def step(self, step: str, outcome: Outcome, code: str, params: Params | None = None, **data: object) -> None:
         self.steps.append(Step(step, outcome, code, Text(code, present(params)), data))
 
-    def act(self, code: str, params: Params | None = None, **data: object) -> None:
+    def act(self, code: str, params: Params | None = None, *, lead: bool = False, **data: object) -> None:
+        """Add an action (once); with `lead`, before every action added without it (a root cause's fix
+        comes before "wait")."""
         values = present(params)
         if all(action.code != code or action.text.params != values for action in self.actions):
-            self.actions.append(Action(code, Text(f"action.{code}", values), data))
+            action = Action(code, Text(f"action.{code}", values), data)
+            if lead:
+                self.actions.insert(self.leading, action)
+                self.leading += 1
+            else:
+                self.actions.append(action)

@@ -208,6 +208,12 @@ class Changed:
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         return self._base.events_about(namespace, kind, name)
 
+    def events_in(self, namespace: str) -> Sequence[Event]:
+        return self._base.events_in(namespace)
+
+    def workloads_not_ready(self) -> Sequence[Workload]:
+        return self._base.workloads_not_ready()
+
     def nodes(self) -> Sequence[Node]:
         return self._base.nodes()
 

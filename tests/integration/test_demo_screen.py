@@ -55,7 +55,7 @@ async def test_lines_break_between_words_under_their_margin() -> None:
     assert all(width_of(row) <= WIDTH for row in answer)
     headline = (
         "equipe-data/train-octobre will never be admitted as configured: it asks for 3 cpu, but ClusterQueue "
-        "cq-equipe-data can never give more than 2 cpu (flavor default-flavor)."
+        "cq-equipe-data can never give more than 2 cpu (flavor default-flavor); also over the maximum: pods 3 > 2."
     )
     start = next(i for i, row in enumerate(body) if row.startswith("   │ equipe-data/train-octobre will never"))
     pieces = [body[start].removeprefix("   │ ")]

@@ -189,3 +189,20 @@ def test_block_admission_names_the_workloads_whose_pods_are_not_ready() -> None:
         (PODS_READY, "team-a", "starting", 2 * 60),
     ]
     assert found.blockers_count == 2
+
+
+def test_block_admission_counts_every_reservation_not_only_admitted_workloads() -> None:
+    # Kueue's cache puts every quota reservation in WorkloadsNotReady until PodsReady (snapshot.holds_admission):
+    # a Workload whose admission checks are still pending (QuotaReserved=True, Admitted not yet) blocks too.
+    checking = running("checking", "team-b", "cq", pods=1, minutes=7, pods_ready=None)
+    status = checking[1]["status"]
+    status["conditions"] = [c for c in status["conditions"] if c["type"] != "Admitted"]
+    objects = [
+        *base(gpu_queue("cq", ("a100", 8))),
+        lq("gpus", "team-a", "cq"),
+        lq("gpus", "team-b", "cq"),
+        *checking,
+        *waiting("train", pods=1),
+    ]
+    found = holders_of(objects, pods_ready_blocked=True)
+    assert [(b.kind, b.namespace, b.name) for b in found.blockers] == [(PODS_READY, "team-b", "checking")]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from bot.copy.text import Value
 from bot.slack.mrkdwn import bold, code
 from bot.slack.render.blocks import (
     ACTION_RECHECK,
@@ -31,7 +32,7 @@ from bot.slack.render.blocks import (
     words,
 )
 from bot.trace.codes import Outcome
-from bot.trace.explanation import LOWER_BOUND, Explanation, Position
+from bot.trace.explanation import LOWER_BOUND, WORKLOAD, WORKLOAD_ELSEWHERE, Explanation, Position, Text
 from bot.trace.outlook import eta_text, holders_texts, what_if_texts
 
 OUTCOME_MARK: Mapping[Outcome, str] = {
@@ -54,6 +55,27 @@ STEP_ORDER = (
     "scheduling",
 )
 _HIDDEN_ACTIONS = frozenset({"other-namespace"})  # they name other namespaces: only for readers who may see them
+
+
+def for_readers(text: Text, own_namespace: str, *, show_names: bool) -> Text:
+    """A step or an action as its readers may see it: a job of another namespace it names (the head of a
+    StrictFIFO queue, a workload whose pods hold admission) becomes "a workload of another namespace" unless
+    they may see every namespace the answer names (Answered.show_names)."""
+    if show_names:
+        return text
+    redacted = _redact(text, own_namespace)
+    assert isinstance(redacted, Text)
+    return redacted
+
+
+def _redact(value: Value, own: str) -> Value:
+    if isinstance(value, tuple):
+        return tuple(_redact(part, own) for part in value)  # type: ignore[misc]
+    if not isinstance(value, Text):
+        return value
+    if value.key == WORKLOAD and value.params.get("namespace") != own:
+        return Text(WORKLOAD_ELSEWHERE, {})
+    return Text(value.key, {name: _redact(part, own) for name, part in value.params.items()})
 
 
 def verdict_line(explanation: Explanation, language: str) -> str:
@@ -152,7 +174,8 @@ def _step_groups(
         if group not in order:
             order.append(group)
         mark = OUTCOME_MARK.get(step.outcome, ":grey_question:")
-        lines.setdefault(group, []).append((f"{mark} {number}. {engine_text(step.text, language)}", 1))
+        said = engine_text(for_readers(step.text, explanation.job.namespace, show_names=show_names), language)
+        lines.setdefault(group, []).append((f"{mark} {number}. {said}", 1))
     ahead = _ahead_line(explanation, language, show_names=show_names)
     if ahead is not None:
         lines.setdefault("position", []).append((ahead, 0))
@@ -189,9 +212,10 @@ def answer_details(explanation: Explanation, *, language: str, show_names: bool)
     out.add(section(f"*{say('slack.details.title', language, job=job)}*"))
 
     actions = [a for a in explanation.actions if show_names or a.code not in _HIDDEN_ACTIONS]
+    own = explanation.job.namespace
     action_chunks = (
         packed(
-            ((f"• {engine_text(action.text, language)}", 1) for action in actions),
+            ((f"• {engine_text(for_readers(a.text, own, show_names=show_names), language)}", 1) for a in actions),
             first=f"*{say('slack.details.next', language)}*",
         )
         if actions
