@@ -263,47 +263,12 @@ def build_server(
     stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
     if callable(stats):
         metrics.watch_cluster(stats)
-    channel_policy = ChannelPolicy(settings.namespaces_for_channel)
     watches = StoreWatches(store) if store is not None else None
-    audit = AuditLog() if settings.audit_log else None
-    service = BotService(source, clock=clock, policy=channel_policy, audit=audit, watches=watches)
-    router: ClusterRouter | None = None
-    if clusters:  # issue 17: one service per cluster (`source` is the first one's: the notifier watches it)
-        router = ClusterRouter(
-            {
-                name: BotService(
-                    cluster,
-                    clock=clock,
-                    policy=per_cluster_policy(settings.namespaces_for_channel, name),
-                    audit=audit,
-                    watches=watches,
-                )
-                for name, cluster in clusters.items()
-            },
-            clock=clock,
-            channel_default=settings.namespaces_for_channel,
-        )
-        service = router
+    service, router = _services(settings, source, clusters, clock, watches)
+    if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
     bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
-    close_review: Callable[[], None] | None = None
-    if settings.user_identity_template:
-        if access_review is None:
-            access_review, close_review = _cluster_review(settings)
-        review = access_review
-
-        def reviewed(channels: AccessPolicy) -> SubjectAccessPolicy:
-            return SubjectAccessPolicy(
-                channels,
-                template=settings.user_identity_template,
-                email_of=bot.email_of,
-                review=review,
-                groups=settings.kube_groups,
-            )
-
-        service.policy = reviewed(channel_policy)
-        for each in router.services.values() if router is not None else ():  # issue 17: every cluster's too
-            each.policy = reviewed(each.policy)
+    close_review = _reviewed_access(settings, service, router, bot, access_review)
     web_app = web.Application(client_max_size=1024 * 1024)
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.router = router
@@ -326,6 +291,60 @@ def build_server(
 
         server.background.append(close_kube_client)
     return server
+
+
+def _services(
+    settings: Settings,
+    source: SnapshotSource,
+    clusters: Mapping[str, SnapshotSource] | None,
+    clock: Callable[[], datetime],
+    watches: StoreWatches | None,
+) -> tuple[BotService, ClusterRouter | None]:
+    """The service the Slack side asks: the one cluster's, or (issue 17, CLUSTERS) a router over one service
+    per cluster (`source` is the first one's: the notifier watches it)."""
+    audit = AuditLog() if settings.audit_log else None
+    if not clusters:
+        policy = ChannelPolicy(settings.namespaces_for_channel)
+        return BotService(source, clock=clock, policy=policy, audit=audit, watches=watches), None
+    services = {
+        name: BotService(
+            cluster,
+            clock=clock,
+            policy=per_cluster_policy(settings.namespaces_for_channel, name),
+            audit=audit,
+            watches=watches,
+        )
+        for name, cluster in clusters.items()
+    }
+    router = ClusterRouter(services, clock=clock, channel_default=settings.namespaces_for_channel)
+    return router, router
+
+
+def _reviewed_access(
+    settings: Settings, service: BotService, router: ClusterRouter | None, bot: SlackBot, review: Review | None
+) -> Callable[[], None] | None:
+    """With USER_IDENTITY_TEMPLATE, each asker is also checked with a SubjectAccessReview (by `review`, or one
+    over the kubeconfig / in-cluster client, whose closing is returned)."""
+    if not settings.user_identity_template:
+        return None
+    close_review: Callable[[], None] | None = None
+    if review is None:
+        review, close_review = _cluster_review(settings)
+    reviewer = review
+
+    def reviewed(channels: AccessPolicy) -> SubjectAccessPolicy:
+        return SubjectAccessPolicy(
+            channels,
+            template=settings.user_identity_template,
+            email_of=bot.email_of,
+            review=reviewer,
+            groups=settings.kube_groups,
+        )
+
+    service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel))
+    for each in router.services.values() if router is not None else ():  # issue 17: every cluster's too
+        each.policy = reviewed(each.policy)
+    return close_review
 
 
 def _slack_settings(settings: Settings) -> SlackSettings:
