@@ -76,6 +76,7 @@ from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.slack import render  # noqa: E402
 from bot.trace.explain import Query, explain  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
+from tests import raw_objects as raw  # noqa: E402
 from tests.cache_support import wait_for, wait_ready  # noqa: E402
 
 import slack_phase  # noqa: E402
@@ -131,67 +132,22 @@ def cluster(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in names
     ]
     for flavor in FLAVORS:
-        objects.append(
-            {
-                "apiVersion": "kueue.x-k8s.io/v1beta2",
-                "kind": "ResourceFlavor",
-                "metadata": {"name": flavor},
-                "spec": {"nodeLabels": {"node.example.com/pool": flavor}},
-            }
-        )
+        objects.append(raw.resource_flavor(raw.metadata(flavor), node_labels={"node.example.com/pool": flavor}))
     for name, value in PRIORITIES:
-        objects.append(
-            {
-                "apiVersion": "kueue.x-k8s.io/v1beta2",
-                "kind": "WorkloadPriorityClass",
-                "metadata": {"name": name},
-                "value": value,
-            }
-        )
+        objects.append(raw.priority_class(raw.metadata(name), value))
     for q in range(queues):
         flavor = FLAVORS[q % 2]
+        quotas = [raw.quota("cpu", 64), raw.quota("memory", "256Gi")]
+        reserved = [raw.flavor_usage(flavor, [("cpu", "60", None), ("memory", "240Gi", None)])]
         objects.append(
-            {
-                "apiVersion": "kueue.x-k8s.io/v1beta2",
-                "kind": "ClusterQueue",
-                "metadata": {"name": f"cq-{q:04d}"},
-                "spec": {
-                    "cohortName": f"cohort-{q % 10}",
-                    "namespaceSelector": {},
-                    "queueingStrategy": "BestEffortFIFO",
-                    "resourceGroups": [
-                        {
-                            "coveredResources": ["cpu", "memory"],
-                            "flavors": [
-                                {
-                                    "name": flavor,
-                                    "resources": [
-                                        {"name": "cpu", "nominalQuota": 64},
-                                        {"name": "memory", "nominalQuota": "256Gi"},
-                                    ],
-                                }
-                            ],
-                        }
-                    ],
-                },
-                "status": {
-                    "conditions": [
-                        {
-                            "type": "Active",
-                            "status": "True",
-                            "reason": "Ready",
-                            "message": "Can admit new workloads",
-                            "lastTransitionTime": _ts(T0),
-                        }
-                    ],
-                    "flavorsReservation": [
-                        {
-                            "name": flavor,
-                            "resources": [{"name": "cpu", "total": "60"}, {"name": "memory", "total": "240Gi"}],
-                        }
-                    ],
-                },
-            }
+            raw.cluster_queue(
+                raw.metadata(f"cq-{q:04d}"),
+                [raw.resource_group(["cpu", "memory"], [raw.flavor_quotas(flavor, quotas)])],
+                cohort=f"cohort-{q % 10}",
+                selector={},
+                strategy="BestEffortFIFO",
+                status=raw.queue_status([raw.cluster_queue_active(_ts(T0))], reservation=reserved),
+            )
         )
         if not queues_per_namespace:
             objects.append(_local_queue(f"lq-{q:04d}", names[q % len(names)], q))
@@ -211,12 +167,7 @@ def cluster(
 
 
 def _local_queue(name: str, namespace: str, queue: int) -> dict[str, Any]:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "LocalQueue",
-        "metadata": {"name": name, "namespace": namespace},
-        "spec": {"clusterQueue": f"cq-{queue:04d}"},
-    }
+    return raw.local_queue(raw.metadata(name, namespace), f"cq-{queue:04d}")
 
 
 def workload(
@@ -229,101 +180,52 @@ def workload(
     created = T0 + timedelta(seconds=rng.randrange(86000))
     admitted = rng.random() < 0.4
     flavor = FLAVORS[queue % 2]
-    raw: dict[str, Any] = {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Workload",
-        "metadata": {
-            "name": f"job-{job}-{i % 99991:05x}",
-            "namespace": namespace,
-            "uid": f"10000000-0000-4000-8000-{i:012d}",
-            "creationTimestamp": _ts(created),
-            "finalizers": ["kueue.x-k8s.io/resource-in-use"],
-            "labels": {"kueue.x-k8s.io/job-uid": job_uid},
-            "ownerReferences": [
-                {
-                    "apiVersion": "batch/v1",
-                    "kind": "Job",
-                    "name": job,
-                    "uid": job_uid,
-                    "controller": True,
-                    "blockOwnerDeletion": True,
-                }
-            ],
-        },
+    since = _ts(created + timedelta(seconds=1))
+    cluster_queue = f"cq-{queue:04d}"
+    requests = {"cpu": cpu, "memory": memory}
+    if admitted:
+        usage = raw.pod_set_assignment("main", count, {"cpu": flavor, "memory": flavor}, requests)
+        status = {
+            "admission": raw.admission(cluster_queue, [usage]),
+            "conditions": [raw.quota_reserved(cluster_queue, since), raw.admitted(since)],
+        }
+    else:
+        message = (
+            f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor {flavor}, "
+            f"{cpu} more needed"
+        )
+        status = {
+            "conditions": [raw.condition("QuotaReserved", "False", "Pending", message, since)],
+            "resourceRequests": [raw.pod_set_requests("main", requests)],
+        }
+    template = {
+        "metadata": {"labels": {"batch.kubernetes.io/job-name": job}},
         "spec": {
-            "active": True,
-            "queueName": local_queue or f"lq-{queue:04d}",
-            "priority": priority,
-            "priorityClassRef": {"group": "kueue.x-k8s.io", "kind": "WorkloadPriorityClass", "name": priority_class},
-            "podSets": [
-                {
-                    "name": "main",
-                    "count": count,
-                    "template": {
-                        "metadata": {"labels": {"batch.kubernetes.io/job-name": job}},
-                        "spec": {
-                            "restartPolicy": "Never",
-                            "containers": [
-                                {
-                                    "name": "main",
-                                    "image": "registry.example.com/ml/trainer:1.4",
-                                    "resources": {"requests": {"cpu": cpu, "memory": memory}},
-                                }
-                            ],
-                        },
-                    },
-                }
+            "restartPolicy": "Never",
+            "containers": [
+                {"name": "main", "image": "registry.example.com/ml/trainer:1.4", "resources": {"requests": requests}}
             ],
         },
     }
-    if owner is not None:
-        raw["metadata"]["annotations"] = {NOTIFY_ANNOTATION: owner}
-    since = _ts(created + timedelta(seconds=1))
-    if admitted:
-        raw["status"] = {
-            "admission": {
-                "clusterQueue": f"cq-{queue:04d}",
-                "podSetAssignments": [
-                    {
-                        "name": "main",
-                        "count": count,
-                        "flavors": {"cpu": flavor, "memory": flavor},
-                        "resourceUsage": {"cpu": cpu, "memory": memory},
-                    }
-                ],
-            },
-            "conditions": [
-                {
-                    "type": "QuotaReserved",
-                    "status": "True",
-                    "reason": "QuotaReserved",
-                    "message": f"Quota reserved in ClusterQueue cq-{queue:04d}",
-                    "lastTransitionTime": since,
-                },
-                {
-                    "type": "Admitted",
-                    "status": "True",
-                    "reason": "Admitted",
-                    "message": "The workload is admitted",
-                    "lastTransitionTime": since,
-                },
-            ],
-        }
-    else:
-        raw["status"] = {
-            "conditions": [
-                {
-                    "type": "QuotaReserved",
-                    "status": "False",
-                    "reason": "Pending",
-                    "message": f"couldn't assign flavors to pod set main: insufficient unused quota for cpu in "
-                    f"flavor {flavor}, {cpu} more needed",
-                    "lastTransitionTime": since,
-                }
-            ],
-            "resourceRequests": [{"name": "main", "resources": {"cpu": cpu, "memory": memory}}],
-        }
-    return raw
+    meta = raw.metadata(
+        f"job-{job}-{i % 99991:05x}",
+        namespace,
+        uid=f"10000000-0000-4000-8000-{i:012d}",
+        created=_ts(created),
+        labels={raw.JOB_UID_LABEL: job_uid},
+        annotations={NOTIFY_ANNOTATION: owner} if owner is not None else None,
+        owners=[raw.owner_reference("batch/v1", "Job", job, job_uid)],
+        finalizers=[raw.RESOURCE_IN_USE],
+    )
+    return raw.workload(
+        meta,
+        pod_sets=[raw.pod_set("main", count, template)],
+        queue=local_queue or f"lq-{queue:04d}",
+        priority=priority,
+        priority_class=priority_class,
+        active=True,
+        status=status,
+    )
 
 
 # --- the server subprocess ----------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 """Small builders of raw Kubernetes and Kueue objects, as `kubectl get -o yaml` returns them.
 
-Every Kueue object they build validates against the real CRDs in tests/data/kueue/crds (a test checks them,
+The Kueue objects come from the one builder of raw Kueue objects (tests/raw_objects.py, which the benchmark and
+the demo's generator use too); these builders give them the tests' defaults. Every Kueue object they build
+validates against the real CRDs in tests/data/kueue/crds (a test checks them,
 and runs ../shared/tools/validate-dump over them too when that folder is there). `snapshot()` decodes them
 the way a dump is read, and `explain_objects()` runs the engine on them, so a test reads like the cluster it describes.
 """
@@ -20,14 +22,13 @@ from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.snapshot import MemorySnapshot
 
-Raw = dict[str, Any]
+from tests import raw_objects as raw
+from tests.raw_objects import JOB_UID_LABEL, KUEUE, KUEUE_V1BETA1, QUEUE_LABEL, Raw, pending_summary
 
-KUEUE = "kueue.x-k8s.io/v1beta2"
-KUEUE_V1BETA1 = "kueue.x-k8s.io/v1beta1"
+__all__ = ["JOB_UID_LABEL", "KUEUE", "KUEUE_V1BETA1", "QUEUE_LABEL", "Raw", "pending_summary"]  # re-exported
+
 NS = "team-a"
 NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
-QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
 def stamp(at: datetime) -> str:
@@ -60,17 +61,16 @@ def _metadata(
     annotations: Mapping[str, str] | None = None,
     owners: Sequence[Raw] = (),
 ) -> Raw:
-    meta: Raw = {"name": name, "uid": uid or uid_of(namespace or "", name), "creationTimestamp": created or ago(120)}
-    if namespace is not None:
-        meta["namespace"] = namespace
-    if labels:
-        meta["labels"] = dict(labels)
-    if annotations:
-        meta["annotations"] = dict(annotations)
-    if owners:
-        meta["ownerReferences"] = list(owners)
-    meta["resourceVersion"] = "1"
-    return meta
+    return raw.metadata(
+        name,
+        namespace,
+        uid=uid or uid_of(namespace or "", name),
+        created=created or ago(120),
+        labels=labels,
+        annotations=annotations,
+        owners=owners,
+        resource_version="1",
+    )
 
 
 # --- pods and their templates ---------------------------------------------------------------------
@@ -170,14 +170,8 @@ def taint(key: str, value: str = "", effect: str = "NoSchedule") -> Raw:
 
 def owner(obj: Raw, *, controller: bool = True) -> Raw:
     """An ownerReference to a raw object."""
-    return {
-        "apiVersion": obj["apiVersion"],
-        "kind": obj["kind"],
-        "name": obj["metadata"]["name"],
-        "uid": obj["metadata"]["uid"],
-        "controller": controller,
-        "blockOwnerDeletion": True,
-    }
+    meta = obj["metadata"]
+    return raw.owner_reference(obj["apiVersion"], obj["kind"], meta["name"], meta["uid"], controller=controller)
 
 
 def job(
@@ -308,41 +302,30 @@ def node(name: str, labels: Mapping[str, str] | None = None) -> Raw:
 
 def condition(type: str, status: bool | str, reason: str, message: str = "", at: str | None = None) -> Raw:
     text = status if isinstance(status, str) else ("True" if status else "False")
-    return {
-        "type": type,
-        "status": text,
-        "reason": reason,
-        "message": message,
-        "lastTransitionTime": at or ago(30),
-    }
+    return raw.condition(type, text, reason, message, at or ago(30))
 
 
 def pod_set(name: str = "main", count: int = 1, spec: Raw | None = None) -> Raw:
-    return {"name": name, "count": count, "template": {"spec": spec or cpu_spec()}}
+    return raw.pod_set(name, count, {"spec": spec or cpu_spec()})
 
 
 def assignment(name: str = "main", count: int = 1, **usage_by_flavor: Mapping[str, str]) -> Raw:
     """A podSetAssignment: assignment("main", 2, default={"cpu": "4"}) -> cpu 4 in flavor default."""
     flavors = {resource: flavor for flavor, usage in usage_by_flavor.items() for resource in usage}
     usage = {resource: amount for values in usage_by_flavor.values() for resource, amount in values.items()}
-    return {"name": name, "count": count, "flavors": flavors, "resourceUsage": usage}
+    return raw.pod_set_assignment(name, count, flavors, usage)
 
 
 def reserved(cluster_queue: str, *assignments: Raw, admitted: bool = True, at: str | None = None) -> Raw:
     """The status of a Workload holding quota in `cluster_queue` (and admitted, unless told)."""
-    conditions = [
-        condition("QuotaReserved", True, "QuotaReserved", f"Quota reserved in ClusterQueue {cluster_queue}", at)
-    ]
+    conditions = [raw.quota_reserved(cluster_queue, at or ago(30))]
     if admitted:
-        conditions.append(condition("Admitted", True, "Admitted", "The workload is admitted", at))
-    return {
-        "admission": {"clusterQueue": cluster_queue, "podSetAssignments": list(assignments)},
-        "conditions": conditions,
-    }
+        conditions.append(raw.admitted(at or ago(30)))
+    return {"admission": raw.admission(cluster_queue, assignments), "conditions": conditions}
 
 
 def check_state(name: str, state: str, message: str = "", at: str | None = None) -> Raw:
-    return {"name": name, "state": state, "message": message, "lastTransitionTime": at or ago(10)}
+    return raw.check_state(name, state, message, at or ago(10))
 
 
 def workload(
@@ -377,44 +360,24 @@ def workload(
         if not sets and of["kind"] == "Job":
             spec = of["spec"]
             count = min(spec.get("parallelism", 1), spec.get("completions", spec.get("parallelism", 1)))
-            sets = [{"name": "main", "count": count, "template": copy.deepcopy(spec["template"])}]
+            sets = [raw.pod_set("main", count, copy.deepcopy(spec["template"]))]
     assert name, "a Workload needs a name (or a job to take it from)"
-    body: Raw = {"podSets": sets or [pod_set()], "queueName": queue}
-    if priority is not None:
-        body["priority"] = priority
-    if priority_class is not None:
-        if api_version == KUEUE:
-            body["priorityClassRef"] = {
-                "group": "kueue.x-k8s.io",
-                "kind": "WorkloadPriorityClass",
-                "name": priority_class,
-            }
-        else:
-            body["priorityClassName"] = priority_class
-            body["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
-    if active is not None:
-        body["active"] = active
     full_status = dict(status or {})
     if conditions:
         full_status["conditions"] = [*full_status.get("conditions", []), *conditions]
-    return {
-        "apiVersion": api_version,
-        "kind": "Workload",
-        "metadata": {
-            **_metadata(
-                name,
-                namespace,
-                uid=uid,
-                created=created,
-                labels=all_labels,
-                annotations=annotations,
-                owners=owners,
-            ),
-            "finalizers": ["kueue.x-k8s.io/resource-in-use"],
-        },
-        "spec": body,
-        "status": full_status,
-    }
+    metadata = _metadata(
+        name, namespace, uid=uid, created=created, labels=all_labels, annotations=annotations, owners=owners
+    )
+    return raw.workload(
+        {**metadata, "finalizers": [raw.RESOURCE_IN_USE]},
+        pod_sets=sets or [pod_set()],
+        queue=queue,
+        priority=priority,
+        priority_class=priority_class,
+        active=active,
+        status=full_status,
+        api_version=api_version,
+    )
 
 
 def local_queue(
@@ -425,35 +388,27 @@ def local_queue(
     stop_policy: str | None = None,
     api_version: str = KUEUE,
 ) -> Raw:
-    spec: Raw = {"clusterQueue": cluster_queue}
-    if stop_policy is not None:
-        spec["stopPolicy"] = stop_policy
-    return {
-        "apiVersion": api_version,
-        "kind": "LocalQueue",
-        "metadata": _metadata(name, namespace),
-        "spec": spec,
-        "status": {},
-    }
+    meta = _metadata(name, namespace)
+    return raw.local_queue(meta, cluster_queue, stop_policy=stop_policy, status={}, api_version=api_version)
 
 
 def quota(
     resource: str, nominal: str | int, *, borrowing: str | int | None = None, lending: str | int | None = None
 ) -> Raw:
-    out: Raw = {"name": resource, "nominalQuota": str(nominal)}
-    if borrowing is not None:
-        out["borrowingLimit"] = str(borrowing)
-    if lending is not None:
-        out["lendingLimit"] = str(lending)
-    return out
+    return raw.quota(
+        resource,
+        str(nominal),
+        borrowing=None if borrowing is None else str(borrowing),
+        lending=None if lending is None else str(lending),
+    )
 
 
 def flavor_quotas(name: str, *quotas: Raw) -> Raw:
-    return {"name": name, "resources": list(quotas)}
+    return raw.flavor_quotas(name, quotas)
 
 
 def group(covered: Sequence[str], *flavors: Raw) -> Raw:
-    return {"coveredResources": list(covered), "flavors": list(flavors)}
+    return raw.resource_group(covered, flavors)
 
 
 def cpu_group(flavor: str = "default", cpu: str | int = 10, **limits: str | int | None) -> Raw:
@@ -463,8 +418,7 @@ def cpu_group(flavor: str = "default", cpu: str | int = 10, **limits: str | int 
 
 def usage_status(by_flavor: Mapping[str, Mapping[str, str | int]]) -> list[Raw]:
     return [
-        {"name": flavor, "resources": [{"name": r, "total": str(v), "borrowed": "0"} for r, v in values.items()]}
-        for flavor, values in by_flavor.items()
+        raw.flavor_usage(flavor, [(r, str(v), "0") for r, v in values.items()]) for flavor, values in by_flavor.items()
     ]
 
 
@@ -480,35 +434,22 @@ def cluster_queue(
     checks: Sequence[str] = (),
     api_version: str = KUEUE,
 ) -> Raw:
-    spec: Raw = {"resourceGroups": list(groups) or [cpu_group()]}
-    if cohort is not None:
-        spec["cohortName" if api_version == KUEUE else "cohort"] = cohort
-    if selector is not None:
-        spec["namespaceSelector"] = selector
-    if stop_policy is not None:
-        spec["stopPolicy"] = stop_policy
-    if strategy is not None:
-        spec["queueingStrategy"] = strategy
-    if checks:
-        if api_version == KUEUE:
-            spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": check} for check in checks]}
-        else:
-            spec["admissionChecks"] = list(checks)
-    status: Raw = {
-        "conditions": list(conditions)
-        if conditions is not None
-        else [condition("Active", True, "Ready", "Can admit new workloads", ago(600))]
-    }
-    if reservation is not None:
-        status["flavorsReservation"] = usage_status(reservation)
-        status["flavorsUsage"] = usage_status(reservation)
-    return {
-        "apiVersion": api_version,
-        "kind": "ClusterQueue",
-        "metadata": _metadata(name),
-        "spec": spec,
-        "status": status,
-    }
+    status = raw.queue_status(
+        conditions if conditions is not None else [raw.cluster_queue_active(ago(600))],
+        reservation=None if reservation is None else usage_status(reservation),
+        usage=None if reservation is None else usage_status(reservation),
+    )
+    return raw.cluster_queue(
+        _metadata(name),
+        list(groups) or [cpu_group()],
+        status=status,
+        cohort=cohort,
+        selector=selector,
+        stop_policy=stop_policy,
+        strategy=strategy,
+        checks=checks,
+        api_version=api_version,
+    )
 
 
 def resource_flavor(
@@ -518,60 +459,19 @@ def resource_flavor(
     taints: Sequence[Raw] = (),
     tolerations: Sequence[Raw] = (),
 ) -> Raw:
-    spec: Raw = {}
-    if labels:
-        spec["nodeLabels"] = dict(labels)
-    if taints:
-        spec["nodeTaints"] = list(taints)
-    if tolerations:
-        spec["tolerations"] = list(tolerations)
-    return {"apiVersion": KUEUE, "kind": "ResourceFlavor", "metadata": _metadata(name), "spec": spec}
+    return raw.resource_flavor(_metadata(name), node_labels=labels, taints=taints, tolerations=tolerations)
 
 
 def cohort(name: str, *groups: Raw, parent: str | None = None) -> Raw:
-    spec: Raw = {}
-    if parent:
-        spec["parentName"] = parent
-    if groups:
-        spec["resourceGroups"] = list(groups)
-    return {"apiVersion": KUEUE, "kind": "Cohort", "metadata": _metadata(name), "spec": spec}
+    return raw.cohort(_metadata(name), parent=parent, groups=groups)
 
 
 def admission_check(name: str, controller: str = "kueue.x-k8s.io/provisioning-request") -> Raw:
-    return {
-        "apiVersion": KUEUE,
-        "kind": "AdmissionCheck",
-        "metadata": _metadata(name),
-        "spec": {"controllerName": controller},
-        "status": {"conditions": [condition("Active", True, "Active", "The admission check is active", ago(600))]},
-    }
+    return raw.admission_check(_metadata(name), controller, conditions=[raw.admission_check_active(ago(600))])
 
 
 def priority_class(name: str, value: int) -> Raw:
-    return {"apiVersion": KUEUE, "kind": "WorkloadPriorityClass", "metadata": _metadata(name), "value": value}
-
-
-def pending_summary(*rows: tuple[Raw, int, int]) -> Raw:
-    """A PendingWorkloadsSummary: (Workload, positionInClusterQueue, positionInLocalQueue), 0-based."""
-    return {
-        "apiVersion": "visibility.kueue.x-k8s.io/v1beta2",
-        "kind": "PendingWorkloadsSummary",
-        "metadata": {"creationTimestamp": None},
-        "items": [
-            {
-                "metadata": {
-                    "name": wl["metadata"]["name"],
-                    "namespace": wl["metadata"]["namespace"],
-                    "creationTimestamp": wl["metadata"]["creationTimestamp"],
-                },
-                "priority": wl["spec"].get("priority", 0),
-                "localQueueName": wl["spec"]["queueName"],
-                "positionInClusterQueue": in_cq,
-                "positionInLocalQueue": in_lq,
-            }
-            for wl, in_cq, in_lq in rows
-        ],
-    }
+    return raw.priority_class(_metadata(name), value)
 
 
 # --- a small cluster, and the engine on it ----------------------------------------------------------
@@ -618,8 +518,8 @@ def flatten(documents: Iterable[object]) -> list[Raw]:
 
 def snapshot(objects: Iterable[Raw]) -> MemorySnapshot:
     decoded: list[object] = []
-    for raw in objects:
-        decoded.extend(decode(raw))
+    for obj in objects:
+        decoded.extend(decode(obj))
     return MemorySnapshot(decoded)
 
 
