@@ -20,7 +20,9 @@ and messages (FACTS §4), and the stories:
 - ml-nlp/llm-eval-70b: admitted, one of its two pods waits for a node (0/4 nodes are available: 2 Insufficient
   nvidia.com/gpu, ...): Kueue's quota counts 16 GPUs, the nodes have 14 healthy ones.
 
-Everything is deterministic: UIDs are name-based (uuid5), pod names and event names are hashes.
+Everything is deterministic: UIDs are name-based (uuid5), pod names and event names are hashes. The Kueue
+objects are made by the one builder of raw Kueue objects (tests/raw_objects.py), which the tests and the
+benchmark use too.
 """
 
 from __future__ import annotations
@@ -42,9 +44,15 @@ from bot.demo.source import MOMENTS
 from bot.trace.quantity import format_quantity, parse
 from bot.trace.resolve import workload_name
 
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:  # run as `python tools/build_cluster.py`
+    sys.path.insert(0, str(ROOT))
+
+from tests import raw_objects as raw  # noqa: E402
+
 Obj = dict[str, Any]
 
-CLUSTER_DIR = Path(__file__).resolve().parents[1] / "bot" / "demo" / "cluster"
+CLUSTER_DIR = ROOT / "bot" / "demo" / "cluster"
 _UID_SPACE = uuid.UUID("6f1c2a3e-5b4d-4c8e-9a7f-0d2e4b6a8c10")
 _POD_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 _KUEUE_MANAGER = "kueue-controller-manager-7c9f6d8b5-x2k4p"
@@ -428,11 +436,7 @@ class Versions:
 
 def meta(name: str, rv: Versions, created: datetime, *, uid: str, namespace: str | None = None, **extra: Any) -> Obj:
     """metadata: the name, namespace, uid, a new resourceVersion, and the other fields given (None: left out)."""
-    out: Obj = {"creationTimestamp": stamp(created), "name": name, "resourceVersion": rv(), "uid": uid}
-    if namespace is not None:
-        out["namespace"] = namespace
-    out.update({key: value for key, value in extra.items() if value is not None})
-    return out
+    return raw.metadata(name, namespace, uid=uid, created=stamp(created), resource_version=rv(), **extra)
 
 
 def namespace_obj(name: str, team: str, rv: Versions) -> Obj:
@@ -519,24 +523,19 @@ def node_obj(node: Node, rv: Versions, now: datetime) -> Obj:
 
 
 def flavor_obj(flavor: Flavor, rv: Versions) -> Obj:
-    spec: Obj = {"nodeLabels": dict(flavor.node_labels)}
-    if flavor.taints:
-        spec["nodeTaints"] = [dict(t) for t in flavor.taints]
-    if flavor.tolerations:
-        spec["tolerations"] = [dict(t) for t in flavor.tolerations]
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ResourceFlavor",
-        "metadata": meta(
+    return raw.resource_flavor(
+        meta(
             flavor.name,
             rv,
             at("2026-03-02T09:04:00Z"),
-            finalizers=["kueue.x-k8s.io/resource-in-use"],
+            finalizers=[raw.RESOURCE_IN_USE],
             generation=1,
             uid=name_uid("ResourceFlavor", flavor.name),
         ),
-        "spec": spec,
-    }
+        node_labels=flavor.node_labels,
+        taints=[dict(t) for t in flavor.taints],
+        tolerations=[dict(t) for t in flavor.tolerations],
+    )
 
 
 def _usage(jobs: Iterable[Job], now: datetime, phases: set[str]) -> dict[str, Decimal]:
@@ -551,17 +550,24 @@ def _usage(jobs: Iterable[Job], now: datetime, phases: set[str]) -> dict[str, De
 
 
 def _flavor_usage(queue: Queue, used: Mapping[str, Decimal], *, borrowed: bool) -> list[Obj]:
-    resources = []
+    totals = []
     for resource, nominal in queue.quota.items():
         total = used.get(resource, Decimal(0))
-        entry: Obj = {"name": resource, "total": quantity(total, resource)}
-        if borrowed:
-            entry["borrowed"] = quantity(max(Decimal(0), total - parse(nominal)), resource)
-        resources.append(entry)
-    return [{"name": queue.flavor, "resources": resources}]
+        lent = quantity(max(Decimal(0), total - parse(nominal)), resource) if borrowed else None
+        totals.append((resource, quantity(total, resource), lent))
+    return [raw.flavor_usage(queue.flavor, totals)]
 
 
-def _counts(jobs: Sequence[Job], now: datetime) -> Obj:
+def _queue_status(queue: Queue, jobs: Sequence[Job], now: datetime, active: Obj, *, borrowed: bool) -> Obj:
+    return raw.queue_status(
+        [active],
+        reservation=_flavor_usage(queue, _usage(jobs, now, {"admitted", "reserved"}), borrowed=borrowed),
+        usage=_flavor_usage(queue, _usage(jobs, now, {"admitted"}), borrowed=borrowed),
+        counts=_counts(jobs, now),
+    )
+
+
+def _counts(jobs: Sequence[Job], now: datetime) -> dict[str, int]:
     phases = [job.phase(now) for job in jobs]
     return {
         "admittedWorkloads": phases.count("admitted"),
@@ -577,71 +583,39 @@ def _quota_value(value: str) -> int | str:
 
 def cluster_queue_obj(queue: Queue, rv: Versions, now: datetime) -> Obj:
     jobs = [job for job in JOBS if job.cluster_queue == queue.name and at(job.created) <= now]
-    spec: Obj = {
-        "flavorFungibility": {"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"},
-        "namespaceSelector": {"matchLabels": {"team": queue.team}},
-        "preemption": {
+    quotas = [raw.quota(resource, _quota_value(value)) for resource, value in queue.quota.items()]
+    active = raw.cluster_queue_active(stamp(at("2026-03-02T09:04:31Z")))
+    return raw.cluster_queue(
+        meta(
+            queue.name,
+            rv,
+            at("2026-03-02T09:04:30Z"),
+            finalizers=[raw.RESOURCE_IN_USE],
+            generation=1,
+            uid=name_uid("ClusterQueue", queue.name),
+        ),
+        [raw.resource_group(queue.quota, [raw.flavor_quotas(queue.flavor, quotas)])],
+        cohort=queue.cohort,
+        selector={"matchLabels": {"team": queue.team}},
+        stop_policy="None",
+        strategy="BestEffortFIFO",
+        checks=[queue.check] if queue.check else (),
+        fungibility={"whenCanBorrow": "MayStopSearch", "whenCanPreempt": "TryNextFlavor"},
+        preemption={
             "borrowWithinCohort": {"policy": "Never"},
             "reclaimWithinCohort": "Never",
             "withinClusterQueue": "Never",
         },
-        "queueingStrategy": "BestEffortFIFO",
-        "resourceGroups": [
-            {
-                "coveredResources": list(queue.quota),
-                "flavors": [
-                    {
-                        "name": queue.flavor,
-                        "resources": [
-                            {"name": resource, "nominalQuota": _quota_value(value)}
-                            for resource, value in queue.quota.items()
-                        ],
-                    }
-                ],
-            }
-        ],
-        "stopPolicy": "None",
-    }
-    if queue.cohort:
-        spec["cohortName"] = queue.cohort
-    if queue.check:
-        spec["admissionChecksStrategy"] = {"admissionChecks": [{"name": queue.check}]}
-    status: Obj = {
-        **_counts(jobs, now),
-        "conditions": [
-            {
-                "lastTransitionTime": stamp(at("2026-03-02T09:04:31Z")),
-                "message": "Can admit new workloads",
-                "reason": "Ready",
-                "status": "True",
-                "type": "Active",
-            }
-        ],
-        "flavorsReservation": _flavor_usage(queue, _usage(jobs, now, {"admitted", "reserved"}), borrowed=True),
-        "flavorsUsage": _flavor_usage(queue, _usage(jobs, now, {"admitted"}), borrowed=True),
-    }
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ClusterQueue",
-        "metadata": meta(
-            queue.name,
-            rv,
-            at("2026-03-02T09:04:30Z"),
-            finalizers=["kueue.x-k8s.io/resource-in-use"],
-            generation=1,
-            uid=name_uid("ClusterQueue", queue.name),
-        ),
-        "spec": spec,
-        "status": status,
-    }
+        status=_queue_status(queue, jobs, now, active, borrowed=True),
+    )
 
 
 def local_queue_obj(queue: Queue, rv: Versions, now: datetime) -> Obj:
     jobs = [job for job in JOBS if job.cluster_queue == queue.name and at(job.created) <= now]
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "LocalQueue",
-        "metadata": meta(
+    since = stamp(at("2026-03-02T09:06:00Z"))
+    active = raw.condition("Active", "True", "Ready", "Can submit new workloads to localQueue", since)
+    return raw.local_queue(
+        meta(
             queue.local_queue,
             rv,
             at("2026-03-02T09:06:00Z"),
@@ -649,77 +623,39 @@ def local_queue_obj(queue: Queue, rv: Versions, now: datetime) -> Obj:
             generation=1,
             uid=name_uid("LocalQueue", queue.namespace, queue.local_queue),
         ),
-        "spec": {"clusterQueue": queue.name, "stopPolicy": "None"},
-        "status": {
-            **_counts(jobs, now),
-            "conditions": [
-                {
-                    "lastTransitionTime": stamp(at("2026-03-02T09:06:00Z")),
-                    "message": "Can submit new workloads to localQueue",
-                    "reason": "Ready",
-                    "status": "True",
-                    "type": "Active",
-                }
-            ],
-            "flavorsReservation": _flavor_usage(queue, _usage(jobs, now, {"admitted", "reserved"}), borrowed=False),
-            "flavorsUsage": _flavor_usage(queue, _usage(jobs, now, {"admitted"}), borrowed=False),
-        },
-    }
+        queue.name,
+        stop_policy="None",
+        status=_queue_status(queue, jobs, now, active, borrowed=False),
+    )
 
 
 def cohort_obj(rv: Versions) -> Obj:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Cohort",
-        "metadata": meta(
-            "ml-gpu-pool", rv, at("2026-03-02T09:04:20Z"), generation=1, uid=name_uid("Cohort", "ml-gpu-pool")
-        ),
-        "spec": {},
-    }
+    return raw.cohort(
+        meta("ml-gpu-pool", rv, at("2026-03-02T09:04:20Z"), generation=1, uid=name_uid("Cohort", "ml-gpu-pool"))
+    )
 
 
 def priority_class_obj(rv: Versions) -> Obj:
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "description": "Fixes for models in production: ahead of research work in every queue.",
-        "kind": "WorkloadPriorityClass",
-        "metadata": meta("production", rv, at("2026-03-02T09:03:00Z"), generation=1, uid=name_uid("WPC", "production")),
-        "value": 1000,
-    }
+    return raw.priority_class(
+        meta("production", rv, at("2026-03-02T09:03:00Z"), generation=1, uid=name_uid("WPC", "production")),
+        1000,
+        description="Fixes for models in production: ahead of research work in every queue.",
+    )
 
 
 def admission_check_objs(rv: Versions) -> list[Obj]:
-    config = {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "ProvisioningRequestConfig",
-        "metadata": meta("dws-l4-config", rv, at("2026-05-12T08:31:10Z"), generation=1, uid=name_uid("PRC", "dws-l4")),
-        "spec": {
-            "managedResources": [GPU],
-            "provisioningClassName": "queued-provisioning.gke.io",
-            "retryStrategy": {"backoffBaseSeconds": 60, "backoffLimitCount": 3, "backoffMaxSeconds": 1800},
-        },
-    }
-    check = {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "AdmissionCheck",
-        "metadata": meta("dws-prov", rv, at("2026-05-12T08:31:12Z"), generation=1, uid=name_uid("AC", "dws-prov")),
-        "spec": {
-            "controllerName": "kueue.x-k8s.io/provisioning-request",
-            "parameters": {"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "dws-l4-config"},
-        },
-        "status": {
-            "conditions": [
-                {
-                    "lastTransitionTime": stamp(at("2026-05-12T08:31:12Z")),
-                    "message": "The admission check is active",
-                    "observedGeneration": 1,
-                    "reason": "Active",
-                    "status": "True",
-                    "type": "Active",
-                }
-            ]
-        },
-    }
+    config = raw.provisioning_request_config(
+        meta("dws-l4-config", rv, at("2026-05-12T08:31:10Z"), generation=1, uid=name_uid("PRC", "dws-l4")),
+        "queued-provisioning.gke.io",
+        managed_resources=[GPU],
+        retry={"backoffBaseSeconds": 60, "backoffLimitCount": 3, "backoffMaxSeconds": 1800},
+    )
+    check = raw.admission_check(
+        meta("dws-prov", rv, at("2026-05-12T08:31:12Z"), generation=1, uid=name_uid("AC", "dws-prov")),
+        "kueue.x-k8s.io/provisioning-request",
+        parameters={"apiGroup": "kueue.x-k8s.io", "kind": "ProvisioningRequestConfig", "name": "dws-l4-config"},
+        conditions=[raw.admission_check_active(stamp(at("2026-05-12T08:31:12Z")), observed_generation=1)],
+    )
     return [config, check]
 
 
@@ -823,126 +759,78 @@ def job_obj(job: Job, rv: Versions, now: datetime) -> Obj:
 
 
 def _admission(job: Job) -> Obj:
-    resources = sorted(job.total())
-    return {
-        "clusterQueue": job.cluster_queue,
-        "podSetAssignments": [
-            {
-                "count": job.pods,
-                "flavors": dict.fromkeys(resources, job.queue.flavor),
-                "name": "main",
-                "resourceUsage": {r: quantity(v, r) for r, v in sorted(job.total().items())},
-            }
-        ],
-    }
+    usage = {r: quantity(v, r) for r, v in sorted(job.total().items())}
+    flavors = dict.fromkeys(sorted(job.total()), job.queue.flavor)
+    return raw.admission(job.cluster_queue, [raw.pod_set_assignment("main", job.pods, flavors, usage)])
 
 
 def _condition(kind: str, status: str, reason: str, message: str, since: datetime) -> Obj:
-    return {
-        "lastTransitionTime": stamp(since),
-        "message": message,
-        "observedGeneration": 1,
-        "reason": reason,
-        "status": status,
-        "type": kind,
-    }
+    return raw.condition(kind, status, reason, message, stamp(since), observed_generation=1)
 
 
-def workload_obj(job: Job, state: int, rv: Versions, now: datetime) -> Obj:
+def _workload_status(job: Job, state: int, now: datetime) -> Obj:
     phase = job.phase(now)
-    created = at(job.created)
-    spec: Obj = {
-        "active": True,
-        "podSets": [
-            {
-                "count": job.pods,
-                "name": "main",
-                "template": {
-                    "metadata": {"labels": {"batch.kubernetes.io/job-name": job.name}},
-                    "spec": _template(job, injected=False),
-                },
-                "topologyRequest": {"podIndexLabel": "batch.kubernetes.io/job-completion-index"},
-            }
-        ],
-        "priority": job.priority,
-        "queueName": job.queue.local_queue,
-    }
-    if job.priority_class:
-        spec["priorityClassRef"] = {
-            "group": "kueue.x-k8s.io",
-            "kind": "WorkloadPriorityClass",
-            "name": job.priority_class,
-        }
-    status: Obj = {}
-    cq = job.cluster_queue
     if phase == "pending":
         record = job.pending[state]
         since = at(record.since)
-        status["conditions"] = [
-            _condition("QuotaReserved", "False", record.reason, record.message, since),
-            _condition("Admitted", "False", "NoReservation", "The workload has no reservation", since),
-        ]
-        status["resourceRequests"] = [
-            {"name": "main", "resources": {r: quantity(v, r) for r, v in sorted(job.total().items())}}
-        ]
-    elif phase == "reserved":
+        return {
+            "conditions": [
+                _condition("QuotaReserved", "False", record.reason, record.message, since),
+                _condition("Admitted", "False", "NoReservation", "The workload has no reservation", since),
+            ],
+            "resourceRequests": [
+                raw.pod_set_requests("main", {r: quantity(v, r) for r, v in sorted(job.total().items())})
+            ],
+        }
+    cq = job.cluster_queue
+    if phase == "reserved":
         assert job.reserved is not None and job.queue.check is not None
         reserved = at(job.reserved)
-        status["admission"] = _admission(job)
-        status["admissionChecks"] = [
-            {"lastTransitionTime": stamp(reserved), "message": DWS_WAITING, "name": job.queue.check, "state": "Pending"}
-        ]
-        status["conditions"] = [
-            _condition("QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}", reserved),
-            _condition(
-                "Admitted", "False", "UnsatisfiedAdmissionChecks", "The workload has not all checks ready", reserved
-            ),
-        ]
-    else:
-        assert job.admitted is not None
-        admitted = at(job.admitted)
-        status["admission"] = _admission(job)
-        status["conditions"] = [
-            _condition("QuotaReserved", "True", "QuotaReserved", f"Quota reserved in ClusterQueue {cq}", admitted),
-            _condition("Admitted", "True", "Admitted", "The workload is admitted", admitted),
-        ]
-        if phase == "finished":
-            assert job.finished is not None
-            status["conditions"].append(
-                _condition(
-                    "Finished",
-                    "True",
-                    "Succeeded",
-                    "Reached expected number of succeeded pods",
-                    at(job.finished) + timedelta(seconds=1),
-                )
-            )
-    return {
-        "apiVersion": "kueue.x-k8s.io/v1beta2",
-        "kind": "Workload",
-        "metadata": meta(
+        waiting = "The workload has not all checks ready"
+        return {
+            "admission": _admission(job),
+            "admissionChecks": [raw.check_state(job.queue.check, "Pending", DWS_WAITING, stamp(reserved))],
+            "conditions": [
+                raw.quota_reserved(cq, stamp(reserved), observed_generation=1),
+                _condition("Admitted", "False", "UnsatisfiedAdmissionChecks", waiting, reserved),
+            ],
+        }
+    assert job.admitted is not None
+    when = stamp(at(job.admitted))
+    conditions = [raw.quota_reserved(cq, when, observed_generation=1), raw.admitted(when, observed_generation=1)]
+    if phase == "finished":
+        assert job.finished is not None
+        done = at(job.finished) + timedelta(seconds=1)
+        finished = "Reached expected number of succeeded pods"
+        conditions.append(_condition("Finished", "True", "Succeeded", finished, done))
+    return {"admission": _admission(job), "conditions": conditions}
+
+
+def workload_obj(job: Job, state: int, rv: Versions, now: datetime) -> Obj:
+    template = {
+        "metadata": {"labels": {"batch.kubernetes.io/job-name": job.name}},
+        "spec": _template(job, injected=False),
+    }
+    topology = {"podIndexLabel": "batch.kubernetes.io/job-completion-index"}
+    return raw.workload(
+        meta(
             job.workload,
             rv,
-            created,
+            at(job.created),
             namespace=job.namespace,
-            finalizers=["kueue.x-k8s.io/resource-in-use"],
+            finalizers=[raw.RESOURCE_IN_USE],
             generation=1,
-            labels={"kueue.x-k8s.io/job-uid": job.uid},
-            ownerReferences=[
-                {
-                    "apiVersion": "batch/v1",
-                    "blockOwnerDeletion": True,
-                    "controller": True,
-                    "kind": "Job",
-                    "name": job.name,
-                    "uid": job.uid,
-                }
-            ],
+            labels={raw.JOB_UID_LABEL: job.uid},
+            owners=[raw.owner_reference("batch/v1", "Job", job.name, job.uid)],
             uid=name_uid("Workload", job.namespace, job.workload),
         ),
-        "spec": spec,
-        "status": status,
-    }
+        pod_sets=[raw.pod_set("main", job.pods, template, topology_request=topology)],
+        queue=job.queue.local_queue,
+        priority=job.priority,
+        priority_class=job.priority_class,
+        active=True,
+        status=_workload_status(job, state, now),
+    )
 
 
 def _pod_created(job: Job) -> datetime:
@@ -1070,16 +958,7 @@ def pod_obj(job: Job, index: int, plan: PodPlan, rv: Versions, now: datetime) ->
                 "controller-uid": job.uid,
                 "job-name": job.name,
             },
-            ownerReferences=[
-                {
-                    "apiVersion": "batch/v1",
-                    "blockOwnerDeletion": True,
-                    "controller": True,
-                    "kind": "Job",
-                    "name": job.name,
-                    "uid": job.uid,
-                }
-            ],
+            owners=[raw.owner_reference("batch/v1", "Job", job.name, job.uid)],
             uid=name_uid("Pod", job.namespace, name),
         ),
         "spec": spec,
@@ -1100,16 +979,7 @@ def provisioning_request_obj(job: Job, rv: Versions) -> Obj:
             reserved + timedelta(seconds=1),
             namespace=job.namespace,
             generation=1,
-            ownerReferences=[
-                {
-                    "apiVersion": "kueue.x-k8s.io/v1beta2",
-                    "blockOwnerDeletion": True,
-                    "controller": True,
-                    "kind": "Workload",
-                    "name": job.workload,
-                    "uid": name_uid("Workload", job.namespace, job.workload),
-                }
-            ],
+            owners=[raw.owner_reference(raw.KUEUE, "Workload", job.workload, _workload_ref(job).uid)],
             uid=name_uid("ProvisioningRequest", job.namespace, name),
         ),
         "spec": {
@@ -1163,7 +1033,7 @@ def _job_ref(job: Job) -> Involved:
 
 def _workload_ref(job: Job) -> Involved:
     return Involved(
-        "kueue.x-k8s.io/v1beta2",
+        raw.KUEUE,
         "Workload",
         job.namespace,
         job.workload,
