@@ -496,23 +496,32 @@ def _others(found: _Found) -> tuple[str, ...]:
     return tuple(others[:5])
 
 
+def _at_once(cleaned: str, tokens: list[str]) -> tuple[Command, tuple[str, ...]] | None:
+    """The command (and the WHO subject) a message says before any job name is looked for: nothing or only
+    punctuation ("?" asks for help; "!!!" is not understood), "mute"/"unmute", "admin", `who [gpu] [cq]`."""
+    if not tokens:
+        mark = cleaned.strip().strip("?¿ \u00a0\u202f")
+        return (Command.UNKNOWN if mark else Command.HELP), ()
+    first = tokens[0]
+    if first in _MUTE and len(tokens) == 1:
+        return _MUTE[first], ()
+    if first in ("admin", "admins") and len(tokens) == 1:  # issue 17
+        return Command.ADMIN, ()
+    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
+        return Command.WHO, _subject(tokens[1:], phrase=False)
+    return None
+
+
 def parse(text: str, *, bot_user_id: str | None = None) -> Question:
     """The question in `text`. Total: any string gives a Question."""
     received = (text or "")[:_MAX_RECEIVED]
     raw = received[:MAX_INPUT]
     notes: list[str] = []
     cleaned, tokens = _tokens(received, bot_user_id, notes)
-    if not tokens:
-        # nothing, or only punctuation: "?" asks for help; "!!!" is not understood
-        mark = cleaned.strip().strip("?¿ \u00a0\u202f")
-        return Question(Command.UNKNOWN if mark else Command.HELP, raw=raw, notes=tuple(notes))
+    said = _at_once(cleaned, tokens)
+    if said is not None:
+        return Question(said[0], raw=raw, notes=tuple(notes), subject=said[1])
     first = tokens[0]
-    if first in _MUTE and len(tokens) == 1:
-        return Question(_MUTE[first], raw=raw, notes=tuple(notes))
-    if first in ("admin", "admins") and len(tokens) == 1:  # issue 17
-        return Question(Command.ADMIN, raw=raw, notes=tuple(notes))
-    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
-        return Question(Command.WHO, raw=raw, notes=tuple(notes), subject=_subject(tokens[1:], phrase=False))
     command, asks_help, tokens = _leading_command(tokens)
     found = _scanned(tokens)
     notes.extend(found.notes)
