@@ -110,7 +110,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"kueue-bot {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
+    _add_explain(commands)
+    _add_serve(commands)
+    _add_check_config(commands)
+    _add_demo(commands)
+    return parser
 
+
+def _env_file(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--env-file", default=".env", help="settings file read under the environment (default: .env)")
+
+
+def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     explain_cmd = commands.add_parser(
         "explain",
         help="explain why a job is pending",
@@ -139,6 +150,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
 
+
+def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve_cmd = commands.add_parser(
         "serve",
         help="run the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else HTTP at POST /slack/events)",
@@ -148,10 +161,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--from-file", metavar="DUMP", help="answer from a `kubectl get -o yaml` dump, not a cluster"
     )
     serve_cmd.add_argument("--port", type=int, default=None, help="HTTP port (default: $PORT or 3000)")
-    serve_cmd.add_argument(
-        "--env-file", default=".env", help="settings file read under the environment (default: .env)"
-    )
+    _env_file(serve_cmd)
 
+
+def _add_check_config(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     check_cmd = commands.add_parser(
         "check-config",
         help="print the effective settings (secrets masked) and every problem with them",
@@ -163,10 +176,10 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also ask Slack (auth.test) and the cluster (reachable? the ClusterRole's permissions held?)",
     )
-    check_cmd.add_argument(
-        "--env-file", default=".env", help="settings file read under the environment (default: .env)"
-    )
+    _env_file(check_cmd)
 
+
+def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     demo_cmd = commands.add_parser(
         "demo",
         help="chat with the real bot about a demo cluster, in this terminal (no Slack, no cluster needed)",
@@ -189,7 +202,6 @@ def build_parser() -> argparse.ArgumentParser:
     demo_cmd.add_argument("--lang", choices=("en", "fr"), default="en", help="your Slack language (default: en)")
     demo_cmd.add_argument("--no-color", action="store_true", help="no colours, even on a terminal")
     demo_cmd.add_argument("--verbose", action="store_true", help="show the bot's own log lines on stderr")
-    return parser
 
 
 def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | None) -> Snapshot:
