@@ -279,82 +279,77 @@ def _pending(snapshot: Snapshot, cq: ClusterQueue) -> list[Workload]:
     return sorted(waiting, key=lambda w: (queue_order_time(w), w.namespace, w.name))
 
 
+_NEVER_FITS = (
+    Verdict.EXCEEDS_MAX_QUOTA,
+    Verdict.NO_MATCHING_FLAVOR,
+    Verdict.TOPOLOGY_PLACEMENT_FAILED,
+    Verdict.INVALID_REQUEST,
+    Verdict.NAMESPACE_NOT_ALLOWED,
+)
+_Starved = dict[tuple[str, str], tuple[Explanation, tuple[str, ...]]]  # (flavor, resource): a job, the borrowers
+
+
 def _workload_findings(
     snapshot: Snapshot, cq: ClusterQueue, now: datetime, max_explained: int, longest: int
 ) -> list[Finding]:
+    """The never-fitting jobs (in queue order), then the starved flavor/resources, then the longest waits."""
     findings: list[Finding] = []
     waits: list[tuple[datetime, Explanation]] = []
-    starved: dict[tuple[str, str], tuple[Explanation, tuple[str, ...]]] = {}
+    starved: _Starved = {}
     for workload in _pending(snapshot, cq)[:max_explained]:
         explanation = explain(snapshot, _query(workload), now=now)
-        job = f"{explanation.job.namespace}/{explanation.job.name}"
-        if explanation.verdict.never_fixes_itself and explanation.verdict in (
-            Verdict.EXCEEDS_MAX_QUOTA,
-            Verdict.NO_MATCHING_FLAVOR,
-            Verdict.TOPOLOGY_PLACEMENT_FAILED,
-            Verdict.INVALID_REQUEST,
-            Verdict.NAMESPACE_NOT_ALLOWED,
-        ):
-            findings.append(
-                Finding(
-                    NEVER_FITS,
-                    cq.name,
-                    job,
-                    Text("admin.never-fits", {"job": job, "headline": explanation.headline}),
-                    _admin_fixes(explanation),
-                )
-            )
+        if explanation.verdict.never_fixes_itself and explanation.verdict in _NEVER_FITS:
+            job = _job(explanation)
+            text = Text("admin.never-fits", {"job": job, "headline": explanation.headline})
+            findings.append(Finding(NEVER_FITS, cq.name, job, text, _admin_fixes(explanation)))
             continue
         if explanation.verdict in _WAITING and explanation.holders is not None:
-            for contest in explanation.holders.contests:
-                borrowers = tuple(
-                    sorted({h.cluster_queue for h in contest.holders if h.borrowing and h.cluster_queue != cq.name})
-                )
-                if contest.held_in_cohort > 0 and borrowers and (contest.flavor, contest.resource) not in starved:
-                    starved[(contest.flavor, contest.resource)] = (explanation, borrowers)
+            _note_starved(cq, explanation, starved)
         if explanation.verdict.waits_for_admission and explanation.waiting_since is not None:
             waits.append((explanation.waiting_since, explanation))
-    for (flavor, resource), (explanation, borrowers) in sorted(starved.items()):
-        reclaim = dict(cq.preemption).get("reclaimWithinCohort", "Never")
-        fix_key = "admin.fix.starved.reclaim" if reclaim in ("", "Never") else "admin.fix.starved.lending"
-        findings.append(
-            Finding(
-                STARVED,
-                cq.name,
-                f"{cq.name}:{flavor}:{resource}",
-                Text(
-                    "admin.starved",
-                    {
-                        "cluster_queue": cq.name,
-                        "flavor": flavor,
-                        "resource": resource,
-                        "borrowers": ", ".join(borrowers),
-                        "job": f"{explanation.job.namespace}/{explanation.job.name}",
-                    },
-                ),
-                (Text(fix_key, {"cluster_queue": cq.name, "borrowers": ", ".join(borrowers)}),),
-            )
-        )
-    for since, explanation in sorted(waits, key=lambda item: item[0])[:longest]:
-        job = f"{explanation.job.namespace}/{explanation.job.name}"
-        findings.append(
-            Finding(
-                LONG_WAIT,
-                cq.name,
-                job,
-                Text(
-                    "admin.long-wait",
-                    {
-                        "job": job,
-                        "waited_seconds": max(0, int((now - since).total_seconds())),
-                        "headline": explanation.headline,
-                    },
-                ),
-                _admin_fixes(explanation),
-                since,
-            )
-        )
+    findings += _starved_findings(cq, starved)
+    findings += [_long_wait(cq, since, explanation, now) for since, explanation in sorted(waits, key=_first)[:longest]]
     return findings
+
+
+def _job(explanation: Explanation) -> str:
+    return f"{explanation.job.namespace}/{explanation.job.name}"
+
+
+def _first(item: tuple[datetime, Explanation]) -> datetime:
+    return item[0]
+
+
+def _note_starved(cq: ClusterQueue, explanation: Explanation, starved: _Starved) -> None:
+    """Each flavor/resource this waiting job needs that other ClusterQueues of the cohort borrow (the first
+    job seen for each)."""
+    assert explanation.holders is not None
+    for contest in explanation.holders.contests:
+        borrowers = tuple(
+            sorted({h.cluster_queue for h in contest.holders if h.borrowing and h.cluster_queue != cq.name})
+        )
+        if contest.held_in_cohort > 0 and borrowers and (contest.flavor, contest.resource) not in starved:
+            starved[(contest.flavor, contest.resource)] = (explanation, borrowers)
+
+
+def _starved_findings(cq: ClusterQueue, starved: _Starved) -> list[Finding]:
+    reclaim = dict(cq.preemption).get("reclaimWithinCohort", "Never")
+    fix_key = "admin.fix.starved.reclaim" if reclaim in ("", "Never") else "admin.fix.starved.lending"
+    findings = []
+    for (flavor, resource), (explanation, borrowers) in sorted(starved.items()):
+        names = ", ".join(borrowers)
+        params = {"cluster_queue": cq.name, "flavor": flavor, "resource": resource, "borrowers": names}
+        text = Text("admin.starved", {**params, "job": _job(explanation)})
+        fix = Text(fix_key, {"cluster_queue": cq.name, "borrowers": names})
+        findings.append(Finding(STARVED, cq.name, f"{cq.name}:{flavor}:{resource}", text, (fix,)))
+    return findings
+
+
+def _long_wait(cq: ClusterQueue, since: datetime, explanation: Explanation, now: datetime) -> Finding:
+    job = _job(explanation)
+    waited = max(0, int((now - since).total_seconds()))
+    text = Text("admin.long-wait", {"job": job, "waited_seconds": waited, "headline": explanation.headline})
+    return Finding(LONG_WAIT, cq.name, job, text, _admin_fixes(explanation), since)
 
 
 def _admin_fixes(explanation: Explanation) -> tuple[Text, ...]:
