@@ -1,0 +1,101 @@
+"""The service's ports (Protocols: where the cluster view comes from, who may see what, where a person's
+watches are kept) and the simple adapters that need nothing else (a fixed snapshot, open or per-channel access)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+from typing import Protocol
+
+from bot.trace.snapshot import MemorySnapshot, Snapshot
+
+Clock = Callable[[], datetime]
+
+
+class SnapshotSource(Protocol):
+    """Where the cluster view comes from: the informer cache, or a dump."""
+
+    @property
+    def ready(self) -> bool: ...
+
+    def taken_at(self) -> datetime | None:
+        """When the view last matched the cluster (None: unknown, e.g. a dump)."""
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
+        """A view good enough to explain that job (may read the job, its pods and events on demand)."""
+
+    async def snapshot(self) -> Snapshot:
+        """The cached view (for searches and queue views)."""
+
+
+class AccessPolicy(Protocol):
+    """Who may ask about which namespace."""
+
+    async def visible_namespaces(self, user: str, channel: str) -> Sequence[str] | None:
+        """The namespaces this asker may see here (None: all of them)."""
+
+    async def may_see(self, user: str, channel: str, namespace: str) -> bool: ...
+
+
+class Watches(Protocol):
+    """Where a person's watches, mute and snoozes are kept (the notifier's state store; a new watch also wakes
+    the notifier). A job is namespace/name; a snooze is keyed by the job, whatever Workload it has."""
+
+    async def watch(self, user: str, namespace: str, name: str, kind: str | None, since: datetime) -> bool:
+        """Watch the job (False: already watched)."""
+
+    async def unwatch(self, user: str, namespace: str, name: str) -> bool: ...
+
+    async def mute(self, user: str, since: datetime) -> bool: ...
+
+    async def unmute(self, user: str) -> bool: ...
+
+    async def snooze(self, user: str, namespace: str, name: str, until: datetime) -> None: ...
+
+    async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
+        """The jobs the user watches: (namespace, name, kind), in the order they were watched."""
+
+
+class StaticSource:
+    """A fixed snapshot (a dump file): always ready; its age is unknown."""
+
+    def __init__(self, snapshot: MemorySnapshot) -> None:
+        self._snapshot = snapshot
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+    def taken_at(self) -> datetime | None:
+        return self._snapshot.taken_at
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
+        return self._snapshot
+
+    async def snapshot(self) -> Snapshot:
+        return self._snapshot
+
+
+class OpenPolicy:
+    """Everyone may see every namespace (a cluster without access rules)."""
+
+    async def visible_namespaces(self, user: str, channel: str) -> Sequence[str] | None:
+        return None
+
+    async def may_see(self, user: str, channel: str, namespace: str) -> bool:
+        return True
+
+
+class ChannelPolicy:
+    """CHANNEL_NAMESPACES: a channel may ask about its namespaces only; unlisted channels (and DMs) use the `*`
+    entry, and without one see nothing (deny by default, bot.config); an empty mapping lets everyone see all."""
+
+    def __init__(self, mapping: Callable[[str], Sequence[str] | None]) -> None:
+        self._mapping = mapping
+
+    async def visible_namespaces(self, user: str, channel: str) -> Sequence[str] | None:
+        return self._mapping(channel)
+
+    async def may_see(self, user: str, channel: str, namespace: str) -> bool:
+        visible = self._mapping(channel)
+        return visible is None or namespace in visible
