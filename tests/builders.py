@@ -52,25 +52,11 @@ def kueue_name(kind: str, group: str, name: str, uid: str, max_length: int = 253
 
 
 def _metadata(
-    name: str,
-    namespace: str | None = None,
-    *,
-    uid: str | None = None,
-    created: str | None = None,
-    labels: Mapping[str, str] | None = None,
-    annotations: Mapping[str, str] | None = None,
-    owners: Sequence[Raw] = (),
+    name: str, namespace: str | None = None, *, uid: str | None = None, created: str | None = None, **fields: Any
 ) -> Raw:
-    return raw.metadata(
-        name,
-        namespace,
-        uid=uid or uid_of(namespace or "", name),
-        created=created or ago(120),
-        labels=labels,
-        annotations=annotations,
-        owners=owners,
-        resource_version="1",
-    )
+    """raw_objects.metadata with the tests' defaults: a stable uid, created two hours before NOW, version 1."""
+    uid, created = uid or uid_of(namespace or "", name), created or ago(120)
+    return raw.metadata(name, namespace, uid=uid, created=created, resource_version="1", **fields)
 
 
 # --- pods and their templates ---------------------------------------------------------------------

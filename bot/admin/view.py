@@ -31,6 +31,7 @@ from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import ClusterQueue, Workload, find_condition, job_name
 from bot.trace.outlook import what_if_texts
+from bot.trace.resolve import known_namespaces
 from bot.trace.snapshot import Snapshot, queue_order_time
 from bot.trace.whatif import RAISE_QUOTA
 
@@ -248,16 +249,8 @@ def _cohort_cycles(snapshot: Snapshot) -> dict[str, tuple[str, ...]]:
     return cycles
 
 
-def _known_namespaces(snapshot: Snapshot) -> list[str]:
-    names = {ns.meta.name for ns in snapshot.namespaces()}
-    for cq in snapshot.cluster_queues():
-        names.update(lq.meta.namespace or "" for lq in snapshot.local_queues_of(cq.name))
-    names.discard("")
-    return sorted(names)
-
-
 def _orphan_local_queues(snapshot: Snapshot) -> Iterable[tuple[str, str, str]]:
-    for namespace in _known_namespaces(snapshot):
+    for namespace in known_namespaces(snapshot):
         for lq in snapshot.local_queues_in(namespace):
             if not lq.cluster_queue or snapshot.cluster_queue(lq.cluster_queue) is None:
                 yield namespace, lq.name, lq.cluster_queue

@@ -19,7 +19,7 @@ adapters in `ports`, what the use cases take and give in `results`.
 from __future__ import annotations
 
 from bot.service.ask import MAX_CHOICES, MAX_WORKERS_EXPLAINED
-from bot.service.base import MAX_AUDIENCE, known_namespaces
+from bot.service.base import MAX_AUDIENCE
 from bot.service.ports import AccessPolicy, ChannelPolicy, Clock, OpenPolicy, SnapshotSource, StaticSource, Watches
 from bot.service.results import (
     FOREVER,
@@ -42,6 +42,7 @@ from bot.service.results import (
 )
 from bot.service.views import ClusterViews
 from bot.service.watches import PersonalWatches
+from bot.trace.resolve import known_namespaces
 
 __all__ = [
     "FOREVER",

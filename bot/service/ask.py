@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.errors import BotError
-from bot.service.base import AccessUnknown, ServiceBase, first_of, known_namespaces
+from bot.service.base import AccessUnknown, ServiceBase, first_of
 from bot.service.results import Answered, Asker, Choose, NotFound, Outcome, Refused, Unavailable, outcome_name
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, named_namespaces
 from bot.trace.multikueue import multikueue_check, placement
-from bot.trace.resolve import is_part_of_a_job
+from bot.trace.resolve import is_part_of_a_job, known_namespaces
 
 MAX_CHOICES = 10
 MAX_WORKERS_EXPLAINED = 3  # MultiKueue workers whose copy is explained in one answer (issue 17)

@@ -11,7 +11,6 @@ from bot.service.results import Asker, Audit, AuditEntry
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
-from bot.trace.snapshot import Snapshot
 
 MAX_AUDIENCE = 200  # readers checked one by one; a bigger (or unknown) audience gets private answers
 
@@ -124,12 +123,3 @@ class ServiceBase:
 
 def first_of(visible: Sequence[str] | None) -> str | None:
     return visible[0] if visible else None
-
-
-def known_namespaces(snapshot: Snapshot) -> list[str]:
-    """Namespaces the view knows of: Namespace objects, and every namespace with a LocalQueue."""
-    names = {ns.meta.name for ns in snapshot.namespaces()}
-    for cq in snapshot.cluster_queues():
-        names.update(lq.meta.namespace or "" for lq in snapshot.local_queues_of(cq.name))
-    names.discard("")
-    return sorted(names)

@@ -294,3 +294,12 @@ def other_namespaces(snapshot: Snapshot, namespace: str, name: str, kind: str | 
         if other != namespace and any(kind is None or j.meta.kind == kind for j in snapshot.jobs_named(other, name)):
             found.add(other)
     return sorted(found)
+
+
+def known_namespaces(snapshot: Snapshot) -> list[str]:
+    """Namespaces the view knows of: Namespace objects, and every namespace with a LocalQueue."""
+    names = {ns.meta.name for ns in snapshot.namespaces()}
+    for cq in snapshot.cluster_queues():
+        names.update(lq.meta.namespace or "" for lq in snapshot.local_queues_of(cq.name))
+    names.discard("")
+    return sorted(names)
