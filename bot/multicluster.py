@@ -191,33 +191,46 @@ class ClusterRouter(BotService):
             finally:
                 CURRENT.reset(token)
             results.append((cluster, outcome))
-        found = [(c, o) for c, o in results if isinstance(o, Answered | Choose)]
-        preferred = default_cluster(tuple(self._channel_default(asker.channel) or ()))
-        if len(found) > 1 and preferred is not None and any(c == preferred for c, _ in found):
-            found = [(c, o) for c, o in found if c == preferred]
+        found = self._preferred(asker, [(c, o) for c, o in results if isinstance(o, Answered | Choose)])
         if len(found) == 1:
             cluster, outcome = found[0]
             CURRENT.set(cluster)
             return _tagged(outcome, cluster)
         if found:
-            candidates: list[tuple[str, str, str]] = []
-            for cluster, outcome in found:
-                if isinstance(outcome, Answered):
-                    job = outcome.explanation.job
-                    candidates.append((f"{cluster}/{job.namespace}", job.name, job.kind))
-                elif isinstance(outcome, Choose):
-                    candidates.extend((f"{cluster}/{ns}", n, k) for ns, n, k in outcome.candidates)
-            return Choose(tuple(candidates))
-        refused = [o for _, o in results if isinstance(o, Refused)]
-        if refused and len(refused) == len(results):
-            return refused[0]
-        if not results:
-            return Unavailable(", ".join(away))
-        suggestions: list[str] = []
-        for cluster, outcome in results:
-            if isinstance(outcome, NotFound):
-                suggestions.extend(f"{cluster}/{s}" for s in outcome.suggestions)
-        return NotFound(namespace, name, kind, tuple(suggestions[:3]))
+            return Choose(tuple(candidate for cluster, outcome in found for candidate in _candidates(cluster, outcome)))
+        return _nothing_found(results, away, namespace, name, kind)
+
+    def _preferred(self, asker: Asker, found: list[tuple[str, Outcome]]) -> list[tuple[str, Outcome]]:
+        """Several clusters have the job: the channel's default cluster, when it is one of them, wins."""
+        preferred = default_cluster(tuple(self._channel_default(asker.channel) or ()))
+        if len(found) > 1 and preferred is not None and any(c == preferred for c, _ in found):
+            return [(c, o) for c, o in found if c == preferred]
+        return found
+
+
+def _candidates(cluster: str, outcome: Outcome) -> list[tuple[str, str, str]]:
+    """The choices one cluster offers, their namespace prefixed with the cluster (`cluster/ns`)."""
+    if isinstance(outcome, Answered):
+        job = outcome.explanation.job
+        return [(f"{cluster}/{job.namespace}", job.name, job.kind)]
+    if isinstance(outcome, Choose):
+        return [(f"{cluster}/{ns}", n, k) for ns, n, k in outcome.candidates]
+    return []
+
+
+def _nothing_found(
+    results: list[tuple[str, Outcome]], away: list[str], namespace: str | None, name: str, kind: str | None
+) -> Outcome:
+    """No cluster has the job: refused everywhere, no cluster ready, or not found with every cluster's suggestions."""
+    refused = [o for _, o in results if isinstance(o, Refused)]
+    if refused and len(refused) == len(results):
+        return refused[0]
+    if not results:
+        return Unavailable(", ".join(away))
+    suggestions = [
+        f"{cluster}/{s}" for cluster, outcome in results if isinstance(outcome, NotFound) for s in outcome.suggestions
+    ]
+    return NotFound(namespace, name, kind, tuple(suggestions[:3]))
 
 
 def _tagged(outcome: Outcome, cluster: str) -> Outcome:

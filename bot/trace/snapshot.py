@@ -7,10 +7,10 @@ and the tests use `MemorySnapshot`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 from bot.trace.model import (
     JOB_UID_LABEL,
@@ -193,49 +193,69 @@ class MemorySnapshot:
             events.sort(key=lambda event: event.last_seen or _EPOCH)
 
     def _add(self, item: object) -> None:
-        if isinstance(item, Workload):
-            key = (item.namespace, item.name)
-            self._workloads[key] = item
-            self._workloads_by_ns[item.namespace].append(item)
-            uid = item.meta.labels.get(JOB_UID_LABEL)
-            if uid:
-                self._by_job_uid[(item.namespace, uid)].append(item)
-            for owner in dict.fromkeys(o.name for o in item.meta.owners):
-                self._by_owner[(item.namespace, owner)].append(item)
-        elif isinstance(item, Job):
-            namespace = item.meta.namespace or ""
-            self._jobs[(namespace, item.meta.name)].append(item)
-            self._jobs_by_ns[namespace].append(item)
-        elif isinstance(item, LocalQueue):
-            namespace = item.meta.namespace or ""
-            self._local_queues[(namespace, item.name)] = item
-            self._lqs_by_ns[namespace].append(item)
-            self._lqs_by_cq[item.cluster_queue].append(item)
-        elif isinstance(item, ClusterQueue):
-            self._cluster_queues[item.name] = item
-        elif isinstance(item, ResourceFlavor):
-            self._flavors[item.name] = item
-        elif isinstance(item, Cohort):
-            self._cohorts[item.name] = item
-        elif isinstance(item, AdmissionCheck):
-            self._checks[item.meta.name] = item
-        elif isinstance(item, ProvisioningConfig):
-            self._provisioning_configs[item.meta.name] = item
-        elif isinstance(item, ProvisioningRequest):
-            self._provisioning_requests[item.meta.namespace or ""].append(item)
-        elif isinstance(item, PriorityClass):
-            self._priorities[item.name] = item
-        elif isinstance(item, Namespace):
-            self._namespaces[item.meta.name] = item
-        elif isinstance(item, Pod):
-            self._pods[item.meta.namespace or ""].append(item)
-        elif isinstance(item, Event):
-            self._events[(item.namespace, item.involved_kind, item.involved_name)].append(item)
-            self._events_by_ns[item.namespace].append(item)
-        elif isinstance(item, Node):
-            self._nodes.append(item)
-        elif isinstance(item, PendingEntry):
-            self._pending[(item.namespace, item.name)] = item
+        """Index one decoded object by its kind; objects of other kinds are ignored (a subclass is its kind)."""
+        for kind in type(item).__mro__:
+            add = _ADDERS.get(kind)
+            if add is not None:
+                add(self, item)
+                return
+
+    def _add_workload(self, item: Workload) -> None:
+        self._workloads[(item.namespace, item.name)] = item
+        self._workloads_by_ns[item.namespace].append(item)
+        uid = item.meta.labels.get(JOB_UID_LABEL)
+        if uid:
+            self._by_job_uid[(item.namespace, uid)].append(item)
+        for owner in dict.fromkeys(o.name for o in item.meta.owners):
+            self._by_owner[(item.namespace, owner)].append(item)
+
+    def _add_job(self, item: Job) -> None:
+        namespace = item.meta.namespace or ""
+        self._jobs[(namespace, item.meta.name)].append(item)
+        self._jobs_by_ns[namespace].append(item)
+
+    def _add_local_queue(self, item: LocalQueue) -> None:
+        namespace = item.meta.namespace or ""
+        self._local_queues[(namespace, item.name)] = item
+        self._lqs_by_ns[namespace].append(item)
+        self._lqs_by_cq[item.cluster_queue].append(item)
+
+    def _add_cluster_queue(self, item: ClusterQueue) -> None:
+        self._cluster_queues[item.name] = item
+
+    def _add_flavor(self, item: ResourceFlavor) -> None:
+        self._flavors[item.name] = item
+
+    def _add_cohort(self, item: Cohort) -> None:
+        self._cohorts[item.name] = item
+
+    def _add_check(self, item: AdmissionCheck) -> None:
+        self._checks[item.meta.name] = item
+
+    def _add_provisioning_config(self, item: ProvisioningConfig) -> None:
+        self._provisioning_configs[item.meta.name] = item
+
+    def _add_provisioning_request(self, item: ProvisioningRequest) -> None:
+        self._provisioning_requests[item.meta.namespace or ""].append(item)
+
+    def _add_priority(self, item: PriorityClass) -> None:
+        self._priorities[item.name] = item
+
+    def _add_namespace(self, item: Namespace) -> None:
+        self._namespaces[item.meta.name] = item
+
+    def _add_pod(self, item: Pod) -> None:
+        self._pods[item.meta.namespace or ""].append(item)
+
+    def _add_event(self, item: Event) -> None:
+        self._events[(item.namespace, item.involved_kind, item.involved_name)].append(item)
+        self._events_by_ns[item.namespace].append(item)
+
+    def _add_node(self, item: Node) -> None:
+        self._nodes.append(item)
+
+    def _add_pending(self, item: PendingEntry) -> None:
+        self._pending[(item.namespace, item.name)] = item
 
     @property
     def taken_at(self) -> datetime | None:
@@ -376,3 +396,23 @@ class MemorySnapshot:
 
     def derived(self) -> dict[object, object]:
         return self._derived  # the snapshot never changes
+
+
+_ADDERS: dict[type, Callable[[MemorySnapshot, Any], None]] = {
+    Workload: MemorySnapshot._add_workload,
+    Job: MemorySnapshot._add_job,
+    LocalQueue: MemorySnapshot._add_local_queue,
+    ClusterQueue: MemorySnapshot._add_cluster_queue,
+    ResourceFlavor: MemorySnapshot._add_flavor,
+    Cohort: MemorySnapshot._add_cohort,
+    AdmissionCheck: MemorySnapshot._add_check,
+    ProvisioningConfig: MemorySnapshot._add_provisioning_config,
+    ProvisioningRequest: MemorySnapshot._add_provisioning_request,
+    PriorityClass: MemorySnapshot._add_priority,
+    Namespace: MemorySnapshot._add_namespace,
+    Pod: MemorySnapshot._add_pod,
+    Event: MemorySnapshot._add_event,
+    Node: MemorySnapshot._add_node,
+    PendingEntry: MemorySnapshot._add_pending,
+}
+"""How MemorySnapshot indexes each kind of decoded object."""
