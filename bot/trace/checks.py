@@ -7,20 +7,20 @@ the cohort tree: will it never fit as configured, or does it wait for capacity o
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import IntEnum
 
 from bot.trace.codes import Verdict
 from bot.trace.demand import PODS, pod_requests_in, pod_set_count
+from bot.trace.flavormatch import excluding_keys, group_label_keys, matches_node_labels, untolerated_taint
 from bot.trace.model import (
     ClusterQueue,
     Condition,
     FlavorQuotas,
     LocalQueue,
     PodSet,
-    ResourceFlavor,
     Taint,
     Workload,
     find_condition,
@@ -258,74 +258,12 @@ def namespace_allowed(snapshot: Snapshot, cluster_queue: ClusterQueue, namespace
 
 # --- flavors and quota ------------------------------------------------------------------------------
 
-_BLOCKING_EFFECTS = ("NoSchedule", "NoExecute")
-
-
-def untolerated_taint(pod_set: PodSet, flavor: ResourceFlavor) -> Taint | None:
-    """The first NoSchedule/NoExecute taint of the flavor that neither the pod set nor the flavor tolerates."""
-    tolerations = pod_set.template.tolerations + flavor.tolerations
-    for taint in flavor.node_taints:
-        if taint.effect in _BLOCKING_EFFECTS and not any(t.tolerates(taint) for t in tolerations):
-            return taint
-    return None
-
-
-def matches_node_labels(pod_set: PodSet, flavor: ResourceFlavor, keys: frozenset[str] | None = None) -> bool:
-    """Kueue's rule: the pod set's nodeSelector and required node affinity, restricted to the label keys
-    `keys` (by default the flavor's own), must match the flavor's nodeLabels; a term left with no key
-    matches any flavor (flavorassigner.go, flavorSelector)."""
-    labels = flavor.node_labels
-    allowed = keys if keys is not None else labels.keys()
-    for key, value in pod_set.template.node_selector.items():
-        if key in allowed and labels.get(key) != value:
-            return False
-    terms = pod_set.template.affinity_terms
-    if not terms:
-        return True
-    for term in terms:
-        relevant = [requirement for requirement in term if requirement.key in allowed]
-        if all(requirement.matches(labels) for requirement in relevant):
-            return True
-    return False
-
 
 def _pod_set_resources(per_pod: Mapping[str, Decimal], cq: ClusterQueue, count: int) -> dict[str, Decimal]:
     demand = {name: amount * count for name, amount in per_pod.items()}
     if any(PODS in group.covered for group in cq.resource_groups):
         demand[PODS] = Decimal(count)
     return demand
-
-
-def excluding_keys(pod_set: PodSet, flavor: ResourceFlavor, keys: frozenset[str] | None = None) -> tuple[str, ...]:
-    """The label keys of the pod set's nodeSelector (and required affinity) on which `flavor` fails, with
-    Kueue's rule for `keys` (see matches_node_labels): the labels that exclude it."""
-    labels = flavor.node_labels
-    allowed = keys if keys is not None else labels.keys()
-    found = [
-        key for key, value in pod_set.template.node_selector.items() if key in allowed and labels.get(key) != value
-    ]
-    for term in pod_set.template.affinity_terms:
-        found.extend(r.key for r in term if r.key in allowed and not r.matches(labels))
-    return tuple(dict.fromkeys(found))
-
-
-def group_label_keys(snapshot: Snapshot, cq: ClusterQueue, flavor_name: str) -> frozenset[str] | None:
-    """The label keys Kueue restricts a pod set's node selector to when it tries `flavor_name`. Since #12449
-    (in v0.17.6, v0.18.2 and v0.19.0): the flavor's own (None here). Before: those of every flavor of the
-    resource group (pkg/cache/clusterqueue.go updateLabelKeys; v0.14.0 flavorassigner.go:691,856-900), so a
-    flavor without a key another flavor sets does not match a selector on that key. The objects' API
-    version tells which Kueue wrote them: v1beta1 only (v1beta2 came in v0.15) is a Kueue before the fix."""
-    if not cq.meta.api_version.endswith("/v1beta1"):
-        return None
-    for group in cq.resource_groups:
-        if any(f.name == flavor_name for f in group.flavors):
-            keys: set[str] = set()
-            for quotas in group.flavors:
-                known = snapshot.flavor(quotas.name)
-                if known is not None:
-                    keys.update(known.node_labels)
-            return frozenset(keys)
-    return None
 
 
 def _try_flavor(
@@ -338,6 +276,21 @@ def _try_flavor(
     resources: Sequence[str],
     excluded: frozenset[tuple[str, str]] = frozenset(),
 ) -> FlavorTry:
+    """One flavor for one pod set: does it match at all, then does its quota fit now, later or never."""
+    mismatch = _mismatch(snapshot, cq, pod_set, flavor_name, excluded)
+    if mismatch is not None:
+        return mismatch
+    quotas = next(f for group in cq.resource_groups for f in group.flavors if f.name == flavor_name)
+    missing = tuple(r for r in resources if quotas.quota(r) is None)
+    if missing:
+        return FlavorTry(flavor_name, Fit.NO_MATCH, missing_resources=missing)
+    return _quota_try(snapshot, cq, flavor_name, requested, earlier, resources)
+
+
+def _mismatch(
+    snapshot: Snapshot, cq: ClusterQueue, pod_set: PodSet, flavor_name: str, excluded: frozenset[tuple[str, str]]
+) -> FlavorTry | None:
+    """Why the flavor cannot take the pod set whatever its quota (missing, a taint, node labels), or None."""
     flavor = snapshot.flavor(flavor_name)
     if flavor is None:
         return FlavorTry(flavor_name, Fit.NO_MATCH, missing_flavor=True)
@@ -352,10 +305,18 @@ def _try_flavor(
         return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True, group_keys=True, excluding=excluding)
     if (pod_set.name, flavor_name) in excluded or ("", flavor_name) in excluded:
         return FlavorTry(flavor_name, Fit.NO_MATCH, affinity_mismatch=True, recorded=True)
-    quotas = next(f for group in cq.resource_groups for f in group.flavors if f.name == flavor_name)
-    missing = tuple(r for r in resources if quotas.quota(r) is None)
-    if missing:
-        return FlavorTry(flavor_name, Fit.NO_MATCH, missing_resources=missing)
+    return None
+
+
+def _quota_try(
+    snapshot: Snapshot,
+    cq: ClusterQueue,
+    flavor_name: str,
+    requested: Mapping[str, Decimal],
+    earlier: Mapping[tuple[str, str], Decimal],
+    resources: Sequence[str],
+) -> FlavorTry:
+    """The flavor's quota against the request (and what earlier pod sets took of it): fits, waits or never."""
     shortfalls: list[Shortfall] = []
     capacities: list[Capacity] = []
     for resource in resources:
@@ -497,119 +458,50 @@ def _search_group(
     """One resource group's flavor search (flavorassigner.go findFlavorForPodSets with FlavorFungibility)."""
     policy = cq.fungibility
     preempt_stops = policy.get(WHEN_CAN_PREEMPT, TRY_NEXT_FLAVOR) == MAY_STOP_SEARCH
+
+    def attempt_on(flavor_name: str) -> FlavorTry:
+        return _try_flavor(snapshot, cq, pod_set, flavor_name, requested, earlier, resources, excluded)
+
     tries: list[FlavorTry] = []
     for index, flavor in enumerate(flavors):
-        attempt = _try_flavor(snapshot, cq, pod_set, flavor.name, requested, earlier, resources, excluded)
+        attempt = attempt_on(flavor.name)
         if attempt.fit == Fit.WAITS and can_preempt is not None and preempt_stops:
             attempt = replace(attempt, preempts=can_preempt(attempt))
         tries.append(attempt)
         if not _try_next(attempt, policy):
-            stopped_by = "" if attempt.fit == Fit.FITS and not attempt.borrows else _stop_reason(attempt)
-            free = ""
-            if stopped_by:  # what the policy kept it from: a later flavor where it fits now
-                for later in flavors[index + 1 :]:
-                    other = _try_flavor(snapshot, cq, pod_set, later.name, requested, earlier, resources, excluded)
-                    if other.fit == Fit.FITS and not other.borrows:
-                        free = later.name
-                        break
-            if stopped_by == WHEN_CAN_BORROW and not free:
-                stopped_by = ""  # borrowing where nothing else had room: the policy changed nothing
-            return GroupFit(covered, tuple(tries), attempt, stopped_by, free)
+            return _stopped(covered, tries, attempt, (attempt_on(later.name) for later in flavors[index + 1 :]))
+    return GroupFit(covered, tuple(tries), _preferred(_with_preemption(tries, policy, can_preempt), policy))
+
+
+def _stopped(
+    covered: tuple[str, ...], tries: list[FlavorTry], attempt: FlavorTry, later: Iterable[FlavorTry]
+) -> GroupFit:
+    """The policy ended the search at `attempt`: say which rule did and a later flavor where it fits now
+    (`later` is lazy: the flavors after it are tried only when the policy kept the search from them)."""
+    stopped_by = "" if attempt.fit == Fit.FITS and not attempt.borrows else _stop_reason(attempt)
+    free = ""
+    if stopped_by:
+        free = next((other.flavor for other in later if other.fit == Fit.FITS and not other.borrows), "")
+    if stopped_by == WHEN_CAN_BORROW and not free:
+        stopped_by = ""  # borrowing where nothing else had room: the policy changed nothing
+    return GroupFit(covered, tuple(tries), attempt, stopped_by, free)
+
+
+def _with_preemption(
+    tries: list[FlavorTry], policy: Mapping[str, str], can_preempt: Callable[[FlavorTry], bool] | None
+) -> list[FlavorTry]:
+    """The search went through every flavor: when preemption ranks them, whether it could make room in each."""
     waiting = [a for a in tries if a.fit == Fit.WAITS]
     ranks_preemption = (len(waiting) > 1 and not any(a.fit == Fit.FITS for a in tries)) or policy.get(
         PREFERENCE
     ) == PREEMPTION_OVER_BORROWING
     if can_preempt is not None and waiting and ranks_preemption:
-        tries = [replace(a, preempts=can_preempt(a)) if a.fit == Fit.WAITS and not a.preempts else a for a in tries]
-    return GroupFit(covered, tuple(tries), _preferred(tries, policy))
+        return [replace(a, preempts=can_preempt(a)) if a.fit == Fit.WAITS and not a.preempts else a for a in tries]
+    return tries
 
 
 def _stop_reason(attempt: FlavorTry) -> str:
     return WHEN_CAN_PREEMPT if attempt.fit == Fit.WAITS else WHEN_CAN_BORROW
-
-
-# --- partial admission ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Partial:
-    """Kueue's partial admission of a Workload whose pod sets have a minCount (a Job's
-    `kueue.x-k8s.io/job-min-parallelism`; feature gate PartialAdmission, beta and on since v0.5): when the
-    full counts do not fit, Kueue searches the largest counts between minCount and count that do
-    (pkg/scheduler/scheduler.go getInitialAssignments; flavorassigner/podset_reducer.go Search)."""
-
-    full: tuple[int, ...]  # each pod set's count
-    minimum: tuple[int, ...]  # each pod set's minCount (its count when it has none)
-    now: tuple[int, ...] | None  # the counts Kueue would admit with what is free now
-    ever: tuple[int, ...] | None  # the counts that fit the most the queue can ever give
-    ever_fit: QueueFit | None  # the queue checks at `ever` (their shortfalls are what it waits for)
-    min_fit: QueueFit  # the queue checks at `minimum` (what never fits, even at the minimum)
-
-    @property
-    def pods(self) -> int:
-        return sum(self.full)
-
-    @property
-    def min_pods(self) -> int:
-        return sum(self.minimum)
-
-    def pods_at(self, counts: tuple[int, ...] | None) -> int | None:
-        return sum(counts) if counts is not None else None
-
-
-def can_be_partially_admitted(pod_sets: Sequence[PodSet]) -> bool:
-    """pkg/workload/workload.go CanBePartiallyAdmitted: some pod set's count is above its minCount."""
-    return any(p.min_count is not None and p.count > p.min_count for p in pod_sets)
-
-
-def reduced_counts(
-    full: Sequence[int], minimum: Sequence[int], works: Callable[[tuple[int, ...]], bool]
-) -> tuple[int, ...] | None:
-    """podset_reducer.go Search: counts(i) = count - delta * i / totalDelta for i in 0..totalDelta (every
-    pod set shrinks in proportion), binary search of the first i that works; None when none does."""
-    deltas = [count - low for count, low in zip(full, minimum, strict=True)]
-    total = sum(deltas)
-    if total <= 0:
-        return None
-
-    def at(i: int) -> tuple[int, ...]:
-        return tuple(count - delta * i // total for count, delta in zip(full, deltas, strict=True))
-
-    low, high = 0, total + 1  # sort.Search over [0, total]
-    found: tuple[int, ...] | None = None
-    while low < high:
-        middle = (low + high) // 2
-        counts = at(middle)
-        if works(counts):
-            found, high = counts, middle
-        else:
-            low = middle + 1
-    return found  # the last counts that worked are those of the first index that works (monotone)
-
-
-def partial_fit(
-    snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], workload: Workload | None
-) -> Partial | None:
-    """The counts partial admission would give, now and at the most; None when the Workload cannot be
-    partially admitted or its full counts fit now (Kueue tries the full counts first)."""
-    if not can_be_partially_admitted(pod_sets):
-        return None
-    full = tuple(pod_set_count(p, workload) for p in pod_sets)
-    minimum = tuple(
-        min(count, p.min_count if p.min_count is not None else count) for p, count in zip(pod_sets, full, strict=True)
-    )
-    fits: dict[tuple[int, ...], QueueFit] = {}
-
-    def fit_at(counts: tuple[int, ...]) -> QueueFit:
-        if counts not in fits:
-            fits[counts] = fit_in_queue(snapshot, cq, pod_sets, workload, counts)
-        return fits[counts]
-
-    if fit_at(full).fit == Fit.FITS:
-        return None
-    now = reduced_counts(full, minimum, lambda c: fit_at(c).fit == Fit.FITS)
-    ever = reduced_counts(full, minimum, lambda c: fit_at(c).fit <= Fit.WAITS)
-    return Partial(full, minimum, now, ever, fit_at(ever) if ever is not None else None, fit_at(minimum))
 
 
 def verdict_of(fit: QueueFit) -> Verdict | None:

@@ -23,6 +23,7 @@ from bot.trace.checks import Fit, QueueFit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import WORKLOAD_ELSEWHERE, Text, Value, named_workload
 from bot.trace.model import ClusterQueue, Workload, job_name
+from bot.trace.partial import partial_fit
 from bot.trace.quantity import human
 from bot.trace.queuecheck import recorded_exclusions
 from bot.trace.snapshot import Snapshot
@@ -125,7 +126,7 @@ def _evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int)
     if verdict == Verdict.NO_MATCHING_FLAVOR:
         return QueueHead(head, verdict, Text("fragment.no-flavor", {"detail": _no_flavor_detail(fit)}), behind)
     if verdict in (Verdict.EXCEEDS_MAX_QUOTA, Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION):
-        partial = checks.partial_fit(snapshot, cq, head.pod_sets, head)
+        partial = partial_fit(snapshot, cq, head.pod_sets, head)
         if partial is not None and partial.now is not None:
             return QueueHead(head, None, None, behind)
         if partial is not None and partial.ever is not None and partial.ever_fit is not None:

@@ -16,6 +16,7 @@ from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Text, Value
 from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, Workload
+from bot.trace.partial import partial_fit
 from bot.trace.quantity import human
 from bot.trace.quota import Capacity
 from bot.trace.walk import Walk
@@ -125,7 +126,7 @@ def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) ->
         return verdict
     chain = walk.chain
     assert chain is not None and chain.cluster_queue is not None
-    walk.partial = partial = checks.partial_fit(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
+    walk.partial = partial = partial_fit(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
     if partial is None:
         return verdict
     if partial.now is not None:

@@ -21,7 +21,7 @@ from decimal import Decimal
 from functools import partial
 from typing import TypeVar
 
-from bot.trace import checks
+from bot.trace import checks, flavormatch
 from bot.trace.checks import Fit, QueueFit
 from bot.trace.demand import PODS, pod_requests
 from bot.trace.model import (
@@ -510,11 +510,11 @@ def _other_flavors(snapshot: Snapshot, workload: Workload, cq_name: str, now: bo
                             + tuple(Toleration(t.key, "Equal", t.value, t.effect) for t in taints),
                         ),
                     )
-                    taint = checks.untolerated_taint(probe, flavor)
+                    taint = flavormatch.untolerated_taint(probe, flavor)
                     if taint is None or len(taints) > 8:
                         break
                     taints.append(taint)
-                selected = checks.matches_node_labels(pod_set, flavor)
+                selected = flavormatch.matches_node_labels(pod_set, flavor)
                 if not taints and selected:
                     continue  # nothing keeps the job off this flavor: Kueue tried it already
                 labels = tuple(sorted(flavor.node_labels.items())) if not selected else ()

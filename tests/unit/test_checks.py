@@ -10,15 +10,14 @@ from bot.trace.checks import (
     Fit,
     QueueFit,
     fit_in_queue,
-    matches_node_labels,
     max_pods_that_fit,
     namespace_allowed,
     queue_chain,
     requested_resources,
-    untolerated_taint,
     verdict_of,
 )
 from bot.trace.codes import Verdict
+from bot.trace.flavormatch import matches_node_labels, untolerated_taint
 from bot.trace.model import (
     LabelSelector,
     Meta,

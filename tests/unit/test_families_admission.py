@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from bot.copy import render
 from bot.kube.decode import cluster_queue as decode_cluster_queue
-from bot.trace import checks, messages
+from bot.trace import checks, messages, partial
 from bot.trace.answer import _shown
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, Text
@@ -448,10 +448,10 @@ def test_the_reducer_shrinks_every_pod_set_in_proportion() -> None:
         tried.append(counts)
         return sum(counts) <= 9
 
-    assert checks.reduced_counts(full, minimum, works) == (5, 4)
+    assert partial.reduced_counts(full, minimum, works) == (5, 4)
     assert all(counts[1] == 4 for counts in tried)
-    assert checks.reduced_counts(full, minimum, lambda counts: False) is None
-    assert checks.reduced_counts((3,), (3,), lambda counts: True) is None  # nothing to reduce
+    assert partial.reduced_counts(full, minimum, lambda counts: False) is None
+    assert partial.reduced_counts((3,), (3,), lambda counts: True) is None  # nothing to reduce
 
 
 @pytest.mark.parametrize(
