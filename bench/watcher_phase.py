@@ -34,8 +34,9 @@ from typing import Any
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import CacheSource, OnDemand
 from bot.notify.policy import PolicyConfig
+from bot.notify.ports import Closing
 from bot.notify.store import SQLiteStore
-from bot.notify.watcher import Closing, Notifier
+from bot.notify.watcher import Notifier
 from bot.trace.explanation import Explanation
 
 PROBE_INTERVAL = 0.001

@@ -23,27 +23,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
-from typing import Protocol
 
 from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.history import HistoryRecorder
+from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
+from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
-from bot.trace import messages
-from bot.trace.codes import Verdict
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
-from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, ClusterQueue, Job, LocalQueue, Workload
+from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Workload
 from bot.trace.outlook import ETA_MARK, eta_mark
 from bot.trace.snapshot import Snapshot
 
@@ -59,75 +55,6 @@ MAX_DMS_PER_PASS = 200  # new DMs (a digest is one) a pass; the rest wait for th
 
 class LeaseLost(Exception):
     """This replica no longer leads: the pass stops here."""
-
-
-@dataclass(frozen=True)
-class Closing:
-    """One job's end, as a closed DM says it."""
-
-    job: str  # "namespace/name" of the job
-    outcome: str  # admitted | finished | deleted
-    waited_seconds: int
-
-
-class OwnerSource(Protocol):
-    """What a snapshot source may offer when its snapshots do not hold the jobs (a live cluster): the notify
-    annotations of a job and of its owners, read on demand."""
-
-    async def job_owners(self, namespace: str, kind: str | None, name: str) -> Sequence[str]: ...
-
-
-class Messenger(Protocol):
-    """What the watcher needs from Slack (implemented in bot.slack.messenger)."""
-
-    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
-        """Post a DM (or a digest, for several) to a user or channel; returns (channel, ts)."""
-
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None: ...
-
-    async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
-        """Edit the DM (or the digest) to say its jobs' waits are over."""
-
-    async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
-        """A DM about `key` already in the target's conversation (from its metadata): (channel, ts)."""
-
-    async def user_for_email(self, email: str) -> str | None: ...
-
-    async def utc_offset(self, user: str) -> timedelta | None: ...
-
-
-def workload_key(workload: Workload) -> str:
-    return f"{workload.namespace}/{workload.name}/{workload.meta.uid}"
-
-
-def split_key(key: str) -> tuple[str, str, str]:
-    """ "namespace/workload/uid" -> its three parts ("" for a missing one)."""
-    parts = [*key.split("/", 2), "", ""]
-    return parts[0], parts[1], parts[2]
-
-
-def job_of(workload: Workload) -> tuple[str, str | None]:
-    """(job name, kind) of a Workload's owner; the Workload itself when it has none."""
-    owner = next((o for o in workload.meta.owners if o.controller), None) or next(iter(workload.meta.owners), None)
-    if owner is None:
-        return workload.name, "Workload"
-    return owner.name, owner.kind
-
-
-def _might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
-    """A cheap pre-filter before explaining: waiting long enough, or Kueue already says it can never fit."""
-    if workload.finished or workload.admitted:
-        return False
-    since = workload.meta.created
-    evicted = workload.condition("Evicted")
-    if evicted is not None and evicted.is_true and evicted.since:
-        since = evicted.since
-    if since is not None and now - since >= after:
-        return True
-    condition = workload.condition("QuotaReserved")
-    if condition is not None and condition.is_false:
-        return messages.classify_quota_reserved(condition.reason, condition.message).verdict.tells_at_once
-    return not workload.active
 
 
 class Notifier:
@@ -170,8 +97,8 @@ class Notifier:
         self._task: asyncio.Task[None] | None = None
         self._emails: dict[str, str | None] = {}
         self._over_cap: set[tuple[str, ...]] = set()  # annotations naming more people than told (logged once)
-        self._seen: dict[str, _Seen] = {}  # per Workload: the inputs of its last trace, and what it said
-        self._quota: dict[str, tuple[tuple[object, ...], object]] = {}  # per cohort tree: its objects, its token
+        self._seen: dict[str, Seen] = {}  # per Workload: the inputs of its last trace, and what it said
+        self._quota = QuotaStamps()  # per cohort tree: its objects, its token
         # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
         # and the deliveries grouped by the message they share.
         self._explained: dict[str, Explanation] = {}
@@ -256,22 +183,12 @@ class Notifier:
         now = self.clock()
         state = await self.store.load()
         snapshot = await self.source.snapshot()
-        if self.history is not None:
-            try:
-                await self.history.observe(snapshot, known_namespaces(snapshot), now)
-            except StoreUnavailable as error:  # the ETA rests on less this pass; the DMs go on
-                log.warning("notifier: could not record the queue history", extra={"error": str(error)})
+        await self._observe(snapshot, now)
         candidates = await self._candidates(snapshot, state, now)
-        offsets: dict[str, timedelta] = {}
-        if self.config.quiet_hours is not None:
-            for target in {t for c in candidates for t in c.targets if t[:1] in ("U", "W")}:
-                offset = await self.messenger.utc_offset(target)
-                if offset is not None:
-                    offsets[target] = offset
+        offsets = await self._offsets(candidates)
         # Pure, and long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
         decisions = await asyncio.to_thread(decide, state, candidates, now, self.config, utc_offsets=offsets)
         decisions = self._capped(decisions)
-        closes = [d for d in decisions if isinstance(d, Close)]
         for decision in [d for d in decisions if not isinstance(d, Close)]:
             try:
                 await self._apply(decision, state, now)
@@ -279,7 +196,7 @@ class Notifier:
                 raise
             except Exception:
                 log.exception("notifier: a decision failed", extra={"decision": type(decision).__name__})
-        for group in _by_message(closes):
+        for group in _by_message([d for d in decisions if isinstance(d, Close)]):
             try:
                 await self._close(group, state, now)
             except (LeaseLost, Fenced):
@@ -287,13 +204,37 @@ class Notifier:
             except Exception:  # the delivery stays open: the next pass edits the DM again
                 log.exception("notifier: a DM could not be closed; retried next pass")
         self.last_decisions = decisions
+        await self._forget_old(now)
+        return decisions
+
+    async def _observe(self, snapshot: Snapshot, now: datetime) -> None:
+        """The queue history the ETA rests on: a failure to record it costs the ETA, never the DMs."""
+        if self.history is None:
+            return
+        try:
+            await self.history.observe(snapshot, known_namespaces(snapshot), now)
+        except StoreUnavailable as error:
+            log.warning("notifier: could not record the queue history", extra={"error": str(error)})
+
+    async def _offsets(self, candidates: Sequence[Candidate]) -> dict[str, timedelta]:
+        """Each person's UTC offset, for the quiet hours (none asked when there are no quiet hours)."""
+        offsets: dict[str, timedelta] = {}
+        if self.config.quiet_hours is None:
+            return offsets
+        for target in {t for c in candidates for t in c.targets if t[:1] in ("U", "W")}:
+            offset = await self.messenger.utc_offset(target)
+            if offset is not None:
+                offsets[target] = offset
+        return offsets
+
+    async def _forget_old(self, now: datetime) -> None:
+        """Housekeeping: closed DMs past the retention are forgotten; the next pass tries again on failure."""
         try:
             await self.store.forget_closed(now - RETENTION, fence=self._held())
         except Fenced:
             raise
-        except StoreUnavailable as error:  # housekeeping: the next pass tries again
+        except StoreUnavailable as error:
             log.warning("notifier: could not forget old DMs", extra={"error": str(error)})
-        return decisions
 
     def _capped(self, decisions: list[Decision]) -> list[Decision]:
         """At most max_dms_per_pass new DMs; the others are decided again (and sent) on the next passes."""
@@ -312,94 +253,63 @@ class Notifier:
     async def _candidates(self, snapshot: Snapshot, state: State, now: datetime) -> list[Candidate]:
         """Every Workload somebody may be told about (or with an open DM). Only those whose inputs changed
         since their last trace are traced again; the others are decided on their Brief."""
-        open_keys = {d.key for d in state.deliveries if d.closed_at is None}
         watchers: dict[tuple[str, str], list[str]] = defaultdict(list)
         for subscription in state.subscriptions:
             watchers[(subscription.namespace, subscription.name)].append(subscription.user)
-        quota = self._quota_tokens(snapshot)
-        positions = _positions(snapshot)
-        seen: dict[str, _Seen] = {}
-        found: list[Candidate] = []
-        pause = _Pause()
+        walk = Walk(
+            snapshot,
+            now,
+            {d.key for d in state.deliveries if d.closed_at is None},
+            watchers,
+            self._quota.tokens(snapshot),
+            positions(snapshot),
+        )
         for namespace in known_namespaces(snapshot):
             mapped = self.namespace_notify.get(namespace)
             for workload in snapshot.workloads_in(namespace):
-                await pause.maybe()
-                key = workload_key(workload)
-                is_open = key in open_keys
-                if workload.finished and not is_open:
-                    continue
-                name, kind = job_of(workload)
-                subscribers = tuple(sorted(watchers.get((namespace, name), ())))
-                if not (is_open or subscribers or mapped or _might_be_due(workload, now, self.config.notify_after)):
-                    continue
-                jobs = tuple(snapshot.jobs_named(namespace, name)) if kind != "Workload" else ()
-                values = await self._owner_values(namespace, name, kind, workload, jobs)
-                if not (is_open or subscribers or mapped or values):
-                    continue  # nobody to tell: not traced at all
-                local_queue = snapshot.local_queue(namespace, workload.queue_name) if workload.queue_name else None
-                cluster_queue = _cluster_queue_of(workload, local_queue)
-                queue = _lq_value(local_queue) if local_queue is not None else None
-                inputs = (workload, *jobs, queue, quota.get(cluster_queue), subscribers, values, mapped)
-                place = positions.get(key)
-                last = self._seen.get(key)
-                if last is not None:
-                    if not last.holds(inputs, now):
-                        last = None
-                    elif last.place != place:
-                        last = last.moved(place)  # None: traced again
-                if last is not None:
-                    seen[key] = last
-                    if last.targets or is_open:
-                        found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
-                    continue
-                job_snapshot = await self.source.snapshot_for(namespace, name, kind)
-                explanation = explain(
-                    job_snapshot, Query(namespace, name, kind), now=now, history=self._history(), what_if=False
-                )
-                pause.traced()
-                self._explained[key] = explanation
-                targets = await self._targets(namespace, subscribers, values)
-                seen[key] = _Seen(inputs, Brief.of(explanation), targets, now, place)
-                self.traced += 1
-                if targets or is_open:
-                    found.append(Candidate(key, explanation, targets, explanation.waiting_since))
-        self._seen = seen  # what left the cluster is forgotten with it
-        return found
+                await walk.pause.maybe()
+                await self._consider(walk, namespace, mapped, workload)
+        self._seen = walk.seen  # what left the cluster is forgotten with it
+        return walk.found
 
-    def _quota_tokens(self, snapshot: Snapshot) -> dict[str, object]:
-        """A token per ClusterQueue that changes when the quota state of its cohort tree does: a version
-        stamp. The state: what the trace reads of each ClusterQueue and Cohort of the tree (quotas, usage,
-        policies, conditions; not their resourceVersion nor counters such as pendingWorkloads, which change
-        all the time), their flavors and admission checks, and the quota each Workload holds in it (its
-        admission, whatever else of it changes)."""
-        cohorts = {cohort.meta.name: cohort for cohort in snapshot.cohorts()}
-        trees: dict[str, list[object]] = defaultdict(list)
-        root_of: dict[str, str] = {}
-        for cq in snapshot.cluster_queues():
-            chain: list[str] = []
-            parent = cq.cohort
-            while parent and parent not in chain:
-                chain.append(parent)
-                parent = cohorts[parent].parent if parent in cohorts else ""
-            root = f"cohort/{chain[-1]}" if chain else f"cq/{cq.meta.name}"
-            root_of[cq.meta.name] = root
-            tree = trees[root]
-            tree.append(_cq_value(cq))
-            tree.extend((c, cohorts[c].parent, cohorts[c].resource_groups) for c in chain if c in cohorts)
-            tree.extend(snapshot.flavor(name) for name in cq.flavor_names())
-            tree.extend(snapshot.admission_check(name) for name, _ in cq.admission_checks)
-            tree.extend(
-                (w.namespace, w.name, w.admission)
-                for w in snapshot.workloads_in_cluster_queue(cq.meta.name)
-                if w.admission is not None
-            )
-        stamps: dict[str, tuple[tuple[object, ...], object]] = {}
-        for root, objects in trees.items():
-            last = self._quota.get(root)
-            stamps[root] = (tuple(objects), last[1] if last is not None and _same(last[0], objects) else object())
-        self._quota = stamps
-        return {cq: stamps[root][1] for cq, root in root_of.items()}
+    async def _consider(self, walk: Walk, namespace: str, mapped: str | None, workload: Workload) -> None:
+        """One Workload of the pass: skipped when nobody can be told, its last Brief when its inputs hold,
+        else traced again."""
+        key = workload_key(workload)
+        is_open = key in walk.open_keys
+        if workload.finished and not is_open:
+            return
+        name, kind = job_of(workload)
+        subscribers = tuple(sorted(walk.watchers.get((namespace, name), ())))
+        told = is_open or bool(subscribers) or bool(mapped)
+        if not (told or might_be_due(workload, walk.now, self.config.notify_after)):
+            return
+        jobs = tuple(walk.snapshot.jobs_named(namespace, name)) if kind != "Workload" else ()
+        values = await self._owner_values(namespace, name, kind, workload, jobs)
+        if not (told or values):
+            return  # nobody to tell: not traced at all
+        local_queue = walk.snapshot.local_queue(namespace, workload.queue_name) if workload.queue_name else None
+        queue = lq_value(local_queue) if local_queue is not None else None
+        quota = walk.quota.get(cluster_queue_of(workload, local_queue))
+        inputs = (workload, *jobs, queue, quota, subscribers, values, mapped)
+        place = walk.places.get(key)
+        last = still(self._seen.get(key), inputs, place, walk.now)
+        if last is not None:
+            walk.seen[key] = last
+            if last.targets or is_open:
+                walk.found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
+            return
+        job_snapshot = await self.source.snapshot_for(namespace, name, kind)
+        explanation = explain(
+            job_snapshot, Query(namespace, name, kind), now=walk.now, history=self._history(), what_if=False
+        )
+        walk.pause.traced()
+        self._explained[key] = explanation
+        targets = await self._targets(namespace, subscribers, values)
+        walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
+        self.traced += 1
+        if targets or is_open:
+            walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since))
 
     async def _owner_values(
         self, namespace: str, name: str, kind: str | None, workload: Workload, jobs: Sequence[Job]
@@ -668,95 +578,6 @@ def _by_message(closes: Sequence[Close]) -> list[list[Close]]:
         else:
             groups[(close.target, delivery.channel, delivery.ts)].append(close)
     return list(groups.values())
-
-
-# Verdicts that change with time alone (a requeue backoff ends; the engine's only verdict that reads the clock,
-# the others use it for ages in their words): traced again every pass.
-_TIME_BOUND = frozenset({Verdict.REQUEUE_BACKOFF})
-RETRACE_AFTER = timedelta(minutes=30)  # and every Workload at least this often, whatever its inputs
-_YIELD_EVERY = 0.005  # seconds of work between two yields to the event loop
-
-
-def _same(one: Sequence[object], other: Sequence[object]) -> bool:
-    """The same objects, one by one (identity: the cache replaces an object that changes)."""
-    return len(one) == len(other) and all(
-        a is b or (a == b and type(a) in _VALUES) for a, b in zip(one, other, strict=True)
-    )
-
-
-_VALUES = (str, int, tuple, type(None))
-
-
-@dataclass(slots=True)
-class _Seen:
-    """A Workload's last trace: the inputs it was traced from, its Brief, who was to be told, when, and its
-    place in its ClusterQueue's order then."""
-
-    inputs: tuple[object, ...]
-    brief: Brief
-    targets: tuple[str, ...]
-    at: datetime
-    place: int | None
-    exact: bool = True  # the Brief is its trace's (False: moved since, its headline's count ahead is old)
-
-    def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
-        return self.brief.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and _same(self.inputs, inputs)
-
-    def moved(self, place: int | None) -> _Seen | None:
-        """Only its place in the order changed (others were added, removed or moved ahead of it): the same
-        answer at the new position, when the trace's position was the order's (else None: trace again)."""
-        if place is None or self.place is None or self.brief.position != self.place + 1:
-            return None
-        brief = dataclass_replace(self.brief, position=place + 1)
-        return _Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
-
-
-class _Pause:
-    """Yield to the event loop when the pass has held it for _YIELD_EVERY seconds."""
-
-    def __init__(self) -> None:
-        self._since = time.perf_counter()
-        self._count = 0
-
-    def traced(self) -> None:
-        self._count = 63  # a trace is long: look at the time at the next visit
-
-    async def maybe(self) -> None:
-        self._count += 1
-        if self._count < 64:
-            return
-        self._count = 0
-        if time.perf_counter() - self._since >= _YIELD_EVERY:
-            await asyncio.sleep(0)
-            self._since = time.perf_counter()
-
-
-def _positions(snapshot: Snapshot) -> dict[str, int]:
-    """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it)."""
-    places: dict[str, int] = {}
-    for cq in snapshot.cluster_queues():
-        for index, workload in enumerate(snapshot.pending_in(cq.meta.name)):
-            places[workload_key(workload)] = index
-    return places
-
-
-def _cluster_queue_of(workload: Workload, local_queue: LocalQueue | None) -> str:
-    if workload.admission is not None and workload.admission.cluster_queue:
-        return workload.admission.cluster_queue
-    return local_queue.cluster_queue if local_queue is not None else ""
-
-
-def _lq_value(local_queue: LocalQueue) -> tuple[object, ...]:
-    """What the trace reads of a LocalQueue (compared by value: its counters change all the time)."""
-    return (local_queue.cluster_queue, local_queue.stop_policy, local_queue.conditions)
-
-
-def _cq_value(cq: ClusterQueue) -> tuple[object, ...]:
-    """What the trace reads of a ClusterQueue (compared by value)."""
-    return (
-        cq.meta.name, cq.resource_groups, cq.cohort, cq.namespace_selector, cq.stop_policy, cq.queueing_strategy,
-        dict(cq.preemption), cq.admission_checks, cq.conditions, cq.reservation, cq.usage, cq.fair_sharing_admission,
-    )  # fmt: skip
 
 
 def watcher(

@@ -16,7 +16,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.copy import render as render_words
 from bot.errors import SlackUnavailable
-from bot.notify.watcher import Closing
+from bot.notify.ports import Closing
 from bot.slack import render
 from bot.slack.transport import HTTP_CLIENT_ERRORS
 from bot.trace.explanation import Explanation

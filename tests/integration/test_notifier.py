@@ -14,9 +14,9 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 from bot.kube.decode import decode
+from bot.notify.ports import Closing
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
-from bot.notify.watcher import Closing
 from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot

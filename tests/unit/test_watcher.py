@@ -19,9 +19,10 @@ from bot.kube.client import KubeClient
 from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.notify.policy import Brief
+from bot.notify.ports import Closing, workload_key
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
-from bot.notify.watcher import Closing, Notifier, watcher, workload_key
+from bot.notify.watcher import Notifier, watcher
 from bot.slack import render
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
