@@ -25,8 +25,8 @@ from typing import Literal, Protocol, TypeVar
 
 from bot.admin.view import AdminView
 from bot.errors import BotError, StoreUnavailable
+from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, connect
 from bot.notify.state import format_time, parse_time
-from bot.notify.store import DEFAULT_BUSY_TIMEOUT, migrate
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -99,13 +99,17 @@ class SQLiteDigests:
         with self._lock:
             try:
                 if self._db is None:
-                    db = sqlite3.connect(
-                        self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
-                    )
-                    db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-                    migrate(db)
-                    self._db = db
-                return work(self._db)
+                    self._db = connect(self.path, self.busy_timeout)
+                db = self._db
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.rollback()
+                    raise
+                return result
             except sqlite3.DatabaseError as error:
                 raise StoreUnavailable(f"the state database {self.path} failed: {error}") from error
 

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Protocol, TypeVar
 
 from bot.errors import StoreUnavailable
+from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, connect
 from bot.notify.state import format_time, parse_time
-from bot.notify.store import DEFAULT_BUSY_TIMEOUT, migrate
 from bot.trace.eta import Finished, History, Observed
 from bot.trace.outlook import admissions_of
 from bot.trace.snapshot import Snapshot
@@ -130,14 +130,7 @@ class SQLiteHistory:
         with self._lock:
             try:
                 if self._db is None:
-                    db = sqlite3.connect(
-                        self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False
-                    )
-                    db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-                    db.execute("PRAGMA journal_mode = WAL")
-                    db.execute("PRAGMA synchronous = FULL")
-                    migrate(db)
-                    self._db = db
+                    self._db = connect(self.path, self.busy_timeout)
                 db = self._db
                 db.execute("BEGIN IMMEDIATE")
                 try:

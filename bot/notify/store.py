@@ -36,15 +36,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from bot.errors import ConfigError, Fenced, StoreUnavailable
+from bot.errors import ConfigError, StoreUnavailable
+from bot.notify.sqlite import BUSY_ROUNDS as BUSY_ROUNDS
+from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT as DEFAULT_BUSY_TIMEOUT
+from bot.notify.sqlite import MIGRATIONS as MIGRATIONS
+from bot.notify.sqlite import check_fence as check_fence
+from bot.notify.sqlite import connect, unavailable
+from bot.notify.sqlite import migrate as migrate
+from bot.notify.sqlite import schema_version as schema_version
 from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
-
-DEFAULT_BUSY_TIMEOUT = 5.0  # seconds a write waits for a writer that commits nothing before StoreUnavailable
-BUSY_ROUNDS = 12  # busy_timeouts a write waits at most while other writers keep committing
 
 
 class StateStore(Protocol):
@@ -165,144 +169,6 @@ def open_store(
     raise ConfigError(f"STATE_URL: {state_url!r} is neither sqlite:///PATH nor kubernetes://")
 
 
-# -------------------------------------------------------------------------------------------------
-# Schema migrations: MIGRATIONS[i] takes the schema from version i to i + 1. Append only; never edit one
-# that has shipped.
-
-
-def _v1_tables(db: sqlite3.Connection) -> None:
-    db.execute(
-        """CREATE TABLE subscriptions (
-            user TEXT NOT NULL, namespace TEXT NOT NULL, name TEXT NOT NULL, kind TEXT, created TEXT NOT NULL,
-            PRIMARY KEY (user, namespace, name))"""
-    )
-    db.execute(
-        """CREATE TABLE deliveries (
-            key TEXT NOT NULL, target TEXT NOT NULL, channel TEXT NOT NULL, ts TEXT, verdict TEXT NOT NULL,
-            position INTEGER, headline TEXT NOT NULL, sent_at TEXT NOT NULL, updated_at TEXT NOT NULL,
-            closed_at TEXT, digest INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (key, target))"""
-    )
-    db.execute(
-        "CREATE TABLE snoozes (user TEXT NOT NULL, key TEXT NOT NULL, until TEXT NOT NULL, PRIMARY KEY (user, key))"
-    )
-    db.execute("CREATE TABLE mutes (user TEXT NOT NULL PRIMARY KEY, since TEXT NOT NULL)")
-
-
-def _v2_indexes(db: sqlite3.Connection) -> None:
-    """Retention and "who watches this job" without full scans."""
-    db.execute("CREATE INDEX deliveries_closed_at ON deliveries (closed_at) WHERE closed_at IS NOT NULL")
-    db.execute("CREATE INDEX subscriptions_job ON subscriptions (namespace, name)")
-
-
-def _v3_fencing(db: sqlite3.Connection) -> None:
-    """The job a delivery is about and when its wait began (closing texts), and the fencing token."""
-    db.execute("ALTER TABLE deliveries ADD COLUMN job TEXT NOT NULL DEFAULT ''")
-    db.execute("ALTER TABLE deliveries ADD COLUMN since TEXT")
-    db.execute(
-        "CREATE TABLE fence (id INTEGER PRIMARY KEY CHECK (id = 1), holder TEXT NOT NULL, token INTEGER NOT NULL)"
-    )
-
-
-def _v4_history(db: sqlite3.Connection) -> None:
-    """The admissions and finishes the bot observed (bot.notify.history: what the ETA rests on)."""
-    db.execute(
-        """CREATE TABLE history (
-            kind TEXT NOT NULL, cluster_queue TEXT NOT NULL, flavor TEXT NOT NULL, uid TEXT NOT NULL,
-            queued_at TEXT NOT NULL, admitted_at TEXT NOT NULL, finished_at TEXT NOT NULL, amount TEXT,
-            PRIMARY KEY (kind, cluster_queue, flavor, uid, admitted_at, finished_at))"""
-    )
-
-
-def _v5_admin_digests(db: sqlite3.Connection) -> None:
-    """The admins' digest posted to each target, and what it said (bot.notify.admin_digest: edited in place,
-    never posted again when nothing changed, across restarts)."""
-    db.execute(
-        """CREATE TABLE admin_digests (
-            target TEXT NOT NULL PRIMARY KEY, channel TEXT NOT NULL, ts TEXT NOT NULL, fingerprint TEXT NOT NULL,
-            posted_at TEXT NOT NULL, updated_at TEXT NOT NULL) WITHOUT ROWID"""
-    )
-
-
-MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
-    _v1_tables,
-    _v2_indexes,
-    _v3_fencing,
-    _v4_history,
-    _v5_admin_digests,
-)
-
-
-def check_fence(seen: tuple[str, int] | None, fence: Fence, where: str) -> None:
-    """Raise Fenced when `fence` is older than the (holder, token) a store saw last."""
-    if seen is None:
-        return
-    holder, token = seen
-    if token > fence.token or (token == fence.token and holder != fence.holder):
-        raise Fenced(
-            f"{where}: this replica ({fence.holder}, lease token {fence.token}) no longer leads; "
-            f"{holder} (token {token}) wrote since: the write was refused"
-        )
-
-
-def schema_version(db: sqlite3.Connection) -> int:
-    """The number of migrations applied (0: a new database)."""
-    exists = db.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'").fetchone()
-    if not exists:
-        return 0
-    row = db.execute("SELECT version FROM schema_version WHERE id = 1").fetchone()
-    return int(row[0]) if row else 0
-
-
-def migrate(db: sqlite3.Connection, *, upto: int | None = None) -> int:
-    """Apply the pending migrations (up to version `upto`, default all), each in its own transaction, on a
-    connection in autocommit mode (isolation_level=None). Returns the version reached. Raises
-    StoreUnavailable for a database newer than this code."""
-    target = len(MIGRATIONS) if upto is None else upto
-    while True:
-        db.execute("BEGIN IMMEDIATE")  # re-read under the write lock: two processes may start together
-        try:
-            db.execute(
-                "CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER)"
-            )
-            version = schema_version(db)
-            if version > len(MIGRATIONS):
-                raise StoreUnavailable(
-                    f"the state database is at schema version {version}, newer than this bot knows "
-                    f"({len(MIGRATIONS)}); refusing to use it (was the bot downgraded?)"
-                )
-            if version >= target:
-                db.execute("COMMIT")
-                return version
-            MIGRATIONS[version](db)
-            db.execute("INSERT OR REPLACE INTO schema_version (id, version) VALUES (1, ?)", (version + 1,))
-            db.execute("COMMIT")
-            log.info("state database migrated", extra={"schema_version": version + 1})
-        except BaseException:
-            if db.in_transaction:
-                db.rollback()
-            raise
-
-
-# -------------------------------------------------------------------------------------------------
-
-
-def _unavailable(error: sqlite3.Error, path: str, busy_timeout: float) -> StoreUnavailable:
-    name = getattr(error, "sqlite_errorname", "")
-    text = str(error)
-    if name.startswith("SQLITE_BUSY") or name.startswith("SQLITE_LOCKED") or "locked" in text:
-        why = f"is locked by another process (waited {busy_timeout:g} s)"
-    elif name == "SQLITE_FULL" or "full" in text:
-        why = "is full (no space left on the disk, or the size limit reached)"
-    elif name.startswith("SQLITE_CANTOPEN"):
-        why = "cannot be opened (does its directory exist, and may the bot write there?)"
-    elif name.startswith("SQLITE_READONLY"):
-        why = "is read-only"
-    else:
-        why = f"failed: {text}"
-    return StoreUnavailable(f"the state database {path} {why}")
-
-
 def _subscription(row: sqlite3.Row) -> Subscription:
     return Subscription(row["user"], row["namespace"], row["name"], row["kind"], parse_time(row["created"]))
 
@@ -350,22 +216,7 @@ class SQLiteStore:
     # -- plumbing ------------------------------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
-        db = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
-        try:
-            db.row_factory = sqlite3.Row
-            db.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
-            mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-            if str(mode).lower() != "wal":
-                log.warning("state database not in WAL mode", extra={"path": self.path, "journal_mode": mode})
-            db.execute("PRAGMA synchronous = FULL")
-            if self.max_bytes is not None:
-                page_size = int(db.execute("PRAGMA page_size").fetchone()[0])
-                db.execute(f"PRAGMA max_page_count = {max(1, self.max_bytes // page_size)}")
-            migrate(db)
-        except BaseException:
-            db.close()
-            raise
-        return db
+        return connect(self.path, self.busy_timeout, max_bytes=self.max_bytes)
 
     def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None = None) -> T:
         """In a worker thread: `work` in one transaction, with the connection to ourselves (after the fence
@@ -390,7 +241,7 @@ class SQLiteStore:
                     if busy and rounds < BUSY_ROUNDS and self._progress() != progress:
                         log.info("state database busy, others progress: waiting again", extra={"round": rounds})
                         continue
-                    raise _unavailable(error, self.path, self.busy_timeout) from error
+                    raise unavailable(error, self.path, self.busy_timeout) from error
 
     def _attempt(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None) -> T:
         if self._db is None:
