@@ -100,6 +100,10 @@ class ClusterRouter(BotService):
         CURRENT.set(scoped.cluster)
         return scoped.text
 
+    def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        named = scope_question(text, self.names, _KINDS).unknown
+        return (named, self.names) if named is not None else None
+
     def states(self) -> list[ClusterState]:
         found = []
         for name, service in self.services.items():

@@ -845,6 +845,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "finds it cannot be admitted."
     ),
     "slack.unwatch.confirmed": "Done: you won't get messages about {job} any more.",
+    "slack.cluster.unknown": (
+        "I serve no cluster named {cluster}; did you mean {suggestion}? The clusters I serve: {known}.",
+        "I serve no cluster named {cluster}. The clusters I serve: {known}.",
+    ),
     "slack.unknown": (
         "I didn't understand {text}. Type {help} to see what I can do.",
         "I didn't understand. Type {help} to see what I can do.",

@@ -893,6 +893,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Kueue constate qu'il ne peut pas être admis."
     ),
     "slack.unwatch.confirmed": "C'est fait : vous ne recevrez plus de messages au sujet de {job}.",
+    "slack.cluster.unknown": (
+        "Je ne sers aucun cluster nommé {cluster} ; vouliez-vous dire {suggestion} ? Les clusters que je sers : {known}.",
+        "Je ne sers aucun cluster nommé {cluster}. Les clusters que je sers : {known}.",
+    ),
     "slack.unknown": (
         "Je n'ai pas compris {text}. Tapez {help} pour voir ce que je sais faire.",
         "Je n'ai pas compris. Tapez {help} pour voir ce que je sais faire.",

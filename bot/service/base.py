@@ -44,6 +44,11 @@ class ServiceBase:
         """The question's text without the cluster it names (issue 17: one cluster here, so the text as is)."""
         return text
 
+    def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """Issue 17: the cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
+        clusters it serves; None when it names none or a served one (one cluster here: never)."""
+        return None
+
     def age_seconds(self) -> int | None:
         taken = self.source.taken_at()
         if taken is None:

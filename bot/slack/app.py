@@ -183,6 +183,12 @@ class SlackBot:
         started = time.monotonic()
         try:
             language = await self.language(user)
+            unknown = self.service.unknown_cluster(text)
+            if unknown is not None:  # never answered from another cluster than the one named
+                await self.poster.answer_in_thread(
+                    channel, thread_ts, [render.unknown_cluster(*unknown, language=language)], user=user
+                )
+                return
             question = parse(self.service.scope_text(text), bot_user_id=self.people.bot_user)
             messages = await self.replies.to_question(question, await self._asker(user, channel), language)
             await self.poster.answer_in_thread(channel, thread_ts, messages, user=user)
@@ -219,6 +225,11 @@ class SlackBot:
         channel = str(command.get("channel_id") or "")
         try:
             language = await self.language(user)
+            unknown = self.service.unknown_cluster(str(command.get("text") or ""))
+            if unknown is not None:  # never answered from another cluster than the one named
+                refusal = render.unknown_cluster(*unknown, language=language)
+                await respond(text=refusal.text, blocks=refusal.blocks, response_type="ephemeral")
+                return
             question = parse(self.service.scope_text(str(command.get("text") or "")))
             messages = await self.replies.to_question(question, await self._asker(user, channel), language)
             is_answer = question.command == Command.WHY and len(messages) == 2

@@ -156,3 +156,30 @@ async def test_access_rules_per_cluster(
         assert "prod-eu" in answer and "segformer-finetune" in answer
     finally:
         await two.server.stop()
+
+
+async def test_an_unknown_cluster_is_refused_never_answered_from_another(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any], apis: tuple[FakeKubeAPI, FakeKubeAPI]
+) -> None:
+    # train-octobre exists in prod-us only: "--cluster prod-uss" must not be answered from prod-us (or prod-eu).
+    two = await _two(slack, tmp_path, closing, *apis)
+    try:
+        answer = await _ask(slack, two.server, "why is train-octobre pending --cluster prod-uss", 1)
+        assert "I serve no cluster named `prod-uss`; did you mean `prod-us`?" in answer
+        assert "`prod-eu`, `prod-us`" in answer
+        assert "exceeds-max-quota" not in answer and "never be admitted" not in answer
+        post = slack.calls("chat.postMessage")[0]
+        assert post.params.get("thread_ts"), "the refusal is in the question's thread"
+        url = f"{two.server.url}/slack/events"
+        await slack.deliver_slash_command(url, text="why train-octobre --cluster=mars", user_id=USER, channel_id=CHANNEL)
+        refusal = await slack.wait_for_response_url()
+        text = str(refusal.body.get("text", ""))
+        assert refusal.body.get("response_type") == "ephemeral"
+        assert "I serve no cluster named `mars`. The clusters I serve: `prod-eu`, `prod-us`." in text
+        slack.add_user("U0BRUNO01", name="bruno", locale="fr-FR")
+        event = slack.app_mention_event("U0BRUNO01", CHANNEL, "pourquoi train-octobre --cluster prod-uss")
+        await slack.deliver_event(url, event)
+        french = await slack.wait_for_call("chat.postMessage", nth=2)
+        assert "Je ne sers aucun cluster nommé `prod-uss` ; vouliez-vous dire `prod-us` ?" in str(french.params["text"])
+    finally:
+        await two.server.stop()

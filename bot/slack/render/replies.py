@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 from bot.copy import render
@@ -207,6 +208,16 @@ def unknown_command(text: str, *, language: str, command: str = "/kueue") -> Sla
     if text.strip():
         return _short(say("slack.unknown", language, text=code(cap(text.strip(), 100)), help=help_command))
     return _short(say("slack.unknown", language, help=help_command))
+
+
+def unknown_cluster(named: str, known: Sequence[str], *, language: str) -> SlackMessage:
+    """Issue 17: a question names a cluster the bot does not serve (`--cluster X`): refused, never answered
+    from another cluster; the clusters it serves, and the closest name when one is close."""
+    close = difflib.get_close_matches(named, list(known), n=1, cutoff=0.6)
+    words = {"cluster": code(cap(named, 63)), "known": ", ".join(code(name) for name in known)}
+    if close:
+        return _short(say("slack.cluster.unknown", language, suggestion=code(close[0]), **words))
+    return _short(say("slack.cluster.unknown", language, **words))
 
 
 def focused_which_job(focus: str, *, language: str) -> SlackMessage:
