@@ -171,7 +171,9 @@ async def test_an_unknown_cluster_is_refused_never_answered_from_another(
         post = slack.calls("chat.postMessage")[0]
         assert post.params.get("thread_ts"), "the refusal is in the question's thread"
         url = f"{two.server.url}/slack/events"
-        await slack.deliver_slash_command(url, text="why train-octobre --cluster=mars", user_id=USER, channel_id=CHANNEL)
+        await slack.deliver_slash_command(
+            url, text="why train-octobre --cluster=mars", user_id=USER, channel_id=CHANNEL
+        )
         refusal = await slack.wait_for_response_url()
         text = str(refusal.body.get("text", ""))
         assert refusal.body.get("response_type") == "ephemeral"
