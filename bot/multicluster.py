@@ -100,6 +100,12 @@ class ClusterRouter(BotService):
         CURRENT.set(scoped.cluster)
         return scoped.text
 
+    def in_cluster(self, cluster: str | None, namespace: str | None) -> str | None:
+        """`cluster/namespace` for a cluster this bot serves (a button of a cluster since removed: as is)."""
+        if cluster and namespace and cluster in self.services and "/" not in namespace:
+            return f"{cluster}/{namespace}"
+        return namespace
+
     def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         named = scope_question(text, self.names, _KINDS).unknown
         return (named, self.names) if named is not None else None

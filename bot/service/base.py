@@ -44,6 +44,10 @@ class ServiceBase:
         """The question's text without the cluster it names (issue 17: one cluster here, so the text as is)."""
         return text
 
+    def in_cluster(self, cluster: str | None, namespace: str | None) -> str | None:
+        """A namespace of a button, in the cluster the button names (issue 17: one cluster here, so as is)."""
+        return namespace
+
     def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """Issue 17: the cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
         clusters it serves; None when it names none or a served one (one cluster here: never)."""

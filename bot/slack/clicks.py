@@ -29,7 +29,7 @@ SILENCES = {
     render.ACTION_SNOOZE_1D: Silence.SNOOZE_1D,
     render.ACTION_STOP: Silence.STOP,
 }
-_FIELDS = ("ns", "name", "kind", "lq")
+_FIELDS = ("ns", "name", "kind", "lq", "cl")  # cl: the cluster (issue 17; absent on older messages)
 
 
 class BadButton(Exception):
@@ -172,14 +172,22 @@ class Buttons:
         text = render_words("slack.bad_button", {"how": "`/kueue why NAMESPACE/JOB`"}, language)
         await self.poster.tell(user, channel, text)
 
+    def _namespace(self, click: Click) -> str | None:
+        """The button's namespace, in the cluster the button names (buttons of older messages name none: the
+        question is then asked as it was, in every cluster)."""
+        return self.service.in_cluster(click.value["cl"], click.value["ns"])
+
     async def recheck(self, click: Click) -> None:
         language = await self.language(click.user)
         value = click.value
-        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
+        namespace = self._namespace(click)
+        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
         if isinstance(outcome, Answered) and outcome.public:
             # The message as it was made: the summary, and the steps when it held them (a mention's answer).
             age = self.service.age_seconds()
-            message = render.answer_summary(outcome.explanation, language=language, snapshot_age_seconds=age)
+            message = render.answer_summary(
+                outcome.explanation, language=language, snapshot_age_seconds=age, cluster=outcome.cluster or ""
+            )
             if click.had_details:
                 details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
                 message = pack([message, details])[0]
@@ -191,7 +199,7 @@ class Buttons:
 
     async def show_queue(self, click: Click) -> None:
         language = await self.language(click.user)
-        message = await self.replies.queue(click.asker, click.value["ns"], click.value["lq"] or "", language)
+        message = await self.replies.queue(click.asker, self._namespace(click), click.value["lq"] or "", language)
         await self.poster.answer_in_thread(click.channel, click.thread, [message], user=click.user)
 
     async def watch(self, click: Click) -> None:

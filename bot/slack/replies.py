@@ -104,7 +104,9 @@ class Replies:
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
             age = self.service.age_seconds()
             answer = [
-                render.answer_summary(explanation, language=language, snapshot_age_seconds=age),
+                render.answer_summary(
+                    explanation, language=language, snapshot_age_seconds=age, cluster=outcome.cluster or ""
+                ),
                 render.answer_details(explanation, language=language, show_names=outcome.show_names),
             ]
             if outcome.public:

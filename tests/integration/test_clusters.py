@@ -185,3 +185,51 @@ async def test_an_unknown_cluster_is_refused_never_answered_from_another(
         assert "Je ne sers aucun cluster nommé `prod-uss` ; vouliez-vous dire `prod-us` ?" in str(french.params["text"])
     finally:
         await two.server.stop()
+
+
+async def test_buttons_name_their_cluster_and_older_buttons_still_work(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any]
+) -> None:
+    # The same job in both clusters: a Re-check must answer from the cluster its answer came from.
+    async with FakeKubeAPI() as eu, FakeKubeAPI() as us:
+        eu.load_dump(SCENARIOS / EU / "cluster.yaml")
+        us.load_dump(SCENARIOS / EU / "cluster.yaml")
+        two = await _two(slack, tmp_path, closing, eu, us)
+        try:
+            await _ask(slack, two.server, "prod-us/ml-vision/segformer-finetune", 1)
+            post = slack.calls("chat.postMessage")[0]
+            values = [
+                json.loads(element["value"])
+                for block in post.params["blocks"]
+                if block.get("type") == "actions"
+                for element in block["elements"]
+            ]
+            assert values and all(value.get("cl") == "prod-us" for value in values)
+            recheck = values[0]  # Re-check's, as the bot made it
+            assert post.response is not None
+            url = f"{two.server.url}/slack/events"
+            await slack.deliver_block_action(
+                url,
+                action_id="kueue_recheck",
+                user_id=USER,
+                channel_id=CHANNEL,
+                message_ts=post.response["ts"],
+            )
+            update = await slack.wait_for_call("chat.update")
+            blocks = json.dumps(update.params.get("blocks") or [])
+            assert "segformer-finetune" in blocks and '\\"cl\\":\\"prod-us\\"' in blocks
+            # A button of an older message names no cluster: asked as it was, the job is in both: a choice.
+            older = {key: value for key, value in recheck.items() if key != "cl"}
+            await slack.deliver_block_action(
+                url,
+                action_id="kueue_recheck",
+                user_id=USER,
+                channel_id=CHANNEL,
+                message_ts=post.response["ts"],
+                value=json.dumps(older),
+            )
+            choice = await slack.wait_for_call("chat.postMessage", nth=2)
+            text = json.dumps(choice.params.get("blocks") or []) + str(choice.params.get("text"))
+            assert "prod-eu/ml-vision" in text and "prod-us/ml-vision" in text
+        finally:
+            await two.server.stop()

@@ -101,9 +101,12 @@ def position_text(position: Position, language: str, *, named: bool) -> str:
     return say("slack.summary.position-unnamed", language, **fragments)
 
 
-def job_value(explanation: Explanation) -> str | None:
+def job_value(explanation: Explanation, cluster: str = "") -> str | None:
+    """A button's value naming the job (issue 17: and its cluster, `cl`, when the bot serves several)."""
     job = explanation.job
     queue = explanation.local_queue or (explanation.position.local_queue_name if explanation.position else "")
+    if cluster:
+        return button_value(ns=job.namespace, name=job.name, kind=job.kind, lq=queue or None, cl=cluster)
     return button_value(ns=job.namespace, name=job.name, kind=job.kind, lq=queue or None)
 
 
@@ -113,8 +116,10 @@ def answer_summary(
     language: str,
     snapshot_age_seconds: int | float | None = None,
     show_queue_names: bool = True,
+    cluster: str = "",
 ) -> SlackMessage:
-    """The first message: the verdict, the headline, the place in the queue, the state's age, and buttons."""
+    """The first message: the verdict, the headline, the place in the queue, the state's age, and buttons
+    (which name the cluster the answer comes from, when the bot serves several)."""
     headline = engine_text(explanation.headline, language)
     blocks = [section(f"{verdict_line(explanation, language)}\n{headline}")]
     facts: list[str] = []
@@ -126,7 +131,7 @@ def answer_summary(
         facts.append(say("slack.summary.age", language, age_seconds=max(0, int(snapshot_age_seconds))))
     if facts:
         blocks.append(context(*facts))
-    value = job_value(explanation)
+    value = job_value(explanation, cluster)
     if value is not None:
         buttons = [
             button_block(words("slack.button.recheck", language), ACTION_RECHECK, value, "primary"),
