@@ -90,5 +90,11 @@ def test_a_click_reads_who_where_which_and_its_thread() -> None:
         "1.0",
         "kueue_recheck",
     )
-    assert click.value == {"ns": "team-a", "name": "train", "kind": None, "lq": None}
+    assert click.value == {
+        "ns": "team-a",
+        "name": "train",
+        "kind": None,
+        "lq": None,
+        "cl": None,
+    }  # cl: no cluster named (one cluster, or an older message)
     assert click.had_details
