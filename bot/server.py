@@ -268,7 +268,7 @@ def build_server(
     if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
     bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
-    close_review = _reviewed_access(settings, service, router, bot, access_review)
+    close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
     web_app = web.Application(client_max_size=1024 * 1024)
     server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
     server.router = router
@@ -321,18 +321,28 @@ def _services(
 
 
 def _reviewed_access(
-    settings: Settings, service: BotService, router: ClusterRouter | None, bot: SlackBot, review: Review | None
+    settings: Settings,
+    service: BotService,
+    router: ClusterRouter | None,
+    bot: SlackBot,
+    review: Review | None,
+    clusters: Mapping[str, SnapshotSource] | None = None,
 ) -> Callable[[], None] | None:
     """With USER_IDENTITY_TEMPLATE, each asker is also checked with a SubjectAccessReview (by `review`, or one
-    over the kubeconfig / in-cluster client, whose closing is returned)."""
+    over the kubeconfig / in-cluster client, whose closing is returned). Issue 17: with several clusters, each
+    cluster's reviews go to that cluster's own API server (over its source's client): who may read a namespace
+    of prod-us is prod-us's RBAC's to say; a cluster that cannot answer refuses (fail closed)."""
     if not settings.user_identity_template:
         return None
     close_review: Callable[[], None] | None = None
+    per_cluster = _source_reviews(clusters or {}) if review is None else {}
+    if review is None and router is not None and router.services.keys() <= per_cluster.keys():
+        review = per_cluster[next(iter(router.services))]  # the router's own questions: the first cluster's
     if review is None:
         review, close_review = _cluster_review(settings)
-    reviewer = review
+    default = review
 
-    def reviewed(channels: AccessPolicy) -> SubjectAccessPolicy:
+    def reviewed(channels: AccessPolicy, reviewer: Review) -> SubjectAccessPolicy:
         return SubjectAccessPolicy(
             channels,
             template=settings.user_identity_template,
@@ -341,10 +351,23 @@ def _reviewed_access(
             groups=settings.kube_groups,
         )
 
-    service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel))
-    for each in router.services.values() if router is not None else ():  # issue 17: every cluster's too
-        each.policy = reviewed(each.policy)
+    service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel), default)
+    for name, each in router.services.items() if router is not None else ():  # issue 17: every cluster's too
+        each.policy = reviewed(each.policy, per_cluster.get(name, default))
     return close_review
+
+
+def _source_reviews(clusters: Mapping[str, SnapshotSource]) -> dict[str, Review]:
+    """A SubjectAccessReview port over each cluster source's own Kubernetes client (sources without one, such
+    as a dump, have none)."""
+    from bot.kube.access import AccessReviewer
+
+    found: dict[str, Review] = {}
+    for name, source in clusters.items():
+        client = getattr(getattr(source, "ondemand", None), "client", None)
+        if client is not None:
+            found[name] = AccessReviewer(client)
+    return found
 
 
 def _slack_settings(settings: Settings) -> SlackSettings:

@@ -233,3 +233,30 @@ async def test_buttons_name_their_cluster_and_older_buttons_still_work(
             assert "prod-eu/ml-vision" in text and "prod-us/ml-vision" in text
         finally:
             await two.server.stop()
+
+
+async def test_each_clusters_rbac_decides_for_its_namespaces(
+    tmp_path: Path, closing: list[Any], apis: tuple[FakeKubeAPI, FakeKubeAPI]
+) -> None:
+    # Alice may read every namespace by prod-eu's RBAC, none of prod-us's: a question about prod-us is refused
+    # (it was reviewed by the first cluster's API server, which allowed it).
+    eu, us = apis
+    identity = "oidc:alice@example.com"
+    eu.add_identity("alice-eu", identity)  # no rules given: allowed everything
+    us.add_identity("alice-us", identity, rules=[])  # allowed nothing
+    async with FakeSlack() as slack:
+        slack.add_user(USER, name="alice", locale="en-US", email="alice@example.com")
+        slack.add_channel(CHANNEL, "ml-vision", members=[USER])
+        kubeconfig = str(eu.write_kubeconfig(tmp_path / "kubeconfig-first"))
+        two = await _two(slack, tmp_path, closing, eu, us, user_identity_template="oidc:{email}", kubeconfig=kubeconfig)
+        try:
+            url = f"{two.server.url}/slack/events"
+            await slack.deliver_event(url, slack.app_mention_event(USER, CHANNEL, "prod-us/equipe-data/train-octobre"))
+            refusal = await slack.wait_for_call("chat.postEphemeral")
+            assert "equipe-data" in str(refusal.params.get("text"))
+            answer = await _ask(slack, two.server, "prod-eu/ml-vision/segformer-finetune", 1)
+            assert "segformer-finetune" in answer and "prod-eu" in answer
+            posts = json.dumps([call.params for call in slack.calls("chat.postMessage")])
+            assert "exceeds-max-quota" not in posts  # prod-us answered nothing about its job
+        finally:
+            await two.server.stop()
