@@ -23,7 +23,7 @@ from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
 from bot.notify.actions import StoreWatches
-from bot.notify.admin_digest import AdminDigest, MemoryDigests, SQLiteDigests
+from bot.notify.admin_digest import AdminDigest, DigestStore, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.state import Fence
@@ -497,7 +497,7 @@ def _admin_side(
     bot.replies.admin = AdminAnswers(look, clock, admin.is_admin)
     if store is None or not admin.targets:
         return None
-    digests = SQLiteDigests(store.path) if isinstance(store, SQLiteStore) else MemoryDigests()
+    digests = _digest_store(store)
     return AdminDigest(
         look,
         digests,
@@ -508,6 +508,14 @@ def _admin_side(
         is_leader=is_leader or (lambda: True),
         tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
     )
+
+
+def _digest_store(store: StateStore) -> DigestStore:
+    """Where the admins' digest records live: beside the state (its SQLite database, its ConfigMaps)."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteDigests(store.path)
+    beside = getattr(store, "digest_store", None)  # ConfigMapStore: the records in a ConfigMap too
+    return cast("DigestStore", beside()) if callable(beside) else MemoryDigests()
 
 
 def _history_store(store: StateStore) -> HistoryStore:

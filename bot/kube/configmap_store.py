@@ -44,6 +44,7 @@ from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription,
 from bot.notify.store import check_fence
 
 if TYPE_CHECKING:
+    from bot.kube.configmap_digests import ConfigMapDigests
     from bot.kube.configmap_history import ConfigMapHistory
     from bot.notify.store import StateStore
 
@@ -276,6 +277,12 @@ class ConfigMapStore:
 
         async with lock:
             await self._retrying(f"writing {full}", attempt)
+
+    def digest_store(self) -> ConfigMapDigests:
+        """The admins' digest records kept beside this state (bot.kube.configmap_digests)."""
+        from bot.kube.configmap_digests import ConfigMapDigests
+
+        return ConfigMapDigests(self)
 
     def history_store(self) -> ConfigMapHistory:
         """The queue history kept beside this state (bot.kube.configmap_history)."""
