@@ -26,7 +26,11 @@ from bot.service import (
     NotFound,
     Outcome,
     Refused,
+    Silence,
+    Silenced,
     Unavailable,
+    Unsupported,
+    Watching,
 )
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView
@@ -165,6 +169,41 @@ class ClusterRouter(BotService):
             if service.source.ready:
                 found.extend(f"{name}/{ns}" for ns in await service.local_queue_namespaces(asker, local_queue))
         return found
+
+    # --- a person's watches, in the cluster they are about ------------------------------------------------------
+
+    async def watch(
+        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, on: bool = True
+    ) -> Watching | Outcome | Unsupported:
+        """Watch a job of one cluster (each cluster's service keeps its watches in its part of the store)."""
+        cluster, namespace = self._split(namespace)
+        if cluster is not None:
+            CURRENT.set(cluster)
+        if CURRENT.get() is None:  # not named: the job is looked for as a question is, which settles the cluster
+            outcome = await self.ask(asker, name, namespace=namespace, kind=kind)
+            if not isinstance(outcome, Answered):
+                return outcome
+            namespace = outcome.explanation.job.namespace
+        return await self._picked().watch(asker, name, namespace=namespace, kind=kind, on=on)
+
+    async def silence(
+        self, asker: Asker, how: Silence, namespace: str | None, name: str | None
+    ) -> Silenced | Unsupported:
+        cluster, namespace = self._split(namespace)
+        if cluster is not None:
+            CURRENT.set(cluster)
+        return await self._picked().silence(asker, how, namespace, name)
+
+    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
+        """Every cluster's watches of the user, each namespace as `cluster/namespace`."""
+        watched: list[tuple[str, str, Explanation | None]] = []
+        for cluster, service in self.services.items():
+            token = CURRENT.set(cluster)
+            try:
+                watched.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home(user))
+            finally:
+                CURRENT.reset(token)
+        return watched
 
     async def ask(
         self,

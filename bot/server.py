@@ -26,6 +26,7 @@ from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest, DigestStore, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
 from bot.notify.policy import PolicyConfig
+from bot.notify.scoped import Scope, ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
@@ -71,6 +72,7 @@ class Server:
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
+    cluster_notifiers: dict[str, Notifier] = field(default_factory=dict)  # issue 17: CLUSTERS after the first
     admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
     router: ClusterRouter | None = None  # issue 17: with CLUSTERS, the service of every cluster
     other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
@@ -101,12 +103,14 @@ class Server:
             )
         if self.other_sources:
             self.background.append(self._stop_others)
-        if self.notifier is not None:
-            listen = getattr(self.source, "add_listener", None)
+        notifiers = [self.notifier] if self.notifier is not None else []
+        notifiers += list(self.cluster_notifiers.values())
+        for notifier in notifiers:
+            listen = getattr(notifier.source, "add_listener", None)
             if listen is not None:
-                listen(self.notifier.wake)
-            await self.notifier.start()
-            self.background.append(self.notifier.stop)
+                listen(notifier.wake)
+            await notifier.start()
+            self.background.append(notifier.stop)
         if self.admin_digest is not None:
             await self.admin_digest.start()
             self.background.append(self.admin_digest.stop)
@@ -263,8 +267,11 @@ def build_server(
     stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
     if callable(stats):
         metrics.watch_cluster(stats)
-    watches = StoreWatches(store) if store is not None else None
-    service, router = _services(settings, source, clusters, clock, watches)
+    scopes = _scopes(clusters)
+    stores = {name: ScopedStore(store, scope) for name, scope in scopes.items()} if store is not None else {}
+    watches = StoreWatches(next(iter(stores.values()), store)) if store is not None else None
+    watches_of = {name: StoreWatches(scoped) for name, scoped in stores.items()}
+    service, router = _services(settings, source, clusters, clock, watches, watches_of)
     if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
     bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
@@ -276,7 +283,9 @@ def build_server(
         server.other_sources = {name: cluster for name, cluster in clusters.items() if cluster is not source}
     _route(server, service, store)
     server.store = store
-    if store is not None and watches is not None:
+    if store is not None and watches is not None and router is not None and clusters:
+        _cluster_notifiers(settings, server, store, router, clusters, scopes, is_leader, fence, tick_seconds)
+    elif store is not None and watches is not None:
         recorder = _history(store)
         service.history = lambda: recorder.history
         server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
@@ -293,12 +302,52 @@ def build_server(
     return server
 
 
+def _scopes(clusters: Mapping[str, SnapshotSource] | None) -> dict[str, Scope]:
+    """Issue 17: each cluster's part of the shared state store (the first keeps the single-cluster layout)."""
+    names = tuple(clusters or ())
+    return {name: Scope(name, home=index == 0, clusters=names) for index, name in enumerate(names)}
+
+
+def _cluster_notifiers(
+    settings: Settings,
+    server: Server,
+    store: StateStore,
+    router: ClusterRouter,
+    clusters: Mapping[str, SnapshotSource],
+    scopes: Mapping[str, Scope],
+    is_leader: Callable[[], bool] | None,
+    fence: Callable[[], Fence | None] | None,
+    tick_seconds: float,
+) -> None:
+    """Issue 17: a watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over
+    its part of the one state store; the first cluster's is `server.notifier`, the others' in
+    `server.cluster_notifiers`."""
+    history_store = _history_store(store)
+    server.background.append(history_store.aclose)
+    for name, cluster in clusters.items():
+        recorder = HistoryRecorder(ScopedHistory(history_store, scopes[name]))
+        service = router.services[name]
+        service.history = lambda recorder=recorder: recorder.history
+        notifier = _notifier(
+            settings, server, ScopedStore(store, scopes[name]), recorder, is_leader, fence, tick_seconds,
+            source=cluster, cluster=name,
+        )  # fmt: skip
+        if service.watches is not None:
+            cast("StoreWatches", service.watches).wake = notifier.wake
+        if server.notifier is None:
+            server.notifier = notifier
+            router.history = service.history
+        else:
+            server.cluster_notifiers[name] = notifier
+
+
 def _services(
     settings: Settings,
     source: SnapshotSource,
     clusters: Mapping[str, SnapshotSource] | None,
     clock: Callable[[], datetime],
     watches: StoreWatches | None,
+    watches_of: Mapping[str, StoreWatches] | None = None,
 ) -> tuple[BotService, ClusterRouter | None]:
     """The service the Slack side asks: the one cluster's, or (issue 17, CLUSTERS) a router over one service
     per cluster (`source` is the first one's: the notifier watches it)."""
@@ -312,7 +361,7 @@ def _services(
             clock=clock,
             policy=per_cluster_policy(settings.namespaces_for_channel, name),
             audit=audit,
-            watches=watches,
+            watches=(watches_of or {}).get(name, watches),
         )
         for name, cluster in clusters.items()
     }
@@ -393,12 +442,16 @@ def _notifier(
     is_leader: Callable[[], bool] | None,
     fence: Callable[[], Fence | None] | None,
     tick_seconds: float,
+    *,
+    source: SnapshotSource | None = None,
+    cluster: str = "",
 ) -> Notifier:
-    """The watcher of proactive DMs, sending through the bot's Slack client."""
+    """The watcher of proactive DMs, sending through the bot's Slack client (of `source`'s cluster, by default
+    the server's one; DMs say `cluster` when the bot serves several)."""
     return Notifier(
-        source=server.source,
+        source=source or server.source,
         store=store,
-        messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language),
+        messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language, cluster=cluster),
         clock=server.clock,
         config=PolicyConfig(
             notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours

@@ -205,7 +205,7 @@ class Buttons:
     async def watch(self, click: Click) -> None:
         language = await self.language(click.user)
         value = click.value
-        question = Question(Command.WATCH, value["ns"], value["name"], value["kind"], raw="watch")
+        question = Question(Command.WATCH, self._namespace(click), value["name"], value["kind"], raw="watch")
         message = await self.replies.watch(question, click.asker, language)
         await self.poster.ephemeral(click.channel, click.user, message, click.thread)
 
@@ -220,7 +220,7 @@ class Buttons:
         """Snooze or Stop under a DM (the service: for a namespace the clicker may see, like every read),
         confirmed privately, the job named escaped (a crafted value is shown as text, never as markup)."""
         how = SILENCES[click.action]
-        done = await self.service.silence(click.asker, how, click.value["ns"], click.value["name"])
+        done = await self.service.silence(click.asker, how, self._namespace(click), click.value["name"])
         if isinstance(done, Unsupported):
             return
         language = await self.language(click.user)

@@ -48,9 +48,16 @@ def _reason(explanation: Explanation) -> render.NotificationReason:
 
 class SlackMessenger:
     def __init__(
-        self, client: AsyncWebClient, language: Callable[[str], Awaitable[str]], default_language: str
+        self,
+        client: AsyncWebClient,
+        language: Callable[[str], Awaitable[str]],
+        default_language: str,
+        *,
+        cluster: str = "",
     ) -> None:
+        """`cluster`: the cluster this messenger's DMs are about, said in them (issue 17: several clusters)."""
         self.client = client
+        self.cluster = cluster
         self._language = language
         self._default = default_language
         self._dm_channels: dict[str, str] = {}
@@ -71,7 +78,7 @@ class SlackMessenger:
     def _message(self, explanations: Sequence[Explanation], language: str, *, updated: bool) -> render.SlackMessage:
         if len(explanations) == 1:
             reason: render.NotificationReason = "updated" if updated else _reason(explanations[0])
-            return render.notification(explanations[0], language=language, reason=reason)
+            return render.notification(explanations[0], language=language, reason=reason, cluster=self.cluster)
         return render.digest(list(explanations), language=language)
 
     @staticmethod

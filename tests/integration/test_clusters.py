@@ -68,14 +68,21 @@ def closing() -> Iterator[list[Any]]:
 
 
 async def _two(
-    slack: FakeSlack, tmp_path: Path, closing: list[Any], eu: FakeKubeAPI, us: FakeKubeAPI, **kw: Any
+    slack: FakeSlack,
+    tmp_path: Path,
+    closing: list[Any],
+    eu: FakeKubeAPI,
+    us: FakeKubeAPI,
+    store: Any = None,
+    **kw: Any,
 ) -> Two:
     sources: dict[str, CacheSource] = {}
     for name, api in (("prod-eu", eu), ("prod-us", us)):
         api_client = load_api_client(str(api.write_kubeconfig(tmp_path / f"kubeconfig-{name}")))
         closing.append(api_client)
         sources[name] = CacheSource.connect(KubeClient(api_client), clock=lambda: NOW, freeze_gc=False)
-    server = build_server(_settings(slack, **kw), sources["prod-eu"], clock=lambda: NOW, clusters=sources)
+    settings = _settings(slack, **kw)
+    server = build_server(settings, sources["prod-eu"], clock=lambda: NOW, clusters=sources, store=store)
     await server.start()
     for source in sources.values():
         await wait_ready(source.cache, 15)
@@ -260,3 +267,34 @@ async def test_each_clusters_rbac_decides_for_its_namespaces(
             assert "exceeds-max-quota" not in posts  # prod-us answered nothing about its job
         finally:
             await two.server.stop()
+
+
+async def test_a_watch_in_the_second_cluster_gets_one_dm_from_that_clusters_watcher(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any], apis: tuple[FakeKubeAPI, FakeKubeAPI]
+) -> None:
+    # Proactive DMs for every cluster (they watched the first one only): a watch of prod-us's job gets its DM,
+    # naming the cluster, once; the first cluster's watcher never closes it (the job is not in its cluster).
+    from bot.notify.store import SQLiteStore
+
+    store = SQLiteStore(str(tmp_path / "state.sqlite3"))
+    two = await _two(slack, tmp_path, closing, *apis, store=store)
+    try:
+        assert two.server.notifier is not None and set(two.server.cluster_notifiers) == {"prod-us"}
+        await _ask(slack, two.server, "watch prod-us/equipe-data/train-octobre", 1)
+        state = await store.load()
+        assert [(s.namespace, s.name) for s in state.subscriptions] == [("prod-us/equipe-data", "train-octobre")]
+        us = two.server.cluster_notifiers["prod-us"]
+        await us.run_pass()
+        dms = [c for c in slack.calls("chat.postMessage") if c.params["channel"] == slack.dm_channel(USER)]
+        assert len(dms) == 1
+        text = json.dumps(dms[0].params.get("blocks") or [])
+        assert "train-octobre" in text and "Cluster `prod-us`" in text and '\\"cl\\":\\"prod-us\\"' in text
+        await two.server.notifier.run_pass()  # the first cluster's watcher: not its job, nothing to close
+        await us.run_pass()  # nothing changed: nothing sent again
+        state = await store.load()
+        assert [d.closed_at for d in state.deliveries] == [None]
+        assert all(d.key.startswith("prod-us/equipe-data/") for d in state.deliveries)
+        assert len([c for c in slack.calls("chat.postMessage") if c.params["channel"] == slack.dm_channel(USER)]) == 1
+        assert slack.calls("chat.update") == []
+    finally:
+        await two.server.stop()

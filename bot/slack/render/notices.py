@@ -39,8 +39,11 @@ NotificationReason = Literal["inadmissible", "never-fits", "updated"]
 ClosedOutcome = Literal["admitted", "finished", "deleted"]
 
 
-def notification(explanation: Explanation, *, language: str, reason: NotificationReason) -> SlackMessage:
-    """The proactive direct message about a watched job, with Snooze 2 h, Snooze 1 day and Stop."""
+def notification(
+    explanation: Explanation, *, language: str, reason: NotificationReason, cluster: str = ""
+) -> SlackMessage:
+    """The proactive direct message about a watched job, with Snooze 2 h, Snooze 1 day and Stop (issue 17: with
+    several clusters, the cluster it is in is said, and its buttons name it)."""
     job = job_name(explanation.job.namespace, explanation.job.name)
     key = reason if reason in ("inadmissible", "never-fits", "updated") else "updated"
     why = say(f"slack.notify.{key}", language, job=job)
@@ -52,7 +55,9 @@ def notification(explanation: Explanation, *, language: str, reason: Notificatio
         blocks.append(
             context(say("slack.summary.when", language, eta=engine_text(eta_text(explanation.eta), language)))
         )
-    value = job_value(explanation)
+    if cluster:
+        blocks.append(context(say("admin.cluster", language, cluster=code(cluster))))
+    value = job_value(explanation, cluster)
     if value is not None:
         blocks.append(
             actions_block(
