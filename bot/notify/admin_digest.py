@@ -16,7 +16,6 @@ import asyncio
 import contextlib
 import logging
 import sqlite3
-import threading
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from bot.admin.view import AdminView
-from bot.errors import BotError, StoreUnavailable
-from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, connect
+from bot.errors import BotError
+from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database
 from bot.notify.state import format_time, parse_time
 
 log = logging.getLogger(__name__)
@@ -92,26 +91,10 @@ class SQLiteDigests:
     def __init__(self, path: str | Path, *, busy_timeout: float = DEFAULT_BUSY_TIMEOUT) -> None:
         self.path = str(path)
         self.busy_timeout = busy_timeout
-        self._lock = threading.Lock()
-        self._db: sqlite3.Connection | None = None
+        self._database = Database(self.path, busy_timeout)
 
     def _run(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        with self._lock:
-            try:
-                if self._db is None:
-                    self._db = connect(self.path, self.busy_timeout)
-                db = self._db
-                db.execute("BEGIN IMMEDIATE")
-                try:
-                    result = work(db)
-                    db.execute("COMMIT")
-                except BaseException:
-                    if db.in_transaction:
-                        db.rollback()
-                    raise
-                return result
-            except sqlite3.DatabaseError as error:
-                raise StoreUnavailable(f"the state database {self.path} failed: {error}") from error
+        return self._database.run(work)
 
     async def load(self) -> dict[str, DigestRecord]:
         def work(db: sqlite3.Connection) -> dict[str, DigestRecord]:
@@ -141,13 +124,7 @@ class SQLiteDigests:
         await asyncio.to_thread(self._run, work)
 
     async def aclose(self) -> None:
-        def close() -> None:
-            with self._lock:
-                if self._db is not None:
-                    self._db.close()
-                    self._db = None
-
-        await asyncio.to_thread(close)
+        await self._database.aclose()
 
 
 class DigestPoster(Protocol):

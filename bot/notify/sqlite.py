@@ -5,14 +5,19 @@ database newer than this code is refused rather than touched), the fence check, 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sqlite3
+import threading
 from collections.abc import Callable
+from typing import TypeVar
 
 from bot.errors import Fenced, StoreUnavailable
 from bot.notify.state import Fence
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 DEFAULT_BUSY_TIMEOUT = 5.0  # seconds a write waits for a writer that commits nothing before StoreUnavailable
 BUSY_ROUNDS = 12  # busy_timeouts a write waits at most while other writers keep committing
@@ -175,3 +180,43 @@ def unavailable(error: sqlite3.Error, path: str, busy_timeout: float) -> StoreUn
     else:
         why = f"failed: {text}"
     return StoreUnavailable(f"the state database {path} {why}")
+
+
+class Database:
+    """One connection to the state database for a table's keeper (the queue history, the admins' digests):
+    opened on first use, one worker thread at a time (a lock), each call one `BEGIN IMMEDIATE` transaction; a
+    database error becomes StoreUnavailable."""
+
+    def __init__(self, path: str, busy_timeout: float) -> None:
+        self.path = path
+        self.busy_timeout = busy_timeout
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+
+    def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
+        """Blocking: call it from a worker thread."""
+        with self._lock:
+            try:
+                if self._db is None:
+                    self._db = connect(self.path, self.busy_timeout)
+                db = self._db
+                db.execute("BEGIN IMMEDIATE")
+                try:
+                    result = work(db)
+                    db.execute("COMMIT")
+                except BaseException:
+                    if db.in_transaction:
+                        db.rollback()
+                    raise
+                return result
+            except sqlite3.DatabaseError as error:
+                raise StoreUnavailable(f"the state database {self.path} failed: {error}") from error
+
+    async def aclose(self) -> None:
+        def close() -> None:
+            with self._lock:
+                if self._db is not None:
+                    self._db.close()
+                    self._db = None
+
+        await asyncio.to_thread(close)
