@@ -384,7 +384,9 @@ def _reviewed_access(
     if not settings.user_identity_template:
         return None
     close_review: Callable[[], None] | None = None
-    per_cluster = _source_reviews(clusters or {}) if review is None else {}
+    from bot.kube.access import source_reviewers
+
+    per_cluster: dict[str, Review] = dict(source_reviewers(clusters or {})) if review is None else {}
     if review is None and router is not None and router.services.keys() <= per_cluster.keys():
         review = per_cluster[next(iter(router.services))]  # the router's own questions: the first cluster's
     if review is None:
@@ -404,19 +406,6 @@ def _reviewed_access(
     for name, each in router.services.items() if router is not None else ():  # issue 17: every cluster's too
         each.policy = reviewed(each.policy, per_cluster.get(name, default))
     return close_review
-
-
-def _source_reviews(clusters: Mapping[str, SnapshotSource]) -> dict[str, Review]:
-    """A SubjectAccessReview port over each cluster source's own Kubernetes client (sources without one, such
-    as a dump, have none)."""
-    from bot.kube.access import AccessReviewer
-
-    found: dict[str, Review] = {}
-    for name, source in clusters.items():
-        client = getattr(getattr(source, "ondemand", None), "client", None)
-        if client is not None:
-            found[name] = AccessReviewer(client)
-    return found
 
 
 def _slack_settings(settings: Settings) -> SlackSettings:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.kube.client import KubeClient
@@ -52,3 +52,14 @@ class AccessReviewer:
 
     async def __call__(self, user: str, groups: tuple[str, ...], namespace: str) -> bool:
         return await asyncio.to_thread(self.review, user, groups, namespace)
+
+
+def source_reviewers(sources: Mapping[str, object]) -> dict[str, AccessReviewer]:
+    """Issue 17: a reviewer over each cluster source's own client (a source without one, such as a dump, has
+    none), so that each cluster's SubjectAccessReviews go to its own API server."""
+    found: dict[str, AccessReviewer] = {}
+    for name, source in sources.items():
+        client = getattr(getattr(source, "ondemand", None), "client", None)
+        if isinstance(client, KubeClient):
+            found[name] = AccessReviewer(client)
+    return found
