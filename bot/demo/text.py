@@ -126,10 +126,10 @@ def _text_object(value: object, style: Style, users: Mapping[str, str]) -> str:
     return _EMOJI.sub(lambda match: EMOJI.get(match.group(1), match.group(0)), text)
 
 
-def _element(element: Block, style: Style, users: Mapping[str, str]) -> str:
+def _element(element: Block, style: Style, users: Mapping[str, str], labels: Mapping[int, str] | None = None) -> str:
     kind = element.get("type")
     if kind == "button":
-        return style.button(_text_object(element.get("text"), Style(), users))
+        return style.button((labels or {}).get(id(element)) or _text_object(element.get("text"), Style(), users))
     if kind == "image":
         return f"[image: {element.get('alt_text', '')}]"
     if kind in ("mrkdwn", "plain_text"):
@@ -138,7 +138,38 @@ def _element(element: Block, style: Style, users: Mapping[str, str]) -> str:
     return style.button(f"{placeholder or kind} ▾")
 
 
-def block_lines(block: Block, style: Style, users: Mapping[str, str]) -> list[str]:
+def _button_elements(blocks: Sequence[Block] | None) -> list[Block]:
+    """The buttons of a message, in order: in actions blocks and as section accessories."""
+    found: list[Block] = []
+    for block in blocks or ():
+        if block.get("type") == "actions":
+            candidates = list(block.get("elements") or [])
+        elif block.get("type") == "section":
+            candidates = [block.get("accessory")]
+        else:
+            continue
+        found.extend(e for e in candidates if isinstance(e, Mapping) and e.get("type") == "button")
+    return found
+
+
+def button_labels(blocks: Sequence[Block] | None) -> dict[int, str]:
+    """Each button's label as the terminal shows it: buttons of one message that Slack labels alike (a choice's
+    "This one" beside each job) are numbered, "This one 1", "This one 2", so that each can be told and clicked."""
+    elements = _button_elements(blocks)
+    plain = [str((e.get("text") or {}).get("text") or "") for e in elements]
+    seen: dict[str, int] = {}
+    labels: dict[int, str] = {}
+    for element, label in zip(elements, plain, strict=True):
+        if plain.count(label) > 1:
+            seen[label] = seen.get(label, 0) + 1
+            label = f"{label} {seen[label]}"
+        labels[id(element)] = label
+    return labels
+
+
+def block_lines(
+    block: Block, style: Style, users: Mapping[str, str], labels: Mapping[int, str] | None = None
+) -> list[str]:
     kind = block.get("type")
     if kind == "header":
         return [style.bold(_text_object(block.get("text"), Style(), users))]
@@ -147,7 +178,7 @@ def block_lines(block: Block, style: Style, users: Mapping[str, str]) -> list[st
         lines += [_text_object(field, style, users) for field in block.get("fields") or []]
         accessory = block.get("accessory")
         if isinstance(accessory, Mapping):
-            shown = _element(accessory, style, users)
+            shown = _element(accessory, style, users, labels)
             if lines:
                 lines[-1] += "  " + shown
             else:
@@ -157,7 +188,8 @@ def block_lines(block: Block, style: Style, users: Mapping[str, str]) -> list[st
         parts = [_element(e, style, users) for e in block.get("elements") or [] if isinstance(e, Mapping)]
         return [style.dim(unstyled) for unstyled in ("  ·  ".join(parts)).splitlines()]
     if kind == "actions":
-        return [" ".join(_element(e, style, users) for e in block.get("elements") or [] if isinstance(e, Mapping))]
+        elements = [e for e in block.get("elements") or [] if isinstance(e, Mapping)]
+        return [" ".join(_element(e, style, users, labels) for e in elements)]
     if kind == "divider":
         return [style.dim("─" * 40)]
     if kind == "image":
@@ -173,27 +205,21 @@ def message_lines(
     if not blocks:
         return mrkdwn(text, style, known).splitlines() or [""]
     lines: list[str] = []
+    labels = button_labels(blocks)
     for block in blocks:
-        lines.extend(block_lines(block, style, known))
+        lines.extend(block_lines(block, style, known, labels))
     return lines or mrkdwn(text, style, known).splitlines()
 
 
 def buttons(blocks: Sequence[Block] | None) -> list[Button]:
-    """The buttons of a message, in order: in actions blocks and as section accessories."""
+    """The buttons of a message, in order (in actions blocks and as section accessories), labelled as the
+    terminal shows them (button_labels)."""
+    labels = button_labels(blocks)
     found: list[Button] = []
-
-    def add(element: object) -> None:
-        if isinstance(element, Mapping) and element.get("type") == "button":
-            label = str((element.get("text") or {}).get("text") or "")
-            value = element.get("value")
-            found.append(Button(label, str(element.get("action_id") or ""), str(value) if value is not None else None))
-
-    for block in blocks or ():
-        if block.get("type") == "actions":
-            for element in block.get("elements") or []:
-                add(element)
-        elif block.get("type") == "section":
-            add(block.get("accessory"))
+    for element in _button_elements(blocks):
+        value = element.get("value")
+        action = str(element.get("action_id") or "")
+        found.append(Button(labels[id(element)], action, str(value) if value is not None else None))
     return found
 
 

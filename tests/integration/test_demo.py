@@ -236,6 +236,32 @@ def test_blocks_read_as_lines_with_buttons_and_only_colour_on_demand() -> None:
     assert not matches(found[1], "recheck") and not matches(Button("Stop", "kueue_stop", None), "")
 
 
+def test_a_choices_alike_buttons_are_numbered_so_each_can_be_told_and_clicked() -> None:
+    # Slack labels every choice "This one" beside its job; the terminal numbers them (they read alike before).
+    def choice(namespace: str) -> dict[str, Any]:
+        return {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": f"Job `{namespace}/train`"},
+            "accessory": {
+                "type": "button",
+                "text": {"type": "plain_text", "text": "This one"},
+                "action_id": "kueue_pick",
+                "value": f'{{"ns":"{namespace}","name":"train"}}',
+            },
+        }
+
+    blocks = [{"type": "section", "text": {"type": "mrkdwn", "text": "Which one?"}}, choice("team-a"), choice("team-b")]
+    assert message_lines("fallback", blocks, PLAIN) == [
+        "Which one?",
+        "Job team-a/train  [This one 1]",
+        "Job team-b/train  [This one 2]",
+    ]
+    first, second = buttons(blocks)
+    assert (first.label, second.label) == ("This one 1", "This one 2")
+    assert matches(second, "this one 2") and matches(second, "2") and not matches(first, "this one 2")
+    assert second.value is not None and "team-b" in second.value
+
+
 # --- the demo, end to end -----------------------------------------------------------------------------
 
 
