@@ -1044,3 +1044,8 @@ CATALOGUE.update(_ADMIN)
 from bot.copy.blockers_en import BLOCKERS as _BLOCKERS  # noqa: E402
 
 CATALOGUE.update(_BLOCKERS)
+
+# The terminal demo's intro and help (issue 15), in their own module.
+from bot.copy.demo_en import DEMO as _DEMO  # noqa: E402
+
+CATALOGUE.update(_DEMO)

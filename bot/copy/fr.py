@@ -1114,3 +1114,8 @@ CATALOGUE.update(_ADMIN)
 from bot.copy.blockers_fr import BLOCKERS as _BLOCKERS  # noqa: E402
 
 CATALOGUE.update(_BLOCKERS)
+
+# The terminal demo's intro and help (issue 15), in their own module.
+from bot.copy.demo_fr import DEMO as _DEMO  # noqa: E402
+
+CATALOGUE.update(_DEMO)

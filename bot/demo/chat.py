@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Callable
 
+from bot.copy import render
 from bot.demo.source import DemoSource, Moment
 from bot.demo.transcript import CHANNEL, CHANNEL_NAME, USER, USER_NAME, Transcript
 from bot.server import Server
@@ -27,18 +28,6 @@ _ANSWERED = "question answered"  # bot.slack.app logs these once a question's an
 _APOLOGISED = "slack: could not answer"
 _ANSWER_METHODS = frozenset({"chat.postMessage", "chat.update", "chat.postEphemeral"})
 _WATCHER_ACTIONS = frozenset({"kueue_watch", "kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"})
-
-HELP = """\
-  TEXT                 an @mention of kueue-bot in #ml-platform, e.g. why is train-octobre pending?
-  /kueue TEXT          the slash command, e.g. /kueue queue ml-vision/default, /kueue help
-  dm TEXT              a direct message to kueue-bot
-  click LABEL          a button of the last message that has it: click watch, click recheck, click queue
-  more                 the rest of a long answer
-  /advance             the cluster moves on to its next moment (also /wait)
-  /wait-dm [TEXT]      wait until kueue-bot sends you a DM (containing TEXT)
-  /digest              the admins' daily digest, now (you are an admin: /kueue admin shows the same)
-  help, quit
-"""
 
 
 class AnswerLog(logging.Handler):
@@ -84,8 +73,10 @@ class Chat:
         transcript: Transcript,
         *,
         echo: bool,
+        language: str = "en",
     ) -> None:
         self.slack = slack
+        self.language = language  # the demo user's: the help's words
         self.server = server
         self.source = source
         self.transcript = transcript
@@ -135,7 +126,7 @@ class Chat:
             self.quit = True
             return True
         if lowered in ("help", "/help", "?"):
-            self.transcript.write([HELP])
+            self.transcript.write([render("demo.help", None, self.language)])
             return True
         if lowered in ("more", "/more") and not rest:
             if not self.transcript.more():

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.config import Secret, Settings
+from bot.copy import render
 from bot.demo.chat import Chat
 from bot.demo.source import DemoSource
 from bot.demo.text import Style
@@ -51,24 +52,6 @@ __all__ = [
 
 ADVANCE_EVERY = 0.0  # the story moves on when you say so (/advance), not while you read
 TOUR = "script.txt"
-
-INTRO = """\
-{title}: the real bot (server, Bolt, engine, watcher) talks with you,
-@you in #ml-platform of a local Slack stand-in, about a small Kueue cluster.
-The cluster: {moment}.
-{pace}
-
-Try:
-  why is train-octobre pending?            a job that can never fit its queue
-  why is vit-large-finetune pending?       a GPU job third in line, in a cohort
-  /kueue why robotics/isaac-policy-sweep   held by an admission check
-  dm why is llm-eval-70b pending?          admitted; a pod waits for a node
-  /kueue queue equipe-data/default         a queue: its quota and who waits
-  click watch, click recheck, click queue  a button of the last answer
-  more                                     the rest of a long answer
-  /advance                                 the cluster moves on
-  help, quit
-"""
 
 
 @dataclass(frozen=True)
@@ -141,7 +124,7 @@ async def run(options: DemoOptions, lines: Sequence[str] | None, out: TextIO) ->
             server = _build(_settings(slack, state_dir, options.language), source)
             await server.start()
             transcript = Transcript(slack, out, style, Screen(options.width, options.height))
-            chat = Chat(slack, server, source, transcript, echo=not interactive)
+            chat = Chat(slack, server, source, transcript, echo=not interactive, language=options.language)
             answers_logger = logging.getLogger("bot.slack.app")
             level = answers_logger.level
             answers_logger.setLevel(logging.INFO)  # the "question answered" records must reach chat.answers
@@ -176,16 +159,20 @@ def _locale(options: DemoOptions) -> str:
 
 
 def _intro(source: DemoSource, style: Style, *, options: DemoOptions, interactive: bool) -> str:
+    """The first screen's words, in the demo user's language (--lang)."""
+    language = options.language
     if interactive and options.advance_every > 0:
-        pace = f"It moves on every {options.advance_every:.0f} s (or type /advance)."
-    elif interactive:
-        pace = "It moves on when you type /advance."
+        pace = render("demo.pace.every", {"seconds": f"{options.advance_every:.0f}"}, language)
     else:
-        pace = "It moves on when the script says /advance."
-    return INTRO.format(
-        title=style.bold("kueue-bot demo"),
-        moment=f"2026-10-14 at {source.moment.title}",
-        pace=pace,
+        pace = render("demo.pace.advance" if interactive else "demo.pace.script", None, language)
+    return render(
+        "demo.intro",
+        {
+            "title": style.bold(render("demo.title", None, language)),
+            "moment": render("demo.moment", {"title": source.moment.title}, language),
+            "pace": pace,
+        },
+        language,
     )
 
 

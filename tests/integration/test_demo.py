@@ -367,3 +367,21 @@ def test_on_a_terminal_you_chat_click_and_quit() -> None:
             process.wait()
         os.close(controller)
     assert "3rd of 3 in ClusterQueue vision-gpu" in seen.decode(errors="replace")
+
+
+@pytest.mark.parametrize(
+    ("language", "intro", "help_line"),
+    [
+        pytest.param("en", "Try:", "a direct message to kueue-bot", id="en"),
+        pytest.param("fr", "Essayez :", "un message direct à kueue-bot", id="fr"),
+    ],
+)
+async def test_the_intro_and_the_help_speak_the_demo_users_language(language: str, intro: str, help_line: str) -> None:
+    # Issue 15: `python -m bot demo --lang fr` was French in the bot's answers only, its intro and help English.
+    out = io.StringIO()
+    status = await asyncio.wait_for(run(DemoOptions(language=language), ["help", "quit"], out), timeout=60)
+    shown = out.getvalue()
+    assert status == 0
+    assert intro in shown and help_line in shown
+    other = "Essayez :" if language == "en" else "Try:"
+    assert other not in shown

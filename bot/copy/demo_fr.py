@@ -1,0 +1,39 @@
+"""The terminal demo's own words (issue 15): its intro and its help, in French."""
+
+from __future__ import annotations
+
+DEMO: dict[str, str] = {
+    "demo.title": "démo de kueue-bot",
+    "demo.intro": (
+        "{title} : le vrai bot (serveur, Bolt, moteur, veilleur) vous répond,\n"
+        "à vous (@you) dans #ml-platform d'une copie locale de Slack, au sujet d'un petit cluster Kueue.\n"
+        "Le cluster : {moment}.\n"
+        "{pace}\n"
+        "\n"
+        "Essayez :\n"
+        "  why is train-octobre pending?            un job qui ne tiendra jamais dans sa file\n"
+        "  why is vit-large-finetune pending?       un job GPU troisième dans la file, dans une cohorte\n"
+        "  /kueue why robotics/isaac-policy-sweep   retenu par un admission check\n"
+        "  dm why is llm-eval-70b pending?          admis ; un pod attend un nœud\n"
+        "  /kueue queue equipe-data/default         une file : son quota et qui attend\n"
+        "  click watch, click recheck, click queue  un bouton de la dernière réponse\n"
+        "  more                                     la suite d'une longue réponse\n"
+        "  /advance                                 le cluster passe à la suite\n"
+        "  help, quit\n"
+    ),
+    "demo.moment": "le 14/10/2026 à {title}",
+    "demo.pace.every": "Il avance toutes les {seconds} s (ou tapez /advance).",
+    "demo.pace.advance": "Il avance quand vous tapez /advance.",
+    "demo.pace.script": "Il avance quand le script dit /advance.",
+    "demo.help": (
+        "  TEXTE                une mention de kueue-bot dans #ml-platform, p. ex. why is train-octobre pending?\n"
+        "  /kueue TEXTE         la commande slash, p. ex. /kueue queue ml-vision/default, /kueue help\n"
+        "  dm TEXTE             un message direct à kueue-bot\n"
+        "  click LIBELLÉ        un bouton du dernier message qui l'a : click watch, click recheck, click queue\n"
+        "  more                 la suite d'une longue réponse\n"
+        "  /advance             le cluster passe au moment suivant (aussi /wait)\n"
+        "  /wait-dm [TEXTE]     attendre que kueue-bot vous envoie un DM (contenant TEXTE)\n"
+        "  /digest              le résumé quotidien des admins, maintenant (vous êtes admin : /kueue admin montre le même)\n"
+        "  help, quit\n"
+    ),
+}
