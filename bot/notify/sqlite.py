@@ -9,6 +9,7 @@ import asyncio
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable
 from typing import TypeVar
 
@@ -30,7 +31,7 @@ def connect(path: str, busy_timeout: float, *, max_bytes: int | None = None) -> 
     try:
         db.row_factory = sqlite3.Row
         db.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
-        mode = db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = _wal(db, busy_timeout)
         if str(mode).lower() != "wal":
             log.warning("state database not in WAL mode", extra={"path": path, "journal_mode": mode})
         db.execute("PRAGMA synchronous = FULL")
@@ -42,6 +43,21 @@ def connect(path: str, busy_timeout: float, *, max_bytes: int | None = None) -> 
         db.close()
         raise
     return db
+
+
+def _wal(db: sqlite3.Connection, busy_timeout: float) -> str:
+    """Switch to WAL; returns the journal mode now. Connections switching a new database at once each hold a
+    shared lock and want the exclusive one: SQLite breaks that deadlock by refusing all but one at once, with
+    no busy wait ("database is locked"), so a refused one tries again until the busy timeout is spent."""
+    deadline = time.monotonic() + busy_timeout
+    while True:
+        try:
+            return str(db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+        except sqlite3.OperationalError as error:
+            busy = getattr(error, "sqlite_errorname", "").startswith("SQLITE_BUSY")
+            if not busy or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.01)
 
 
 # -------------------------------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from bot.errors import ConfigError, Fenced, StoreUnavailable
+from bot.notify.sqlite import connect
 from bot.notify.state import ALL, Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
 from bot.notify.store import MIGRATIONS, SQLiteStore, StateStore, migrate, open_store, schema_version
 
@@ -552,3 +553,34 @@ async def test_a_load_after_another_connections_write_sees_it_and_an_unchanged_o
     finally:
         await one.aclose()
         await two.aclose()
+
+
+def test_processes_opening_a_new_database_together_all_get_in(tmp_path: Path) -> None:
+    """Two connections switching a new database to WAL at once both hold a shared lock and want the exclusive
+    one: SQLite breaks that deadlock by refusing one at once, without its busy wait ("database is locked" on
+    `PRAGMA journal_mode = WAL`, seen in CI when a second store opened while the first was writing). The
+    refused one must try again within the busy timeout, not fail."""
+    failures: list[BaseException] = []
+    for attempt in range(60):
+        path = str(tmp_path / f"state-{attempt}.sqlite3")
+        start = threading.Barrier(4)
+
+        def open_and_write(user: str, path: str = path, start: threading.Barrier = start) -> None:
+            start.wait()
+            try:
+                db = connect(path, 5.0)
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    db.execute("INSERT INTO mutes (user, since) VALUES (?, ?)", (user, format_time(T0)))
+                    db.execute("COMMIT")
+                finally:
+                    db.close()
+            except sqlite3.Error as error:  # collected: the assertion below names them
+                failures.append(error)
+
+        threads = [threading.Thread(target=open_and_write, args=(f"U{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert failures == []
