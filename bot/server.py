@@ -284,7 +284,7 @@ def build_server(
     _route(server, service, store)
     server.store = store
     if store is not None and watches is not None and router is not None and clusters:
-        _cluster_notifiers(settings, server, store, router, clusters, scopes, is_leader, fence, tick_seconds)
+        _cluster_notifiers(settings, server, store, router, clusters, stores, is_leader, fence, tick_seconds)
     elif store is not None and watches is not None:
         recorder = _history(store)
         service.history = lambda: recorder.history
@@ -314,7 +314,7 @@ def _cluster_notifiers(
     store: StateStore,
     router: ClusterRouter,
     clusters: Mapping[str, SnapshotSource],
-    scopes: Mapping[str, Scope],
+    stores: Mapping[str, ScopedStore],
     is_leader: Callable[[], bool] | None,
     fence: Callable[[], Fence | None] | None,
     tick_seconds: float,
@@ -325,11 +325,11 @@ def _cluster_notifiers(
     history_store = _history_store(store)
     server.background.append(history_store.aclose)
     for name, cluster in clusters.items():
-        recorder = HistoryRecorder(ScopedHistory(history_store, scopes[name]))
+        recorder = HistoryRecorder(ScopedHistory(history_store, stores[name].scope))
         service = router.services[name]
         service.history = lambda recorder=recorder: recorder.history
         notifier = _notifier(
-            settings, server, ScopedStore(store, scopes[name]), recorder, is_leader, fence, tick_seconds,
+            settings, server, stores[name], recorder, is_leader, fence, tick_seconds,
             source=cluster, cluster=name,
         )  # fmt: skip
         if service.watches is not None:
