@@ -68,7 +68,13 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
     "fragment.trouble.limit-range": "a LimitRange of the namespace refuses its pods ({reason})",
     "fragment.trouble.webhook": "an admission webhook refuses its pods ({reason})",
     "fragment.trouble.create": "its pods cannot be created ({reason})",
+    "fragment.trouble.unscheduled": "its pods were never scheduled on a node (Kueue: {reason})",
     "scheduling.pod-trouble": ("{trouble}: {message}", "{trouble}."),
+    "action.check-unscheduled": (
+        "See why the kube-scheduler places no node for its pods (kubectl get events -n {namespace} "
+        "--field-selector reason=FailedScheduling): requests larger than a node, a nodeSelector, affinity or taint "
+        "no node matches; requeued as it is, it is evicted again.",
+    ),
     "action.fix-image": (
         "Fix the image {image} (name, tag, registry access, imagePullSecrets) of the {kind}: requeued as it is, it "
         "is evicted again.",

@@ -71,7 +71,13 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
     "fragment.trouble.limit-range": "une LimitRange du namespace refuse ses pods ({reason})",
     "fragment.trouble.webhook": "un webhook d'admission refuse ses pods ({reason})",
     "fragment.trouble.create": "ses pods ne peuvent pas être créés ({reason})",
+    "fragment.trouble.unscheduled": "ses pods n'ont jamais été placés sur un nœud (Kueue : {reason})",
     "scheduling.pod-trouble": ("{trouble} : {message}", "{trouble}."),
+    "action.check-unscheduled": (
+        "Voyez pourquoi le kube-scheduler ne trouve aucun nœud pour ses pods (kubectl get events -n {namespace} "
+        "--field-selector reason=FailedScheduling) : des demandes plus grandes qu'un nœud, un nodeSelector, une "
+        "affinité ou un taint qu'aucun nœud ne satisfait ; remis en file tel quel, il est évincé de nouveau.",
+    ),
     "action.fix-image": (
         "Corrigez l'image {image} (nom, tag, accès au registre, imagePullSecrets) du {kind} : remis en file tel "
         "quel, il est évincé de nouveau.",

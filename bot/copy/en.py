@@ -116,6 +116,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admissions meanwhile.",
     ),
     "headline.not-yet-evaluated": (
+        "{job} is on hold: Kueue released its quota on purpose and keeps it out of the queue ({on_hold}); it has "
+        "no place in the queue until the hold ends.",
+        "{job}: Kueue recorded a state this bot does not know ({unknown}). Position {position} in ClusterQueue "
+        "{cluster_queue}, {ahead} ahead.",
+        "{job}: Kueue recorded a state this bot does not know ({unknown}); it is given no place in the queue.",
         "{job} {behind}. Position {position} in the queue, {ahead} ahead.",
         "{job} {behind}.",
         "{job} fits partially: its {all_pods} pods do not fit ClusterQueue {cluster_queue} now, but Kueue "
@@ -272,6 +277,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Evicted; it waits for Kueue to requeue it.",
     ),
     "conditions.evicted-because": "Last eviction: {message}",
+    "conditions.preempted-by-rule": (
+        "It was preempted by rule {rule} of PreemptionConfig {config} to make room for {preemptor}.",
+        "It was preempted by rule {rule} of PreemptionConfig {config}.",
+    ),
     "conditions.preempted": (
         "It was preempted ({why}); preemptor: {path}.",
         "It was preempted ({why}).",
@@ -335,6 +344,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.evaluation-bypassed": "Kueue skipped it because an equivalent workload recently failed.",
     "record.deactivated": "Kueue: the workload is deactivated.",
     "record.dra-unsupported": "Kueue: {text}",
+    "record.dra-unresolved": (
+        "Kueue cannot resolve the job's device (DRA) requests: {text}",
+        "Kueue cannot resolve the job's device (DRA) requests.",
+    ),
     "record.delayed-topology-request": "Kueue: there are pending delayed topology requests.",
     "record.on-hold": "Kueue: the workload is on hold (for instance a StatefulSet scaled to zero).",
     "record.preempted": (
@@ -359,10 +372,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "record.quota-reserved": "Kueue: {text}",
     "record.unknown": "Kueue: {text}",
+    "record.unknown-state": (
+        "Kueue recorded a state this bot does not know: {kind} ({reason}): {message}",
+        "Kueue recorded a state this bot does not know: {kind} ({reason}).",
+    ),
     "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
     # --- fragments the engine puts inside other sentences (parameters named detail, notes) ---
     "fragment.taint": "taint {taint}",
     "fragment.node-labels": "node labels",
+    "fragment.on-hold": "reason OnHold",
     "fragment.not-covered": "{resources} not covered",
     "fragment.missing-flavors": "missing ResourceFlavor(s): {flavors}",
     "fragment.missing-checks": "missing AdmissionCheck(s): {checks}",
@@ -380,6 +398,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "note.counted-in-slices": "counted in slices",
     "note.total-nodes": "total nodes: {total}",
     "note.excluded-nodes": "excluded: {excluded}",
+    "note.dra-no-fit": (
+        "draNoFit: {count} node(s) lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
+        "tries again when the devices change"
+    ),
+    "record.dra-no-fit": (
+        "draNoFit: {count} node(s) lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
+        "tries again when the devices change."
+    ),
     "note.cut-by-kueue": "cut by Kueue",
     "note.unexpected-wording": "unexpected wording",
     "note.on-hold": "the job is on hold (for instance a StatefulSet scaled to zero); Kueue admits it when it resumes",
@@ -613,6 +639,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-nodes": "If nodes are missing or full, ask an admin about capacity or the autoscaler.",
     "action.wait-for-checks": "Wait for {checks}; nodes may be provisioned meanwhile.",
+    "action.end-hold": (
+        "It comes back into the queue when the hold ends: scale its StatefulSet up again (replicas above 0), or ask "
+        "whoever put it on hold; `kubectl -n {namespace} describe workload {workload}` shows the hold."
+    ),
+    "action.unknown-state": (
+        "This bot does not know that state, so it cannot say what comes next: read it with `kubectl -n {namespace} "
+        "describe workload {workload}` and ask your cluster admin (a Kueue newer than this bot?)."
+    ),
     "action.wait": (
         "Wait: Kueue will admit it when its turn comes and this much more is free in ClusterQueue "
         "{cluster_queue} (flavor {flavor}): {needed}.",

@@ -124,6 +124,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "nouvelles admissions en attendant.",
     ),
     "headline.not-yet-evaluated": (
+        "{job} est en suspens : Kueue a rendu son quota exprès et le tient hors de la file ({on_hold}) ; il n'y a "
+        "pas de place tant que dure la suspension.",
+        "{job} : Kueue a enregistré un état que ce bot ne connaît pas ({unknown}). Position {position} dans la "
+        "ClusterQueue {cluster_queue}, {ahead} devant.",
+        "{job} : Kueue a enregistré un état que ce bot ne connaît pas ({unknown}) ; il ne reçoit pas de place "
+        "dans la file.",
         "{job} {behind}. Position {position} dans la file, {ahead} devant.",
         "{job} {behind}.",
         "{job} tient partiellement : ses {all_pods} pods ne tiennent pas dans la ClusterQueue {cluster_queue} "
@@ -285,6 +291,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Évincé ; il attend que Kueue le remette en file.",
     ),
     "conditions.evicted-because": "Dernière éviction : {message}",
+    "conditions.preempted-by-rule": (
+        "Il a été préempté par la règle {rule} de la PreemptionConfig {config} pour faire place à {preemptor}.",
+        "Il a été préempté par la règle {rule} de la PreemptionConfig {config}.",
+    ),
     "conditions.preempted": (
         "Il a été préempté ({why}) ; préempteur : {path}.",
         "Il a été préempté ({why}).",
@@ -351,6 +361,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "record.evaluation-bypassed": "Kueue l'a sauté car un workload équivalent a échoué récemment.",
     "record.deactivated": "Kueue : le workload est désactivé.",
     "record.dra-unsupported": "Kueue : {text}",
+    "record.dra-unresolved": (
+        "Kueue ne peut pas résoudre les demandes de périphériques (DRA) du job : {text}",
+        "Kueue ne peut pas résoudre les demandes de périphériques (DRA) du job.",
+    ),
     "record.delayed-topology-request": "Kueue : des demandes topologiques différées sont en attente.",
     "record.on-hold": "Kueue : le workload est en suspens (par exemple un StatefulSet ramené à zéro).",
     "record.preempted": (
@@ -375,10 +389,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "record.quota-reserved": "Kueue : {text}",
     "record.unknown": "Kueue : {text}",
+    "record.unknown-state": (
+        "Kueue a enregistré un état que ce bot ne connaît pas : {kind} ({reason}) : {message}",
+        "Kueue a enregistré un état que ce bot ne connaît pas : {kind} ({reason}).",
+    ),
     "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
     # --- fragments que le moteur place dans d'autres phrases (paramètres detail, notes) ---
     "fragment.taint": "taint {taint} non toléré",
     "fragment.node-labels": "labels de nœud",
+    "fragment.on-hold": "raison OnHold",
     "fragment.not-covered": "{resources} non couvert(s)",
     "fragment.missing-flavors": "ResourceFlavor(s) manquante(s) : {flavors}",
     "fragment.missing-checks": "AdmissionCheck(s) manquant(s) : {checks}",
@@ -397,6 +416,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "note.counted-in-slices": "compté en tranches (slices)",
     "note.total-nodes": "nœuds au total : {total}",
     "note.excluded-nodes": "exclus : {excluded}",
+    "note.dra-no-fit": (
+        "draNoFit : {count} nœud(s) sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
+        "marqués d'un taint) ; Kueue réessaie quand les périphériques changent"
+    ),
+    "record.dra-no-fit": (
+        "draNoFit : {count} nœud(s) sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
+        "marqués d'un taint) ; Kueue réessaie quand les périphériques changent."
+    ),
     "note.cut-by-kueue": "coupé par Kueue",
     "note.unexpected-wording": "formulation inattendue",
     "note.on-hold": (
@@ -649,6 +676,14 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "action.ask-admin-nodes": "S'il manque des nœuds ou s'ils sont pleins, voyez avec un admin la capacité ou l'autoscaler.",
     "action.wait-for-checks": "Attendez {checks} ; des nœuds sont peut-être en cours de création.",
+    "action.end-hold": (
+        "Il revient dans la file quand la suspension prend fin : remontez son StatefulSet (replicas au-dessus de 0), "
+        "ou demandez à qui l'a suspendu ; `kubectl -n {namespace} describe workload {workload}` montre la suspension."
+    ),
+    "action.unknown-state": (
+        "Ce bot ne connaît pas cet état et ne peut pas dire la suite : lisez-le avec `kubectl -n {namespace} "
+        "describe workload {workload}` et demandez à l'admin du cluster (un Kueue plus récent que ce bot ?)."
+    ),
     "action.wait": (
         "Attendez : Kueue l'admettra quand son tour viendra et que ceci de plus sera libre dans la ClusterQueue "
         "{cluster_queue} (flavor {flavor}) : {needed}.",

@@ -17,7 +17,7 @@ from bot.trace.messages import Cause, Classification
 from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
-from bot.trace.snapshot import Snapshot
+from bot.trace.snapshot import Snapshot, on_hold
 from bot.trace.walk import Walk, present
 
 HeadlineParams = dict[str, Value | None]
@@ -142,6 +142,13 @@ def _waiting_headline(walk: Walk, workload: Workload, record: Classification | N
 
 
 def _not_yet_headline(walk: Walk, workload: Workload, record: Classification | None) -> HeadlineParams:
+    if on_hold(workload):  # v0.20: out of the queue until the hold ends
+        said = record.message.strip() if record is not None else ""
+        return {"on_hold": said or Text("fragment.on-hold")}
+    if walk.unknown is not None:  # a state this bot does not know: Kueue's words, no place in the queue
+        recorded = f"{walk.unknown.type}={walk.unknown.status} ({walk.unknown.reason})"
+        said = walk.unknown.message.strip()
+        return {"unknown": f"{recorded}: {said}" if said else recorded}
     params = _record_headline(walk, workload, record)
     if walk.partial is not None and walk.partial.now is not None:
         params.update(_partial_params(walk, walk.partial.now))
@@ -327,8 +334,17 @@ _ADVICE: dict[Verdict, _Advice] = {
     Verdict.INVALID_REQUEST: _simply("fix-requests"),
     Verdict.TOPOLOGY_PLACEMENT_FAILED: _simply("relax-topology"),
     Verdict.ADMISSION_CHECKS_PENDING: _simply("wait"),
-    Verdict.NOT_YET_EVALUATED: _simply("wait"),
+    Verdict.NOT_YET_EVALUATED: lambda walk, workload, record: _not_yet_advice(walk, workload),
 }
+
+
+def _not_yet_advice(walk: Walk, workload: Workload) -> None:
+    if on_hold(workload):
+        walk.act("end-hold", {"namespace": workload.namespace, "workload": workload.name})
+    elif walk.unknown is not None:
+        walk.act("unknown-state", {"namespace": workload.namespace, "workload": workload.name})
+    else:
+        walk.act("wait")
 
 
 # Verdicts of a Workload that waits in its queue: behind a StrictFIFO head, the head is what it waits for.

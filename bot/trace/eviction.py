@@ -17,6 +17,9 @@ class Preemption:
     why: str | None  # "prioritization in the ClusterQueue", "reclamation within the cohort", ...
     preemptor_path: str | None  # "/cohort/cq" (v0.15+)
     preemptee_path: str | None
+    rule: str | None = None  # v0.20 configurable preemption: the PreemptionConfig's rule that chose it
+    config: str | None = None  # ... and the PreemptionConfig
+    preemptor: str | None = None  # ... and the preemptor, "namespace/workload"
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,22 @@ _PREEMPTION_CUT = re.compile(
     re.DOTALL,
 )
 _PREEMPTION_V06 = re.compile(r"(?:Previously: )?Preempted to accommodate a higher priority Workload")
+# v0.20 configurable preemption (KEP "PreemptionConfig", site docs concepts/preemption_config "Observability"):
+# the Evicted message "Preempted by rule 'R' in PreemptionConfig 'C' to accommodate workload ns/name", the
+# Preempted condition the same without the preemptor. Read by structure: the exact text is the docs'.
+_PREEMPTION_RULE = re.compile(
+    r"(?:Previously: )?Preempted by rule '(?P<rule>[^']*)' in PreemptionConfig '(?P<config>[^']*)'"
+    r"(?: to accommodate workload (?P<wl>\S+?))?\.?\Z",
+    re.DOTALL,
+)
+
+
+def _by_rule(text: str) -> Preemption | None:
+    m = _PREEMPTION_RULE.match(text)
+    if m is None:
+        return None
+    why = f"rule '{m['rule']}' in PreemptionConfig '{m['config']}'"
+    return Preemption(None, None, why, None, None, rule=m["rule"], config=m["config"], preemptor=m["wl"])
 
 
 def parse_preemption(message: str) -> Preemption | None:
@@ -53,7 +72,8 @@ def parse_preemption(message: str) -> Preemption | None:
 
     Every version: v0.6 "Preempted to accommodate a higher priority Workload"; v0.8-v0.10 "(UID: %s) due
     to %s"; v0.11-v0.14 "(UID: %s, JobUID: %s) due to %s"; v0.15+ "...; preemptor path: %s; preemptee
-    path: %s"; the victim's event adds "; preemptor effective priority: ...". A cut message keeps what
+    path: %s"; the victim's event adds "; preemptor effective priority: ..."; v0.20's configurable preemption
+    "Preempted by rule 'R' in PreemptionConfig 'C' to accommodate workload ns/x". A cut message keeps what
     is whole: the last field before the cut is dropped.
     """
     text = (message if isinstance(message, str) else "").strip()
@@ -62,6 +82,9 @@ def parse_preemption(message: str) -> Preemption | None:
         text = text[: cut.start()]
     if _PREEMPTION_V06.match(text):
         return Preemption(None, None, None, None, None)
+    by_rule = _by_rule(text)
+    if by_rule is not None:
+        return by_rule
     m = _PREEMPTION.match(text) if cut is None else None
     if m is None:
         m = _PREEMPTION_CUT.match(text)

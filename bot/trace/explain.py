@@ -319,11 +319,23 @@ def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
         walk.act("ask-gate-owner", {"gates": gate})
         return result(walk, Verdict.ADMISSION_GATED, {"gates": gate}, workload=workload, job=job)
     recorded = record.read_record(walk, workload)
+    walk.unknown = record.unknown_state(workload, recorded)
+    if walk.unknown is not None:  # said verbatim; no place in a queue Kueue may not hold it in (unknown reason)
+        walk.step("conditions", Outcome.FAIL, "record.unknown-state", present(_unknown_params(walk.unknown)))
     own = queue_checks(walk, workload)
     verdict = decide(walk, recorded, own)
-    place(walk, workload)
+    if walk.unknown is None or walk.unknown.reason in messages.KNOWN_REASONS:
+        place(walk, workload)  # a known reason (Pending, Inadmissible) with words the bot cannot read is queued
     if verdict == Verdict.WAITING_FOR_PODS_READY:  # blockAdmission: the workloads whose pods hold it, named
         walk.pods_ready = podsready.blockers(walk, workload)
     headline = headline_params(walk, workload, verdict, recorded)
     advise(walk, workload, verdict, recorded)
     return result(walk, verdict, headline, workload=workload, job=job)
+
+
+def _unknown_params(condition: Condition) -> dict[str, Value | None]:
+    return {
+        "kind": f"{condition.type}={condition.status}",
+        "reason": condition.reason,
+        "message": condition.message.strip() or None,
+    }

@@ -34,6 +34,7 @@ GRANULAR_REASONS = frozenset(
         "AdmissionGated",
         "Deactivated",
         "OnHold",
+        "DRAResourcesUnresolved",  # v0.20 (#16123): a device request Kueue cannot resolve ("Inadmissible" without)
     }
 )
 # The reasons of Kueue up to v0.19.x with default feature gates.
@@ -78,6 +79,7 @@ class Cause(StrEnum):
     EVALUATION_BYPASSED = "evaluation-bypassed"  # E10
     DEACTIVATED = "deactivated"  # E11, eviction "The workload is deactivated due to ..."
     DRA_UNSUPPORTED = "dra-unsupported"  # E13
+    DRA_UNRESOLVED = "dra-unresolved"  # v0.20 reason DRAResourcesUnresolved: the template and the field at fault
     ON_HOLD = "on-hold"  # reason OnHold ("Job is on hold", StatefulSet scaled to zero)
     HOLD_RELEASED = "hold-released"  # v0.20 "Workload no longer on hold; waiting for quota reservation"
     # Eviction text that Kueue copies into QuotaReserved right after an eviction (FACTS §3.1, §4.6, F, G).

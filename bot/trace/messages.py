@@ -65,6 +65,7 @@ __all__ = [
     "parse_eviction",
     "parse_preemption",
     "render_taint",
+    "unknown_state",
 ]
 
 
@@ -204,12 +205,28 @@ def _ranked_first(reason: str, body: str, facts: list[Fact], verdict: Verdict) -
     """Flavor-independent reasons Kueue ranks above everything else (FACTS §4.2)."""
     if reason == "Deactivated":
         return facts, Verdict.DEACTIVATED
+    if reason == "DRAResourcesUnresolved":  # an invalid request whatever the message says: never "waiting"
+        return [Fact(Cause.DRA_UNRESOLVED, body, about=(body,) if body else ())], Verdict.INVALID_REQUEST
     if reason == "OnHold":
         if not any(f.cause is Cause.ON_HOLD for f in facts):
             kept = [f for f in facts if f.cause is not Cause.UNKNOWN]
             facts = [Fact(Cause.ON_HOLD, body, about=(_ON_HOLD_DETAIL,)), *kept]
         return facts, Verdict.NOT_YET_EVALUATED
     return facts, verdict
+
+
+KNOWN_REASONS = GRANULAR_REASONS | LEGACY_REASONS | frozenset(REASON_VERDICT)
+
+
+def unknown_state(record: Classification) -> bool:
+    """Kueue recorded a state this bot cannot read: a reason of no vocabulary it knows, or a message none of
+    whose parts it knows under a reason that says nothing by itself (Pending, Inadmissible, none). Such a
+    record is shown verbatim and gives no place in the queue (issue 11: "anything unknown is honest")."""
+    if record.reason and record.reason not in KNOWN_REASONS:
+        return True
+    if record.reason in REASON_VERDICT and record.reason != "PendingEvaluation":
+        return False  # the reason says what it is, whatever the message adds
+    return bool(record.message.strip()) and all(fact.cause is Cause.UNKNOWN for fact in record.facts)
 
 
 def classify_quota_reserved(reason: str, message: str, groups: Sequence[GroupShape] = ()) -> Classification:

@@ -20,7 +20,11 @@ UNEXPECTED = Text("note.unexpected-wording")
 
 _N = r"[^\s,;()]+"  # a flavor, resource or pod set name: no spaces, commas, semicolons or parentheses
 _Q = r"[0-9.]+[a-zA-Z]*"  # a quantity as ResourceFormatter prints it
-_EXCL_ITEM = r'(?:nodeSelector|affinity|topologyDomain|schedulerLibraryNoFit|taint "[^"]*"|resource "[^"]*"): [0-9]+'
+# An exclusion: nodeSelector, affinity, topologyDomain, schedulerLibraryNoFit, draNoFit (v0.20: nodes without
+# the DRA devices a pod asks for), taint "k", resource "r"; any other camelCase key a later Kueue adds is read
+# by the same structure (tasExclusionStats.formatReasons: "key: N" joined by ", ").
+_EXCL_ITEM = r'(?:[a-z][A-Za-z]*(?: "[^"]*")?): [0-9]+'
+_DRA_NO_FIT = re.compile(r"\bdraNoFit: (?P<n>[0-9]+)")
 _EXCLUSIONS = rf"\. Total nodes: (?P<total>[0-9]+); excluded: (?P<excluded>{_EXCL_ITEM}(?:, {_EXCL_ITEM})*)"
 _END = r"(?=, |; |\Z)"  # a reason ends where the next one (or pod set) starts, or at the end of its pod set
 
@@ -71,6 +75,9 @@ def _topology_detail(g: dict[str, str]) -> tuple[Text | str, ...]:
         parts.append(Text("note.total-nodes", {"total": g["total"]}))
     if g.get("excluded"):
         parts.append(Text("note.excluded-nodes", {"excluded": g["excluded"]}))
+        dra = _DRA_NO_FIT.search(g["excluded"])
+        if dra is not None:
+            parts.append(Text("note.dra-no-fit", {"count": int(dra["n"])}))
     return tuple(parts)
 
 

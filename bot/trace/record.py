@@ -7,7 +7,7 @@ from datetime import UTC
 
 from bot.trace import messages, provisioning
 from bot.trace.codes import Outcome
-from bot.trace.explanation import Params
+from bot.trace.explanation import Params, Text, named_workload
 from bot.trace.model import MAX_EXEC_TIME_LABEL, Condition, Job, Workload
 from bot.trace.walk import Walk, seconds_between
 
@@ -18,10 +18,12 @@ _CONDITIONS = (
     "Evicted",
     "Requeued",
     "PodsReady",
+    "PodsScheduled",  # v0.20: False with WaitForScheduling while required pods are not scheduled
     "WaitingForReplacementPods",
     "BlockedOnPreemptionGates",
 )
 MAX_FACTS_SHOWN = 6
+DRA_NO_FIT_NOTE = "note.dra-no-fit"
 
 
 _BAD_WHEN_TRUE = frozenset({"Evicted", "WaitingForReplacementPods", "BlockedOnPreemptionGates"})
@@ -82,6 +84,30 @@ def condition_steps(walk: Walk, workload: Workload) -> None:
         )
     if workload.condition("QuotaReserved") is None:
         walk.step("conditions", Outcome.INFO, "conditions.none-yet")
+
+
+# Requeued=False reasons Kueue writes (FACTS §3.1: the eviction's reason, a stopped queue's, a deactivation's,
+# Inadmissible for DRA errors); any other is a state this bot does not know.
+_REQUEUE_FALSE_REASONS = BACKOFF_REASONS | {
+    "ClusterQueueStopped",
+    "LocalQueueStopped",
+    "Inadmissible",
+    "Deactivated",
+    "InactiveWorkload",
+    "Preempted",
+}
+
+
+def unknown_state(workload: Workload, recorded: messages.Classification | None) -> Condition | None:
+    """The condition in which Kueue recorded a state this bot does not know: a QuotaReserved=False it cannot
+    read (messages.unknown_state), or Requeued=False with a reason of no known kind. None: all is known."""
+    if recorded is not None and messages.unknown_state(recorded):
+        return workload.condition("QuotaReserved")
+    requeued = workload.condition("Requeued")
+    if requeued is None or not requeued.is_false or not requeued.reason:
+        return None
+    known = requeued.reason in _REQUEUE_FALSE_REASONS or requeued.reason.startswith("Deactivated")
+    return None if known else requeued
 
 
 def _backoff_reason(requeued: Condition | None, evicted: Condition | None) -> str:
@@ -149,20 +175,33 @@ def read_record(walk: Walk, workload: Workload) -> messages.Classification | Non
         if fact.cause == messages.Cause.UNKNOWN:
             continue
         walk.step("conditions", Outcome.FAIL, f"record.{fact.cause.value}", _fact_params(fact), cause=fact.cause.value)
+        for note in fact.about:  # v0.20 draNoFit: what the count means, which Kueue's message does not say
+            if isinstance(note, Text) and note.key == DRA_NO_FIT_NOTE:
+                walk.step("conditions", Outcome.INFO, "record.dra-no-fit", note.params)
     if record.preemptions_pending:
         walk.step("conditions", Outcome.INFO, "record.preempting", {"count": record.preemptions_pending})
     evicted = workload.condition("Evicted")
     if evicted is not None and evicted.is_true:
         eviction = messages.parse_eviction(evicted.reason, evicted.message)
         if eviction.preemption is not None:
-            walk.step(
-                "conditions",
-                Outcome.INFO,
-                "conditions.preempted",
-                {"why": eviction.preemption.why, "path": eviction.preemption.preemptor_path},
-                preemptor_job_uid=eviction.preemption.preemptor_job_uid,
-            )
+            _preempted_step(walk, eviction.preemption)
     return record
+
+
+def _preempted_step(walk: Walk, preemption: messages.Preemption) -> None:
+    if preemption.rule is not None:  # v0.20 configurable preemption: the rule, its config and the preemptor
+        namespace, _, name = (preemption.preemptor or "").partition("/")
+        preemptor = named_workload(namespace, name, name) if namespace and name else None
+        params: Params = {"rule": preemption.rule, "config": preemption.config, "preemptor": preemptor}
+        walk.step("conditions", Outcome.INFO, "conditions.preempted-by-rule", params)
+        return
+    walk.step(
+        "conditions",
+        Outcome.INFO,
+        "conditions.preempted",
+        {"why": preemption.why, "path": preemption.preemptor_path},
+        preemptor_job_uid=preemption.preemptor_job_uid,
+    )
 
 
 def check_steps(walk: Walk, workload: Workload) -> None:

@@ -32,7 +32,8 @@ CONFIG_REASONS = frozenset({"CreateContainerConfigError", "CreateContainerError"
 MOUNT_EVENTS = frozenset({"FailedMount", "FailedAttachVolume"})
 CREATE_EVENT = "FailedCreate"
 # What each kind of trouble is, in the order a reader should hear it: a pod that cannot even be created first.
-KINDS = ("quota", "limit-range", "webhook", "create", "image", "config", "mount", "crash")
+KINDS = ("quota", "limit-range", "webhook", "create", "unscheduled", "image", "config", "mount", "crash")
+WAIT_FOR_SCHEDULING = "WaitForScheduling"
 _IMAGE = re.compile(r'image "(?P<image>[^"]{1,512})"')
 MAX_SAID = 3  # troubles said (one step each)
 
@@ -206,6 +207,21 @@ def troubles(snapshot: Snapshot, job: Job, pods: Sequence[Pod], *, gone: bool, c
     return found.ordered()
 
 
+def unscheduled(workload: Workload) -> Trouble | None:
+    """Kueue v0.20's own word that required pods were never scheduled: PodsScheduled=False (or PodsReady=False)
+    with reason WaitForScheduling ("At least one required pod is not scheduled", "2 of 3 required pods are
+    scheduled"; KEP "PodsScheduled condition": WaitForScheduling is also an eviction's underlying cause,
+    Evicted reason "...DueToWaitForScheduling"). The PodsScheduled message is the one that counts pods."""
+    for kind in ("PodsScheduled", "PodsReady"):
+        condition = workload.condition(kind)
+        if condition is not None and condition.is_false and condition.reason == WAIT_FOR_SCHEDULING:
+            return Trouble("unscheduled", WAIT_FOR_SCHEDULING, condition.message)
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.is_true and evicted.reason.endswith(f"DueTo{WAIT_FOR_SCHEDULING}"):
+        return Trouble("unscheduled", WAIT_FOR_SCHEDULING, evicted.message)
+    return None
+
+
 def not_ready(pods: Sequence[Pod]) -> list[Pod]:
     """The pods that are not ready: pending, or running with a container not ready."""
     return [
@@ -226,6 +242,7 @@ _ADVICE = {
     "limit-range": "fit-limit-range",
     "webhook": "ask-webhook-owner",
     "create": "check-job-events",
+    "unscheduled": "check-unscheduled",
 }
 
 
@@ -271,4 +288,13 @@ def say(walk: Walk, job: Job, found: Sequence[Trouble], *, lead: bool) -> Params
     return {"trouble": found[0].fragment} if found else {}
 
 
-__all__ = ["Trouble", "advice_params", "evicted_for_pods_ready", "not_ready", "owns_pod", "say", "troubles"]
+__all__ = [
+    "Trouble",
+    "advice_params",
+    "evicted_for_pods_ready",
+    "not_ready",
+    "owns_pod",
+    "say",
+    "troubles",
+    "unscheduled",
+]

@@ -103,6 +103,7 @@ def _not_ready(walk: Walk, workload: Workload, job: Job, pods: list[Pod], cq: st
     assigned = workload.admission.assignments if workload.admission else ()
     expected = sum(a.count or 0 for a in assigned) or sum(pod_set.count for pod_set in workload.pod_sets)
     found = rootcause.troubles(walk.snapshot, job, rootcause.not_ready(pods), gone=False, created=len(pods) < expected)
+    found = _with_unscheduled(found, workload)
     if not found:
         return Verdict.RUNNING, {"cluster_queue": cq}
     params = rootcause.say(walk, job, found, lead=True)
@@ -110,6 +111,14 @@ def _not_ready(walk: Walk, workload: Workload, job: Job, pods: list[Pod], cq: st
     if pending or not pods:
         return Verdict.PODS_PENDING, {"pending": pending or expected, **params}
     return Verdict.RUNNING, {"cluster_queue": cq, **params}
+
+
+def _with_unscheduled(found: list[rootcause.Trouble], workload: Workload) -> list[rootcause.Trouble]:
+    """The pods' troubles, and Kueue's own word (v0.20) that required pods were never scheduled, in order."""
+    unscheduled = rootcause.unscheduled(workload)
+    if unscheduled is None or any(trouble.kind == unscheduled.kind for trouble in found):
+        return found
+    return sorted([*found, unscheduled], key=lambda trouble: rootcause.KINDS.index(trouble.kind))
 
 
 _GIVE_WAY = frozenset({"check-pods-ready", "wait-backoff"})
@@ -123,6 +132,7 @@ def after_eviction(walk: Walk, workload: Workload, job: Job | None) -> Params:
         return {}
     pods = pods_of(walk, job, workload)
     found = rootcause.troubles(walk.snapshot, job, rootcause.not_ready(pods) or pods, gone=True, created=True)
+    found = _with_unscheduled(found, workload)
     if found:  # "check the image, the volumes and the events" and "wait" give way to the cause itself
         walk.actions[:] = [action for action in walk.actions if action.code not in _GIVE_WAY]
     return rootcause.say(walk, job, found, lead=True)

@@ -49,11 +49,23 @@ def queue_order_key(workload: Workload) -> tuple[int, datetime, str]:
     return (-workload.priority, queue_order_time(workload), workload.meta.uid or workload.name)
 
 
+def on_hold(workload: Workload) -> bool:
+    """Kueue v0.20 released the Workload's quota on purpose (QuotaReserved=False, reason OnHold: a StatefulSet
+    scaled to zero): not admissible, so not in any queue until the hold ends (FACTS §3.1, workload.go
+    IsAdmissible)."""
+    reserved = workload.condition("QuotaReserved")
+    return reserved is not None and reserved.is_false and reserved.reason == "OnHold"
+
+
 def waits_in_queue(workload: Workload) -> bool:
-    """Whether Kueue keeps this Workload in its ClusterQueue's pending list (heap or parked)."""
+    """Whether Kueue keeps this Workload in its ClusterQueue's pending list (heap or parked): IsAdmissible
+    (pkg/workload/workload.go) leaves out the gated, the finished, the inactive, the reserved, the ones on
+    hold and a pod group waiting for replacement pods."""
     if not workload.active or workload.finished or workload.is_true("QuotaReserved"):
         return False
     if workload.meta.annotations.get("kueue.x-k8s.io/admission-gated-by"):
+        return False
+    if on_hold(workload) or workload.is_true("WaitingForReplacementPods"):
         return False
     requeued = workload.condition("Requeued")
     return not (requeued is not None and requeued.is_false)

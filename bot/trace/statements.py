@@ -214,7 +214,7 @@ _RESERVED = _rx(r"Quota reserved in ClusterQueue (?P<q>[^\s,;]+)(?P<rest>.*)")
 _CONSIDERED_PODSET = re.compile(r"(?:(?<=Flavors considered: )|(?<= \| ))(?P<ps>[^\s:|]+): ")
 _CONSIDERED_LEADS = re.compile("(?<=[;(])(?:" + "|".join(kind.lead for kind in KINDS) + ")")
 DRA = re.compile(
-    r"\bDRA\b|DeviceClass|ResourceClaim|ResourceSlice|FirstAvailable|AllocationMode|matching devices"
+    r"\bDRA\b|[Dd]eviceClass|ResourceClaim|ResourceSlice|FirstAvailable|AllocationMode|matching devices"
     r"|consumesCounters|CEL evaluation error|resourceClaims|capacity dimension"
 )
 # Misconfigured / Inadmissible / Suspended with a wording we don't know: the text may still say which.
@@ -264,6 +264,7 @@ REASON_VERDICT = {
     "WaitingForPodsReady": Verdict.WAITING_FOR_PODS_READY,
     "Waiting": Verdict.WAITING_FOR_PODS_READY,
     "Deactivated": Verdict.DEACTIVATED,
+    "DRAResourcesUnresolved": Verdict.INVALID_REQUEST,
 }
 
 

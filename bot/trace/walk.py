@@ -20,6 +20,7 @@ from bot.trace.snapshot import Snapshot
 
 if TYPE_CHECKING:
     from bot.trace.head import QueueHead
+    from bot.trace.model import Condition
     from bot.trace.podsready import Block
 
 
@@ -63,6 +64,7 @@ class Walk:
     head: QueueHead | None = None  # the head of a StrictFIFO queue this Workload waits behind
     behind: int = 0  # at the head of a StrictFIFO queue itself: how many wait behind it
     pods_ready: Block | None = None  # waitForPodsReady.blockAdmission: the workloads whose pods hold admission
+    unknown: Condition | None = None  # a state Kueue recorded that this bot does not know (said verbatim)
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
     leading: int = 0  # how many actions were added with `lead` (they come first)

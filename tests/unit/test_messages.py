@@ -24,6 +24,7 @@ from bot.trace.messages import (
     parse_eviction,
     parse_preemption,
     render_taint,
+    unknown_state,
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -1157,8 +1158,105 @@ def test_quoted_yaml_apostrophes_are_accepted() -> None:
     assert got.facts[0].pod_set == "main"
 
 
+# ------------------------------------------------------------------------------------------------
+# v0.20: every message format the project knows of, with its source. Where Kueue's exact text is not in the
+# CRDs or FACTS (v0.20 is newer than ../shared/kueue's v0.19 CRDs), the row says where it was read and the
+# classifier reads it by structure.
+
+V020_ROWS = [
+    Row(  # statefulset_reconciler (upstream test "zero released workload"): QuotaReserved=False, OnHold
+        "v020-on-hold",
+        "StatefulSet scaled to zero; workload on hold",
+        {"OnHold": V.NOT_YET_EVALUATED},
+        [dict(cause=C.ON_HOLD)],
+    ),
+    Row(  # statefulset_reconciler.go:278-292 (v0.20), after a scale-up: either vocabulary
+        "v020-hold-released",
+        "Workload no longer on hold; waiting for quota reservation",
+        {"PendingEvaluation": V.NOT_YET_EVALUATED, "Pending": V.NOT_YET_EVALUATED},
+        [dict(cause=C.HOLD_RELEASED)],
+    ),
+    Row(  # #16123, site docs tasks/run DRA "firstAvailable request not admitted": the field at fault
+        "v020-dra-unresolved-class",
+        "podset main: deviceClassName: Not found",
+        {"DRAResourcesUnresolved": V.INVALID_REQUEST, "Inadmissible": V.INVALID_REQUEST},
+        [dict(text="podset main: deviceClassName: Not found")],
+    ),
+    Row(  # same page: the gate KueueDRAIntegrationPrioritizedList disabled
+        "v020-dra-unresolved-first-available",
+        "FirstAvailable device selection is not supported",
+        {"DRAResourcesUnresolved": V.INVALID_REQUEST, "Inadmissible": V.INVALID_REQUEST},
+        [dict(text="FirstAvailable device selection is not supported")],
+    ),
+    Row(  # tas findTopologyAssignment tasExclusionStats.formatReasons (v0.20 adds draNoFit), B1 shape
+        "v020-dra-no-fit-never",
+        f'{PS} main: topology "default" doesn\'t allow to fit any of 2 pod(s). Total nodes: 4; excluded: '
+        'draNoFit: 3, resource "cpu": 1',
+        {"TopologyPlacementFailed": V.TOPOLOGY_PLACEMENT_FAILED, "WaitingForQuota": V.WAITING_FOR_QUOTA},
+        [dict(cause=C.TOPOLOGY_NO_FIT, topology="default", detail_has="draNoFit: 3 node(s) lack the DRA devices")],
+    ),
+    Row(  # same, B2 shape (site docs: "reason TopologyPlacementFailed and its message includes draNoFit: N")
+        "v020-dra-no-fit-some",
+        f'{PS} main: topology "default" allows to fit only 1 out of 2 pod(s). Total nodes: 4; excluded: draNoFit: 2',
+        {"TopologyPlacementFailed": V.TOPOLOGY_PLACEMENT_FAILED},
+        [dict(cause=C.TOPOLOGY_NO_FIT, fit=(1, 2), detail_has="excluded: draNoFit: 2")],
+    ),
+    Row(  # an exclusion key newer than this bot: read by the "key: N" structure, never "unexpected wording"
+        "v020-future-exclusion-key",
+        f'{PS} main: topology "default" doesn\'t allow to fit any of 1 pod(s). Total nodes: 2; excluded: '
+        "gpuPartitionNoFit: 2",
+        {"TopologyPlacementFailed": V.TOPOLOGY_PLACEMENT_FAILED},
+        [dict(cause=C.TOPOLOGY_NO_FIT, detail_has="excluded: gpuPartitionNoFit: 2")],
+    ),
+    Row(  # v0.20 configurable preemption copied into QuotaReserved after the eviction (reconciler.go:610-620)
+        "v020-preempted-by-rule",
+        "Preempted by rule 'hero' in PreemptionConfig 'cfg' to accommodate workload team-b/hero-job",
+        {"Pending": V.NOT_YET_EVALUATED, "PendingEvaluation": V.NOT_YET_EVALUATED},
+        [dict(cause=C.PREEMPTED, detail_has="rule 'hero' in PreemptionConfig 'cfg'")],
+    ),
+    Row(  # FACTS B5, scheduler.go:930 (TASFailedNodeReplacementFailFast): the eviction text copied
+        "v020-node-replacement-evicted",
+        "Workload was evicted as there was no replacement for unhealthy node(s): x0, x1",
+        {"Pending": V.NOT_YET_EVALUATED},
+        [dict(cause=C.NODE_REPLACEMENT_FAILED, detail_has="x0, x1")],
+    ),
+    Row(  # FACTS B5, tas_flavor_snapshot.go:728: the second pass finds no replacement
+        "v020-node-replacement-none",
+        "cannot find replacement assignment for unhealthy node: x0",
+        {"Pending": V.TOPOLOGY_PLACEMENT_FAILED},
+        [dict(cause=C.TOPOLOGY_REQUEST_INVALID)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "reason", "verdict"), _params(V020_ROWS))
+def test_v020_messages(row: Row, reason: str, verdict: Verdict) -> None:
+    _run(row, reason, verdict)
+
+
+@pytest.mark.parametrize(
+    ("reason", "message", "unknown"),
+    [
+        pytest.param("SomethingNew", "anything at all", True, id="unknown-reason"),
+        pytest.param("Pending", "The frobnicator disagrees with the workload", True, id="unknown-message-pending"),
+        pytest.param("Inadmissible", "The frobnicator disagrees", True, id="unknown-message-inadmissible"),
+        pytest.param("", "The frobnicator disagrees", True, id="unknown-message-no-reason"),
+        pytest.param("WaitingForQuota", "The frobnicator disagrees", False, id="the-reason-says-it"),
+        pytest.param("OnHold", "held for a reason of the future", False, id="on-hold-is-known"),
+        pytest.param("Pending", f"{PS} main: {QUOTA_C}", False, id="known-message"),
+        pytest.param("Pending", "", False, id="nothing-said"),
+        pytest.param("DRAResourcesUnresolved", "something new", False, id="dra-reason-says-it"),
+    ],
+)
+def test_an_unknown_state_is_told_apart(reason: str, message: str, unknown: bool) -> None:
+    """Issue 11, "anything unknown is honest": what the engine says verbatim and gives no queue place."""
+    assert unknown_state(classify_quota_reserved(reason, message)) is unknown
+
+
 def test_vocabularies() -> None:
-    assert len(GRANULAR_REASONS) == 12
+    # FACTS §3.1's twelve, and v0.20's DRAResourcesUnresolved (#16123; "Inadmissible" when the administrator
+    # disabled UnadmittedWorkloadsObservability, site docs tasks/run DRA "firstAvailable request not admitted")
+    assert len(GRANULAR_REASONS) == 13
     assert {"Pending", "Inadmissible", "Waiting"} == LEGACY_REASONS
     assert not GRANULAR_REASONS & LEGACY_REASONS
     assert len({c.value for c in Cause}) == len(Cause)
@@ -1278,6 +1376,34 @@ JUID = "4548c8bd-c399-4027-bb02-6114f3a8cdeb"
             "Preempted to accommodate a workload (UID: 5c0 ...",
             Preemption(None, None, None, None, None),
             id="cut-in-uid",
+        ),
+        pytest.param(  # v0.20 configurable preemption, Evicted (site docs concepts/preemption_config)
+            "Preempted by rule 'evict-smaller-jobs' in PreemptionConfig 'defrag' to accommodate workload "
+            "default/training-job-xyz",
+            Preemption(
+                None,
+                None,
+                "rule 'evict-smaller-jobs' in PreemptionConfig 'defrag'",
+                None,
+                None,
+                rule="evict-smaller-jobs",
+                config="defrag",
+                preemptor="default/training-job-xyz",
+            ),
+            id="v020-rule-evicted",
+        ),
+        pytest.param(  # ... and the Preempted condition (reason ConfigurablePreemption / PreemptionConfigRule)
+            "Preempted by rule 'hero-preempt-lower-priority' in PreemptionConfig 'hero-config'",
+            Preemption(
+                None,
+                None,
+                "rule 'hero-preempt-lower-priority' in PreemptionConfig 'hero-config'",
+                None,
+                None,
+                rule="hero-preempt-lower-priority",
+                config="hero-config",
+            ),
+            id="v020-rule-preempted",
         ),
         pytest.param("The workload is deactivated", None, id="not-a-preemption"),
         pytest.param("", None, id="empty"),
