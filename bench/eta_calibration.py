@@ -38,6 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.notify.history import MAX_PER_QUEUE, RETENTION
 from bot.trace.eta import ESTIMATE, WINDOW, Estimator, History, Observed, Waiting
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
@@ -161,13 +162,16 @@ def calibrate(scenario: Scenario, days: float, every_minutes: float, seed: int) 
     jobs = simulate(scenario, days, rng)
     ours, median_baseline, position_baseline = Tally(), Tally(), Tally()
     window = WINDOW.total_seconds()
+    kept = RETENTION.total_seconds()  # what the bot's history keeps (bot/notify/history.py)
     step = every_minutes * 60
     moment = window
     end = days * 86400
     while moment < end:
         seen = [j for j in jobs if j.admitted is not None and moment - window <= j.admitted <= moment]
+        retained = [j for j in jobs if j.admitted is not None and moment - kept <= j.admitted <= moment]
+        retained = sorted(retained, key=lambda j: j.admitted or 0)[-MAX_PER_QUEUE:]
         history = History(
-            tuple(Observed("cq", "gpu", at(j.queued), at(j.admitted or 0), Decimal(j.size)) for j in seen)
+            tuple(Observed("cq", "gpu", at(j.queued), at(j.admitted or 0), Decimal(j.size)) for j in retained)
         )
         waiting = sorted(
             (j for j in jobs if j.queued <= moment and (j.admitted is None or j.admitted > moment)),

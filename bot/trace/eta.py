@@ -1,8 +1,8 @@
 """When will it run: an interval with honest uncertainty, from what the bot has seen its queue do. Pure.
 
 The history is the admissions the bot observed per ClusterQueue and flavor (when each waited from, when it
-was admitted), and the Workloads waiting now. From them the estimator replays the queue's last 24 h every
-ten minutes, as a question would have been asked then: at each moment, every Workload waiting had a
+was admitted), and the Workloads waiting now. From them the estimator replays the queue's last 24 to 72 h
+(its `window`) every ten minutes, as a question would have been asked then: at each moment, every Workload waiting had a
 position (1 + those queued before it and still waiting) and a wait left (until its admission; at least
 until now for one still waiting: a censored wait, which Kaplan-Meier's estimate counts as such). A job at
 position k now gets the central `confidence` share of the waits left at position k (neighbouring positions
@@ -31,14 +31,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 
-WINDOW = timedelta(hours=24)
+WINDOW = timedelta(hours=24)  # the history an estimate rests on, at least
+MAX_WINDOW = timedelta(hours=72)  # ... at most: a queue whose waits last hours is looked at over longer
+WAITS_PER_WINDOW = 16  # the window spans at least this many typical (median) waits
 MIN_ADMISSIONS = 8  # fewer admissions in the window: "no estimate yet"
 MIN_SAMPLES = 24  # fewer remaining-wait samples near the position: "no estimate yet"
 CONFIDENCE = 80  # percent, the level the answer states
 STEP = timedelta(minutes=10)  # the replayed moments' spacing
 MAX_REPLAYED = 300  # the most recent admissions replayed
 _ORIGINS = 12  # calibration: the last twelve hours, one origin each
-_FACTORS = tuple(0.5 + 0.05 * i for i in range(41))  # 0.5 .. 2.5: the widening factors tried
+_FACTORS = tuple(0.5 + 0.05 * i for i in range(71))  # 0.5 .. 4.0: the widening factors tried
 
 # Eta.status values (JSON `eta.status`).
 ESTIMATE = "estimate"
@@ -268,7 +270,9 @@ class Estimator:
         now: datetime,
         pending: Sequence[Waiting] = (),
     ) -> None:
-        since = now - WINDOW
+        span = window(history, cluster_queue, now)
+        since = now - span
+        self.window_hours = int(span.total_seconds() // 3600)
         in_queue = [a for a in history.admissions if a.cluster_queue == cluster_queue and since <= a.admitted_at <= now]
         in_flavor = [a for a in in_queue if a.flavor == flavor] if flavor else []
         if len(in_flavor) >= MIN_ADMISSIONS:
@@ -288,18 +292,20 @@ class Estimator:
                 unique.append(a)
             chosen = unique
         self.now = now
-        self.samples = replay(chosen, now=now, pending=pending) if self.admissions >= MIN_ADMISSIONS else []
+        enough = self.admissions >= MIN_ADMISSIONS
+        self.samples = replay(chosen, now=now, pending=pending, since=since) if enough else []
+        self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._factors: dict[int, float] = {}
         self._backtests: list[tuple[list[Value], float, bool]] | None = None
 
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
-        """Calibration questions: at each of the last `_ORIGINS` hours, each Workload then waiting, the
+        """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
         waits near its position as the bot had them then, and its wait left (censored or not)."""
         if self._backtests is not None:
             return self._backtests
         tests: list[tuple[list[Value], float, bool]] = []
         end = self.now.timestamp()
-        for hour in range(1, _ORIGINS + 1):
+        for hour in range(1, self.origins + 1):
             origin = end - hour * 3600
             asked = [s for s in self.samples if abs(s.moment - origin) < 1]
             if not asked:
@@ -360,15 +366,18 @@ class Estimator:
         bound_seconds: int | None = None,
         amount: Decimal | None = None,
     ) -> Eta:
-        thin = Eta(NO_ESTIMATE, position, admissions=self.admissions, scope=self.scope, reason=THIN_HISTORY)
+        hours = self.window_hours
+        thin = Eta(
+            NO_ESTIMATE, position, admissions=self.admissions, window_hours=hours, scope=self.scope, reason=THIN_HISTORY
+        )
         if self.admissions < MIN_ADMISSIONS:
             return thin
         values = near(self.samples, position, amount=amount)
         central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
         if central is None:
             return Eta(
-                NO_ESTIMATE, position, admissions=self.admissions, scope=self.scope, samples=len(values),
-                reason=THIN_HISTORY,
+                NO_ESTIMATE, position, admissions=self.admissions, window_hours=hours, scope=self.scope,
+                samples=len(values), reason=THIN_HISTORY,
             )  # fmt: skip
         low, high = widen(*central, self.factor(confidence))
         if bound_seconds is not None:
@@ -381,10 +390,29 @@ class Estimator:
             math.ceil(high),
             confidence,
             self.admissions,
+            hours,
             scope=self.scope,
             samples=len(values),
             bound_seconds=bound_seconds,
         )
+
+
+def window(history: History, cluster_queue: str, now: datetime) -> timedelta:
+    """How far back an estimate looks: 24 h, or WAITS_PER_WINDOW typical waits of the queue when they are
+    longer (a queue whose waits last hours holds only a few of them in a day, and its state persists for
+    longer than the calibration's hours would see), up to MAX_WINDOW, in whole hours. The typical wait is the
+    median of the waits of the admissions of the last 24 h."""
+    since = now - WINDOW
+    waits = sorted(
+        (a.admitted_at - a.queued_at).total_seconds()
+        for a in history.admissions
+        if a.cluster_queue == cluster_queue and since <= a.admitted_at <= now
+    )
+    if not waits:
+        return WINDOW
+    typical = waits[len(waits) // 2]
+    hours = math.ceil(WAITS_PER_WINDOW * typical / 3600)
+    return min(MAX_WINDOW, max(WINDOW, timedelta(hours=hours)))
 
 
 def never() -> Eta:

@@ -22,6 +22,7 @@ from bot.trace.eta import (
     km_quantiles,
     never,
     replay,
+    window,
 )
 
 from tests.builders import NOW
@@ -78,6 +79,27 @@ def test_a_steady_queue_gets_a_tight_interval_around_its_pace() -> None:
     assert eta.admissions == 100 and eta.scope == "flavor" and eta.confidence == 80
     head = estimator.eta(1)
     assert head.high_seconds is not None and head.high_seconds <= eta.high_seconds
+
+
+@pytest.mark.parametrize(
+    ("wait_minutes", "hours"),
+    [
+        pytest.param(30, 24, id="short-waits-a-day"),
+        pytest.param(120, 32, id="two-hour-waits-sixteen-of-them"),
+        pytest.param(600, 72, id="long-waits-capped-at-three-days"),
+    ],
+)
+def test_the_window_spans_sixteen_typical_waits_between_one_and_three_days(wait_minutes: int, hours: int) -> None:
+    """A queue whose waits last hours holds few of them in a day (bench/README.md: on the bursty StrictFIFO
+    queue 24 h left the 80 % interval at 62-73 % coverage); the window grows to WAITS_PER_WINDOW waits."""
+    history = History(tuple(steady(60, every=20, wait=wait_minutes)))
+    assert window(history, "cq", NOW) == timedelta(hours=hours)
+    if hours > 24:  # an older admission counts once the window reaches it, and the answer says how far back
+        older = History((*history.admissions, *steady(1, every=60 * (hours - 2), wait=wait_minutes)))
+        estimator = Estimator(older, cluster_queue="cq", flavor="a100", now=NOW)
+        assert estimator.window_hours == hours
+        assert estimator.eta(1).window_hours == hours
+        assert estimator.admissions == 61
 
 
 @pytest.mark.parametrize(
