@@ -14,13 +14,16 @@ from __future__ import annotations
 
 import os
 import secrets
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 import yaml
+from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient, load_api_client
 
+from tests.cache_support import wait_ready
 from tests.real.cluster import Cluster
 
 ENV = "KUEUE_BOT_REAL_KUBECONFIG"
@@ -66,3 +69,19 @@ def reader(cluster: Cluster) -> Iterator[KubeClient]:
         yield KubeClient(api_client, timeout=(5.0, 60.0))
     finally:
         api_client.close()  # type: ignore[no-untyped-call]
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+@pytest.fixture
+async def cache(reader: KubeClient) -> AsyncIterator[ClusterCache]:
+    """The bot's informer cache over the cluster, as the read-only identity, synced."""
+    cache = ClusterCache(reader, clock=now)
+    await cache.start()
+    try:
+        await wait_ready(cache, 60)
+        yield cache
+    finally:
+        await cache.stop()

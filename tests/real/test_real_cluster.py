@@ -63,17 +63,6 @@ def queues(cluster: Cluster, run_id: str, request: pytest.FixtureRequest) -> Ite
         cluster.remove_cluster_scoped("resourceflavors", made.flavor)
 
 
-@pytest.fixture
-async def cache(reader: KubeClient) -> AsyncIterator[ClusterCache]:
-    cache = ClusterCache(reader, clock=_now)
-    await cache.start()
-    try:
-        await wait_ready(cache, 60)
-        yield cache
-    finally:
-        await cache.stop()
-
-
 def _owned(cache: ClusterCache, namespace: str, job: str) -> Any:
     found = cache.workloads_owned_by(namespace, "Job", job)
     return found[0] if found else None

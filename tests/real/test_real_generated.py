@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -33,7 +32,7 @@ from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
 
-from tests.cache_support import wait_for, wait_ready
+from tests.cache_support import wait_for
 from tests.real.cluster import FINALIZERS, Cluster
 from tests.real.generated import GeneratedJob, World, generate, job_body
 
@@ -63,17 +62,6 @@ class Tally:
         self.checks += 1
         if not ok:
             self.disagreements.append(what)
-
-
-@pytest.fixture
-async def cache(reader: KubeClient) -> AsyncIterator[ClusterCache]:
-    cache = ClusterCache(reader, clock=_now)
-    await cache.start()
-    try:
-        await wait_ready(cache, 60)
-        yield cache
-    finally:
-        await cache.stop()
 
 
 def _workload(cache: ClusterCache, namespace: str, job: str) -> Workload | None:
