@@ -80,10 +80,12 @@ class Pause:
             self._since = time.perf_counter()
 
 
-def positions(snapshot: Snapshot) -> dict[str, int]:
-    """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it)."""
+async def positions(snapshot: Snapshot, pause: Pause) -> dict[str, int]:
+    """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it); yields to the
+    event loop between ClusterQueues (at 50,000 Workloads this takes tens of milliseconds)."""
     places: dict[str, int] = {}
     for cq in snapshot.cluster_queues():
+        await pause.maybe()
         for index, workload in enumerate(snapshot.pending_in(cq.meta.name)):
             places[workload_key(workload)] = index
     return places
@@ -114,16 +116,17 @@ class QuotaStamps:
     def __init__(self) -> None:
         self._stamps: dict[str, tuple[tuple[object, ...], object]] = {}
 
-    def tokens(self, snapshot: Snapshot) -> dict[str, object]:
+    async def tokens(self, snapshot: Snapshot, pause: Pause) -> dict[str, object]:
         """A token per ClusterQueue that changes when the quota state of its cohort tree does: a version
         stamp. The state: what the trace reads of each ClusterQueue and Cohort of the tree (quotas, usage,
         policies, conditions; not their resourceVersion nor counters such as pendingWorkloads, which change
         all the time), their flavors and admission checks, and the quota each Workload holds in it (its
-        admission, whatever else of it changes)."""
+        admission, whatever else of it changes). Yields to the event loop between ClusterQueues."""
         cohorts = {cohort.meta.name: cohort for cohort in snapshot.cohorts()}
         trees: dict[str, list[object]] = defaultdict(list)
         root_of: dict[str, str] = {}
         for cq in snapshot.cluster_queues():
+            await pause.maybe()
             chain: list[str] = []
             parent = cq.cohort
             while parent and parent not in chain:
