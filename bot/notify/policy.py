@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from bot.notify.state import Delivery, State, job_key
@@ -68,6 +68,12 @@ class Candidate:
     @property
     def verdict(self) -> Verdict:
         return self.explanation.verdict
+
+    def slim(self) -> Candidate:
+        """The same with the Brief of its Explanation: what is kept once the pass has acted on it."""
+        if isinstance(self.explanation, Brief):
+            return self
+        return replace(self, explanation=Brief.of(self.explanation))
 
     @property
     def position(self) -> int | None:
@@ -257,3 +263,15 @@ def _fresh(
                 continue  # held back; sent on the first pass after the quiet hours
             fresh[target].append(candidate)
     return fresh
+
+
+def slim(decision: Decision) -> Decision:
+    """A decision carried out, with Briefs in place of its Explanations (a broadcast's 30,000 Explanations are
+    not kept alive past their pass: alive, every full collection of the cyclic GC scanned them)."""
+    if isinstance(decision, Send):
+        return replace(decision, items=tuple(candidate.slim() for candidate in decision.items))
+    if isinstance(decision, Update):
+        return replace(decision, candidate=decision.candidate.slim())
+    if isinstance(decision, Close) and decision.candidate is not None:
+        return replace(decision, candidate=decision.candidate.slim())
+    return decision

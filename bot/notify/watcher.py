@@ -31,7 +31,7 @@ from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import Pause, QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
-from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide
+from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
@@ -180,10 +180,6 @@ class Notifier:
         return fence
 
     async def _pass(self) -> list[Decision]:
-        previous, self.last_decisions = self.last_decisions, []
-        while previous:  # let go in steps, first: a first pass's 30,000 Explanations freed at once held the loop
-            del previous[-8:]  # 0.6 s, and alive they made each full collection of the pass scan them
-            await asyncio.sleep(0)
         now = self.clock()
         state = await self.store.load()
         snapshot = await self.source.snapshot()
@@ -207,9 +203,14 @@ class Notifier:
                 raise
             except Exception:  # the delivery stays open: the next pass edits the DM again
                 log.exception("notifier: a DM could not be closed; retried next pass")
-        self.last_decisions = decisions
+        self.last_decisions = kept = [slim(d) for d in decisions]
+        del candidates
+        self._explained = {}
+        while decisions:  # their Explanations let go in steps: a broadcast's 30,000 freed at once held the loop
+            del decisions[-8:]  # 0.6 s, and alive they made every full collection of the next pass scan them
+            await asyncio.sleep(0)
         await self._forget_old(now)
-        return decisions
+        return kept
 
     async def _observe(self, snapshot: Snapshot, now: datetime) -> None:
         """The queue history the ETA rests on: a failure to record it costs the ETA, never the DMs."""
