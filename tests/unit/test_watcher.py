@@ -18,7 +18,7 @@ from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.notify.policy import Brief
+from bot.notify.policy import Brief, Send
 from bot.notify.ports import Closing, workload_key
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
@@ -133,6 +133,10 @@ async def test_a_steady_pass_traces_nothing_and_keeps_briefs_not_explanations(st
     notifier = _notifier(cluster, store, messenger)
     assert await _traced(notifier) == 20
     assert messenger.sent == [(OWNER, 20)]  # one digest
+    kept = [item for d in notifier.last_decisions if isinstance(d, Send) for item in d.items]
+    assert len(kept) == 20 and all(
+        isinstance(item.explanation, Brief) for item in kept
+    )  # no Explanation outlives its pass
     assert await _traced(notifier) == 0
     assert notifier.last_decisions == []
     assert all(isinstance(seen.brief, Brief) for seen in notifier._seen.values())
