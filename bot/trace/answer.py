@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 
 from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, render
 from bot.trace.codes import Outcome, Verdict
@@ -74,19 +75,22 @@ def _templates(key: str) -> tuple[str, ...]:
     return (entry,) if isinstance(entry, str) else tuple(entry or ())
 
 
-def _placeholders(template: str) -> set[str]:
-    return {part.split("}", 1)[0] for part in template.split("{")[1:]}
+@lru_cache(maxsize=4096)
+def _placeholders(template: str) -> frozenset[str]:
+    return frozenset(part.split("}", 1)[0] for part in template.split("{")[1:])
 
 
-def _template(key: str, given: set[str]) -> str | None:
+def _template(key: str, given: set[str] | frozenset[str]) -> str | None:
     """The sentence render() writes for `key` with these parameters (the first whose placeholders are given)."""
     return next((t for t in _templates(key) if _placeholders(t) <= given), None)
 
 
 def _shown(text: Text) -> list[str]:
     """The words `text` shows: its VERBATIM parameters that its sentence uses."""
+    if not any(name in text.params for name in VERBATIM):
+        return []  # the usual case, without looking its sentence up
     template = _template(text.key, set(text.params))
-    used = _placeholders(template) if template is not None else set()
+    used = _placeholders(template) if template is not None else frozenset()
     found = [_words(value) for name, value in text.params.items() if name in VERBATIM and name in used]
     return [words for words in found if words is not None]
 
@@ -94,6 +98,8 @@ def _shown(text: Text) -> list[str]:
 def _once(text: Text, shown: list[str], droppable: bool) -> Text | None:
     """`text` without the words already shown (its shorter sentence); None when it could only repeat them
     and may be left out (`droppable`), else as it is."""
+    if not shown or not any(name in text.params for name in VERBATIM):
+        return text
     params = dict(text.params)
     for name in VERBATIM:
         words = _words(params.get(name))

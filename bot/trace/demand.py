@@ -100,7 +100,7 @@ def assigned(workload: Workload) -> dict[str, Quantities]:
 _CHECKPOINT = 16  # a running total is kept every this many Workloads of an order
 
 
-def _demand_memo(memo: dict[object, object], workload: Workload) -> Quantities:
+def demand_in(memo: dict[object, object], workload: Workload) -> Quantities:
     """`workload_demand`, once per distinct pod sets (shared between Workloads alike) in a view's memo."""
     if workload.reclaimable:
         return workload_demand(workload)
@@ -136,9 +136,9 @@ def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload
         start = (len(checkpoints) - 1) * _CHECKPOINT
         running = dict(checkpoints[-1])
         for workload in order[start : start + _CHECKPOINT]:
-            _summed(running, _demand_memo(memo, workload))
+            _summed(running, demand_in(memo, workload))
         checkpoints.append(running)
     result = dict(checkpoints[count // _CHECKPOINT])
     for workload in order[count - count % _CHECKPOINT : count]:
-        _summed(result, _demand_memo(memo, workload))
+        _summed(result, demand_in(memo, workload))
     return result

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from bot.copy.text import Text
 from bot.trace.codes import Verdict
@@ -229,6 +230,12 @@ def unknown_state(record: Classification) -> bool:
     return bool(record.message.strip()) and all(fact.cause is Cause.UNKNOWN for fact in record.facts)
 
 
+# Kueue writes the same few messages on many Workloads (and one question reads its record up to three
+# times): a classification is a function of (reason, message, groups), kept for the last ones seen.
+_KEPT_CLASSIFICATIONS = 1024
+_KEPT_MESSAGE_CHARS = 4096  # longer messages (rare, up to 32 KiB) are read each time rather than kept
+
+
 def classify_quota_reserved(reason: str, message: str, groups: Sequence[GroupShape] = ()) -> Classification:
     """A QuotaReserved=False condition (or the same text on a Warning event of the Workload).
 
@@ -236,6 +243,20 @@ def classify_quota_reserved(reason: str, message: str, groups: Sequence[GroupSha
     are alternatives and which resources co-requisites (otherwise guessed from the message's names).
     Total: any reason and message (empty, garbage, huge, cut) give a Classification.
     """
+    if isinstance(reason, str) and isinstance(message, str) and len(message) <= _KEPT_MESSAGE_CHARS:
+        try:
+            return _classify_kept(reason, message, tuple(groups))
+        except TypeError:  # groups that cannot be a key: read as they are
+            pass
+    return _classify(reason, message, groups)
+
+
+@lru_cache(maxsize=_KEPT_CLASSIFICATIONS)
+def _classify_kept(reason: str, message: str, groups: tuple[GroupShape, ...]) -> Classification:
+    return _classify(reason, message, groups)
+
+
+def _classify(reason: str, message: str, groups: Sequence[GroupShape]) -> Classification:
     reason_text = (reason or "").strip() if isinstance(reason, str) else ""
     message_text = message if isinstance(message, str) else ""
     body, truncated, pending, failed, migrations = _strip(message_text)

@@ -18,7 +18,7 @@ from bot.trace import eta as eta_module
 from bot.trace import whatif
 from bot.trace.answer import queued_since
 from bot.trace.codes import Verdict
-from bot.trace.demand import workload_demand
+from bot.trace.demand import demand_in, workload_demand
 from bot.trace.eta import Estimator, Eta, History, Observed, Waiting
 from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders, reserved_at
@@ -153,13 +153,23 @@ def _eta(
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     """The Workloads waiting in the ClusterQueue now: since when, and how much of its main resource each
     asks for (their waits so far are lower bounds the estimator counts)."""
+    order = snapshot.pending_in(cluster_queue)
+    memo = snapshot.derived()
+    slot = ("waiting", cluster_queue)
+    known = memo.get(slot)
+    if isinstance(known, tuple) and known[0] is order:
+        kept: tuple[Waiting, ...] = known[1]
+        return kept
     found = []
-    for workload in snapshot.pending_in(cluster_queue):
+    for workload in order:
         since = queued_since(workload)
         if since is not None:
-            demand = workload_demand(workload)
+            demand = demand_in(memo, workload)
             found.append(Waiting(since, demand.get(main_resource(demand))))
-    return tuple(found)
+    result = tuple(found)
+    # Kept in the view's memo while the view hands out the same order (holding it keeps its id from reuse).
+    memo[slot] = (order, result)
+    return result
 
 
 # --- their sentences ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 Quantities = Mapping[str, Decimal]
 
@@ -68,6 +69,7 @@ def _plain(value: Decimal) -> str:
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
+@lru_cache(maxsize=4096)  # a pure function of its arguments, asked for the same few amounts again and again
 def format_quantity(value: Decimal, resource: str = "") -> str:
     """Kubernetes notation: "3", "500m", "96Gi", "1536Mi" for memory, "1.5" never for cpu (-> "1500m")."""
     if value == 0:
@@ -89,6 +91,7 @@ def format_quantity(value: Decimal, resource: str = "") -> str:
     return f"{sign}{_plain(magnitude)}"
 
 
+@lru_cache(maxsize=4096)
 def human(value: Decimal, resource: str = "") -> str:
     """For people: memory as "96Gi" (or "1.5Gi"), cpu as "0.5" rather than "500m"."""
     if _is_bytes(resource):
