@@ -397,7 +397,7 @@ class ClusterCache(CacheIndex):
         workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
-        in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.unreported_around(focus)}
+        in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.trees_around(focus)}
         return CacheView(
             taken_at=self.taken_at,
             namespace=namespace,

@@ -51,22 +51,19 @@ class Small:
         self.cohort_list = tuple(self.cohorts.values())
         self.derived: dict[object, object] = {}  # the trace's, for every view of these (Snapshot.derived)
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
-        self._unreported_in: dict[str, list[str]] = {}
+        self._members_of: dict[str, list[str]] = {}
         for name, root in self._root_of.items():
-            if self.cluster_queues[name].reservation is None:
-                self._unreported_in.setdefault(root, []).append(name)
+            self._members_of.setdefault(root, []).append(name)
 
-    def unreported_around(self, focus: Iterable[str]) -> set[str]:
-        """The ClusterQueues sharing a cohort tree with any of `focus` (themselves included) that are
-        unknown or report no reservation (a view counts their Workloads itself)."""
+    def trees_around(self, focus: Iterable[str]) -> set[str]:
+        """The ClusterQueues sharing a cohort tree with any of `focus`, themselves included: a view holds their
+        Workloads (who holds the quota a question waits for; the usage of those that report no reservation)."""
         found = set()
         for name in focus:
-            known = self.cluster_queues.get(name)
-            if known is None or known.reservation is None:
-                found.add(name)
+            found.add(name)
             root = self._root_of.get(name)
             if root is not None:
-                found.update(self._unreported_in.get(root, ()))
+                found.update(self._members_of.get(root, ()))
         return found
 
 

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from typing import NamedTuple
 
 WINDOW = timedelta(hours=24)  # the history an estimate rests on, at least
 MAX_WINDOW = timedelta(hours=72)  # ... at most: a queue whose waits last hours is looked at over longer
@@ -109,8 +110,7 @@ class Eta:
     reason: str = ""  # thin-history | never-fits, when there is no estimate
 
 
-@dataclass(frozen=True)
-class Sample:
+class Sample(NamedTuple):  # a tuple: a replay makes thousands (a frozen dataclass cost 4 times as much)
     position: int
     remaining: float  # seconds: the wait left at `moment` (at least that when `censored`)
     amount: Decimal | None = None
@@ -221,7 +221,8 @@ def alike(samples: Sequence[Sample], amount: Decimal | None, minimum: int = MIN_
     enough of them: a large job waits longer than a small one at the same position."""
     if amount is None or amount <= 0:
         return samples
-    similar = [s for s in samples if s.amount is not None and amount / 2 <= s.amount <= amount * 2]
+    low, high = amount / 2, amount * 2
+    similar = [s for s in samples if s.amount is not None and low <= s.amount <= high]
     return similar if len(similar) >= minimum * 4 else samples
 
 
@@ -230,16 +231,25 @@ def near(
 ) -> list[Value]:
     """Waits left at `position` (of jobs of about `amount`, when known); neighbouring positions, scaled
     to it, until there are enough."""
-    by_position: dict[int, list[Sample]] = {}
-    for sample in alike(samples, amount, minimum):
-        by_position.setdefault(sample.position, []).append(sample)
-    chosen: list[Value] = [(s.remaining, s.censored) for s in by_position.get(position, [])]
+    return near_in(by_position(alike(samples, amount, minimum)), position, minimum)
+
+
+def by_position(samples: Iterable[Sample]) -> dict[int, list[Sample]]:
+    found: dict[int, list[Sample]] = {}
+    for sample in samples:
+        found.setdefault(sample.position, []).append(sample)
+    return found
+
+
+def near_in(grouped: dict[int, list[Sample]], position: int, minimum: int = MIN_SAMPLES) -> list[Value]:
+    """`near` over samples already grouped by position (`by_position`)."""
+    chosen: list[Value] = [(s.remaining, s.censored) for s in grouped.get(position, [])]
     spread = 1
-    top = max(by_position, default=0)
+    top = max(grouped, default=0)
     while len(chosen) < minimum and (position - spread >= 1 or position + spread <= top):
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
-                chosen.extend((s.remaining * position / other, s.censored) for s in by_position.get(other, []))
+                chosen.extend((s.remaining * position / other, s.censored) for s in grouped.get(other, []))
         spread += 1
     return chosen
 
@@ -297,6 +307,14 @@ class Estimator:
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._factors: dict[int, float] = {}
         self._backtests: list[tuple[list[Value], float, bool]] | None = None
+        self._grouped: dict[Decimal | None, dict[int, list[Sample]]] = {}  # per amount asked: `near`'s pool
+
+    def _near(self, position: int, amount: Decimal | None) -> list[Value]:
+        """`near(self.samples, position, amount=amount)`, the pool of each amount grouped once."""
+        grouped = self._grouped.get(amount)
+        if grouped is None:
+            grouped = self._grouped[amount] = by_position(alike(self.samples, amount))
+        return near_in(grouped, position)
 
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
@@ -356,7 +374,7 @@ class Estimator:
 
     def median(self, position: int, amount: Decimal | None = None) -> float | None:
         """The median wait left at `position` (None when unknown)."""
-        return km_quantiles(near(self.samples, position, amount=amount), (0.5,))[0]
+        return km_quantiles(self._near(position, amount), (0.5,))[0]
 
     def eta(
         self,
@@ -372,7 +390,7 @@ class Estimator:
         )
         if self.admissions < MIN_ADMISSIONS:
             return thin
-        values = near(self.samples, position, amount=amount)
+        values = self._near(position, amount)
         central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
         if central is None:
             return Eta(

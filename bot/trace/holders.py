@@ -20,12 +20,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from itertools import chain, groupby
 
 from bot.trace import checks
 from bot.trace.demand import PODS
 from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
-from bot.trace.quota import ZERO, capacity, usage_inputs
+from bot.trace.quota import ZERO, capacity
 from bot.trace.snapshot import Snapshot, queue_order_time
 
 MAX_LISTED = 10
@@ -282,50 +283,73 @@ class _Held:
     workload: Workload
     cluster_queue: str
     amount: Decimal
-    borrows: bool  # its ClusterQueue is not the contest's and borrows there
+    borrows: bool  # its ClusterQueue borrows there (a contest of another ClusterQueue could reclaim it)
     reserved: datetime | None
     order: datetime  # queue_order_time
 
 
-class _Base:
-    """What a contest of `cq` for (flavor, resource) reads of its tree, whoever asks and whenever: built once
-    per view while the tree's Workloads are the same sequences (the cache hands out the same tuple of a
-    ClusterQueue's Workloads until one changes), then each question reads it in time independent of the
-    number of holders (but for the listing's ties, see `_listed`)."""
+class _Tree:
+    """What every contest for (flavor, resource) in one cohort tree reads of it, whichever of its ClusterQueues
+    asks and whenever: built once per view while the tree's Workloads are the same sequences (the cache hands
+    out the same tuple of a ClusterQueue's Workloads until one changes), then each question reads it in time
+    independent of the number of holders (but for the listing's ties, see `_listed`)."""
 
-    def __init__(self, snapshot: Snapshot, cq: ClusterQueue, tree: Sequence[ClusterQueue], flavor: str, resource: str):
-        self.held_here = self.held_elsewhere = self.borrowed_elsewhere = ZERO
+    def __init__(self, snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str):
+        self.borrowed: dict[str, Decimal] = {}  # per ClusterQueue that borrows there: how much
+        self.held_in: dict[str, Decimal] = {}  # per ClusterQueue: what its holders hold
+        mine: dict[str, list[_Held]] = {}
         held: list[_Held] = []
         for queue in tree:
             cap = capacity(snapshot, queue, flavor, resource)
-            borrows = queue.name != cq.name and cap.borrowed > 0
+            borrows = cap.borrowed > 0
             if borrows:
-                self.borrowed_elsewhere += cap.borrowed
+                self.borrowed[queue.name] = cap.borrowed
             for other in snapshot.workloads_in_cluster_queue(queue.name):
                 if other.admission is None or other.admission.cluster_queue != queue.name:
                     continue
                 amount = usage_of(other, flavor, resource)
                 if amount <= 0:
                     continue
-                held.append(_Held(other, queue.name, amount, borrows, reserved_at(other), queue_order_time(other)))
-                if queue.name == cq.name:
-                    self.held_here += amount
-                else:
-                    self.held_elsewhere += amount
+                found = _Held(other, queue.name, amount, borrows, reserved_at(other), queue_order_time(other))
+                held.append(found)
+                mine.setdefault(queue.name, []).append(found)
+                self.held_in[queue.name] = self.held_in.get(queue.name, ZERO) + amount
         self.count = len(held)
-        # The listing's order but for the running time (now's): own queue first, the largest first.
-        self.by_size = sorted(held, key=lambda h: (h.cluster_queue != cq.name, -h.amount))
-        # Who a job could preempt, by priority then queue-order time: its own queue's (withinClusterQueue)
-        # and the borrowing queues' (reclaimWithinCohort), with running sums of their amounts.
-        self.groups = {
-            "withinClusterQueue": _Ranked([h for h in held if h.cluster_queue == cq.name]),
-            "reclaimWithinCohort": _Ranked([h for h in held if h.cluster_queue != cq.name and h.borrows]),
-        }
+        self.held = sum(self.held_in.values(), ZERO)
+        self.borrowed_total = sum(self.borrowed.values(), ZERO)
+        # The listing's order but for the running time (now's), the largest first: each queue's, and the tree's.
+        self.by_size = sorted(held, key=_larger_first)
+        self.by_size_in = {name: sorted(found, key=_larger_first) for name, found in mine.items()}
+        # Who a job could preempt, by priority then queue-order time, with running sums of their amounts: each
+        # queue's (withinClusterQueue for its own) and those of the queues that borrow (reclaimWithinCohort).
+        self.ranked_in = {name: _Ranked(found) for name, found in mine.items()}
+        self.ranked_borrowing = _Ranked([h for h in held if h.borrows])
         # The time-bounded ones by deadline (reservation + maximum execution time): the order of their
         # seconds left at any `now` they started before.
         bounded = [h for h in held if h.reserved is not None and h.workload.maximum_execution_seconds is not None]
         self.by_deadline = sorted(bounded, key=_deadline)
         self.latest_start = max((h.reserved for h in bounded if h.reserved is not None), default=None)
+
+    def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
+        """What a job of `preemptor`'s priority in `cq` may preempt: in its own queue (withinClusterQueue) and
+        in the other queues that borrow (reclaimWithinCohort: the borrowing queues' less its own)."""
+        own = self.ranked_in.get(cq.name)
+        total = ZERO
+        if own is not None:
+            total += own.preemptible(cq.preemption.get("withinClusterQueue", "Never"), preemptor)
+        reclaim = cq.preemption.get("reclaimWithinCohort", "Never")
+        total += self.ranked_borrowing.preemptible(reclaim, preemptor)
+        if own is not None and cq.name in self.borrowed:
+            total -= own.preemptible(reclaim, preemptor)
+        return total
+
+
+def _larger_first(held: _Held) -> tuple[Decimal, bool, float, str, str]:
+    """The largest first; among equals, the earliest reserved first (the longest running at any `now`), then
+    by namespace and name; the unreserved last."""
+    reserved = held.reserved
+    at = reserved.timestamp() if reserved is not None else 0.0
+    return (-held.amount, reserved is None, at, held.workload.namespace, job_name(held.workload))
 
 
 def _deadline(held: _Held) -> datetime:
@@ -359,18 +383,19 @@ class _Ranked:
         return total
 
 
-def _base(snapshot: Snapshot, cq: ClusterQueue, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Base:
-    """The contest's base from the view's memo, while its inputs are the same objects."""
-    inputs = (*tree, *(snapshot.workloads_in_cluster_queue(q.name) for q in tree), *usage_inputs(snapshot, cq))
+def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Tree:
+    """The tree's holders from the view's memo, while its inputs are the same objects."""
+    members = sorted(tree, key=_name)  # every ClusterQueue of the tree asks with itself first
+    inputs = (*members, *[snapshot.workloads_in_cluster_queue(q.name) for q in members])
     table = snapshot.derived().setdefault(_CONTESTS, {})
     assert isinstance(table, dict)
-    key = (cq.name, flavor, resource)
+    key = (members[0].name, flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
     if known is not None and len(known[0]) == len(inputs) and all(map(operator.is_, known[0], inputs)):
         return known[1]  # type: ignore[no-any-return]
-    base = _Base(snapshot, cq, tree, flavor, resource)
-    table[key] = (inputs, base)
-    return base
+    found = _Tree(snapshot, members, flavor, resource)
+    table[key] = (inputs, found)
+    return found
 
 
 def _contest(
@@ -384,20 +409,17 @@ def _contest(
     now: datetime,
 ) -> Contest:
     own = capacity(snapshot, cq, flavor, resource)
-    base = _base(snapshot, cq, tree, flavor, resource)
-    preemptible = sum(
-        (group.preemptible(cq.preemption.get(policy, "Never"), workload) for policy, group in base.groups.items()),
-        ZERO,
-    )
-    reclaimable = min(max(ZERO, own.nominal - own.used), base.borrowed_elsewhere)
+    base = _tree(snapshot, tree, flavor, resource)
+    held_here = base.held_in.get(cq.name, ZERO)
+    borrowed_elsewhere = base.borrowed_total - base.borrowed.get(cq.name, ZERO)
     return Contest(
         flavor=flavor,
         resource=resource,
         needed=needed,
-        held_here=base.held_here,
-        held_in_cohort=base.held_elsewhere,
-        reclaimable=reclaimable,
-        preemptible=preemptible,
+        held_here=held_here,
+        held_in_cohort=base.held - held_here,
+        reclaimable=min(max(ZERO, own.nominal - own.used), borrowed_elsewhere),
+        preemptible=base.preemptible(cq, workload),
         holders=tuple(_holder(h, cq, workload, now) for h in _listed(base, cq, now)),
         count=base.count,
         frees_within=_frees_within(base, needed, now) if needed > 0 else None,
@@ -408,24 +430,28 @@ def _running(held: _Held, now: datetime) -> int | None:
     return _seconds(held.reserved, now)
 
 
-def _listed(base: _Base, cq: ClusterQueue, now: datetime) -> list[_Held]:
-    """The first MAX_LISTED by (own queue first, the largest, the longest running, namespace, name): the
-    holders are kept by (own queue first, the largest); the running time orders each run of equals, so
-    only the runs that reach the listing are sorted, at `now`."""
+def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
+    """The first MAX_LISTED by (own queue first, the largest, the longest running, namespace, name). The holders
+    are kept by (the largest, the earliest reserved, namespace, name), own queue's and the tree's; the running
+    time at `now` can only fall along that order (a reservation after `now` runs 0 s, as an unreserved one),
+    so each run of equal amounts is read only until MAX_LISTED are taken and the next one runs less: only
+    those (a few, but for ties of running time) are sorted, at `now`."""
     chosen: list[_Held] = []
-    held = base.by_size
-    start = 0
-    while start < len(held) and len(chosen) < MAX_LISTED:
-        head = (held[start].cluster_queue != cq.name, held[start].amount)
-        end = start + 1
-        while end < len(held) and (held[end].cluster_queue != cq.name, held[end].amount) == head:
-            end += 1
-        run = held[start:end]
+    own = cq.name
+    others = (h for h in base.by_size if h.cluster_queue != own)
+    for _, equal in groupby(
+        chain(base.by_size_in.get(own, ()), others), key=lambda h: (h.cluster_queue != own, h.amount)
+    ):
         wanted = MAX_LISTED - len(chosen)
-        chosen += heapq.nsmallest(
-            wanted, run, key=lambda h: (-(_running(h, now) or 0), h.workload.namespace, job_name(h.workload))
-        )
-        start = end
+        taken: list[tuple[int, str, str, _Held]] = []
+        for held in equal:
+            running = _running(held, now) or 0
+            if len(taken) >= wanted and -running != taken[-1][0]:
+                break  # every later one of the run runs less
+            taken.append((-running, held.workload.namespace, job_name(held.workload), held))
+        chosen += [entry[-1] for entry in heapq.nsmallest(wanted, taken, key=lambda entry: entry[:3])]
+        if len(chosen) >= MAX_LISTED:
+            break
     return chosen
 
 
@@ -435,14 +461,15 @@ def _holder(held: _Held, cq: ClusterQueue, workload: Workload, now: datetime) ->
     left = None
     if other.maximum_execution_seconds is not None and running is not None:
         left = max(0, other.maximum_execution_seconds - running)
-    reason = preemption_reason(cq, workload, other, held.borrows)
+    borrows = held.borrows and held.cluster_queue != cq.name  # another queue of the cohort that borrows
+    reason = preemption_reason(cq, workload, other, borrows)
     return Holder(
-        other.namespace, job_name(other), held.cluster_queue, other.priority, held.amount, running, held.borrows,
+        other.namespace, job_name(other), held.cluster_queue, other.priority, held.amount, running, borrows,
         reason, left,
     )  # fmt: skip
 
 
-def _frees_within(base: _Base, needed: Decimal, now: datetime) -> int | None:
+def _frees_within(base: _Tree, needed: Decimal, now: datetime) -> int | None:
     """eta.freeing_bound over every holder's (amount, seconds left), without visiting them all: seconds left
     follow the deadlines of those that started by `now` (a start after `now`, a clock's skew, counts its
     whole maximum: then every holder is weighed, as freeing_bound does)."""

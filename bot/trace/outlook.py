@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -81,11 +81,23 @@ def admissions_of(workload: Workload) -> list[Observed]:
 
 def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
     """The admissions the snapshot itself still shows in a ClusterQueue (admitted or finished Workloads not
-    deleted yet): a CLI reading a dump has no other history."""
+    deleted yet): a CLI reading a dump has no other history. Kept in the view's memo while the ClusterQueue's
+    Workloads are the same sequence (then an Estimator kept with it is reused too)."""
+    workloads = snapshot.workloads_in_cluster_queue(cluster_queue)
+    table = snapshot.derived().setdefault(_HISTORIES, {})
+    assert isinstance(table, dict)
+    known = table.get(cluster_queue)
+    if known is not None and known[0] is workloads:
+        return known[1]  # type: ignore[no-any-return]
     found: list[Observed] = []
-    for workload in snapshot.workloads_in_cluster_queue(cluster_queue):
+    for workload in workloads:
         found.extend(a for a in admissions_of(workload) if a.cluster_queue == cluster_queue)
-    return History(tuple(found))
+    history = History(tuple(found))
+    table[cluster_queue] = (workloads, history)
+    return history
+
+
+_HISTORIES = "outlook.snapshot-histories"
 
 
 # --- the three answers ------------------------------------------------------------------------------
@@ -146,8 +158,34 @@ def _eta(
     bound = None
     if contest is not None and position == 1 and contest.resource == resource:
         bound = contest.frees_within
-    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=now, pending=waiting(snapshot, cq_name))
-    return estimator.eta(position, bound_seconds=bound, amount=amount)
+    return _estimator(snapshot, full, cq_name, flavor, now).eta(position, bound_seconds=bound, amount=amount)
+
+
+# A queue's Estimator replays its history once; every question about the queue reads it (a Slack question, each
+# Workload of a watcher pass). Kept in the view's memo while the history and the queue's waiting Workloads are
+# the same objects, as of the minute: the replay rests on the recorder's last pass (up to a pass behind) and a
+# 10-minute grid, so answers within one minute share it.
+_ESTIMATORS = "outlook.estimators"
+ESTIMATE_GRAIN_SECONDS = 60
+
+
+def estimate_as_of(now: datetime) -> datetime:
+    """The moment an estimate is made as of: `now` down to the minute."""
+    late = now.timestamp() % ESTIMATE_GRAIN_SECONDS
+    return now - timedelta(seconds=late) if late else now
+
+
+def _estimator(snapshot: Snapshot, full: History, cq_name: str, flavor: str, now: datetime) -> Estimator:
+    pending = waiting(snapshot, cq_name)
+    as_of = estimate_as_of(now)
+    table = snapshot.derived().setdefault(_ESTIMATORS, {})
+    assert isinstance(table, dict)
+    known = table.get((cq_name, flavor))
+    if known is not None and known[0] is full and known[1] is pending and known[2] == as_of:
+        return known[3]  # type: ignore[no-any-return]
+    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=as_of, pending=pending)
+    table[(cq_name, flavor)] = (full, pending, as_of, estimator)
+    return estimator
 
 
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:

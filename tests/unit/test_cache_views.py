@@ -1,6 +1,6 @@
 """What a question's view copies is kept between questions (the small kinds, a namespace's part, a queue's
-order) and forgotten when a change touches it; the view counts the Workloads of the ClusterQueues of its
-cohort trees that report no reservation, as before it kept anything."""
+order) and forgotten when a change touches it; the view holds the Workloads of every ClusterQueue of its
+cohort trees (who holds the quota; the usage of those that report no reservation)."""
 
 from __future__ import annotations
 
@@ -50,16 +50,18 @@ def _in_cluster_queues(cache: ClusterCache) -> dict[str, list[str]]:
     return {cq: sorted(w.name for w in view.workloads_in_cluster_queue(cq)) for cq in names}
 
 
-def test_the_view_counts_the_workloads_of_its_cohort_trees_that_report_no_reservation() -> None:
+def test_the_view_holds_the_workloads_of_every_cluster_queue_of_its_cohort_trees() -> None:
+    """Those that report their reservation too: their holders are who a waiting job waits for (the views
+    once left them out, and on a real Kueue, whose ClusterQueues all report it, nobody held anything)."""
     admitted = reserved("near", assignment("main", 1, default={"cpu": "1"}))
     objects = [
         cohort("root"),
         cohort("child", parent="root"),
         cluster_queue("cq", cohort="child"),
-        cluster_queue("near", cohort="child"),  # no reservation reported: counted by the view
-        cluster_queue("far", cohort="root", reservation={"default": {"cpu": 1}}),  # reported: not counted
-        cluster_queue("parented", cohort="root"),  # same tree through the parent: counted
-        cluster_queue("other-tree", cohort="elsewhere"),  # another tree: not counted
+        cluster_queue("near", cohort="child"),  # no reservation reported: held (the view sums its usage)
+        cluster_queue("far", cohort="root", reservation={"default": {"cpu": 1}}),  # reported: held (its holders)
+        cluster_queue("parented", cohort="root"),  # same tree through the parent: held
+        cluster_queue("other-tree", cohort="elsewhere"),  # another tree: not held
         local_queue(),
         workload("in-near", namespace="ops", queue="q", status=admitted),
         workload("in-far", namespace="ops", queue="q", status=reserved("far", assignment("main", 1))),
@@ -69,7 +71,7 @@ def test_the_view_counts_the_workloads_of_its_cohort_trees_that_report_no_reserv
     assert _in_cluster_queues(cache) == {
         "cq": [],
         "near": ["in-near"],
-        "far": [],
+        "far": ["in-far"],
         "parented": [],
         "other-tree": [],
     }

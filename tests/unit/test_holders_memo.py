@@ -30,12 +30,13 @@ from bot.trace.holders import (
     usage_of,
 )
 from bot.trace.model import ClusterQueue, Workload, job_name
-from bot.trace.quota import ZERO, capacity
+from bot.trace.quota import ZERO, capacity, cluster_queue_usage
 from bot.trace.snapshot import Snapshot, waits_in_queue
 from kubernetes import client as k8s_client
 
 from tests.builders import NOW, Raw, snapshot
 from tests.contention import base, gpu_queue, lq, running, waiting
+from tests.raw_objects import flavor_usage, queue_status
 
 NEEDED = [("a100", "nvidia.com/gpu", Decimal(n)) for n in (1, 2, 3, 5, 8, 13, 21, 100)]
 POLICIES = ("Never", "LowerPriority", "LowerOrNewerEqualPriority", "Any")
@@ -224,3 +225,46 @@ def test_a_reservation_after_now_counts_its_whole_maximum_in_the_freeing_bound()
     got = _contest(view, workload, cq, tree, "a100", "nvidia.com/gpu", Decimal(4), NOW)
     assert got == reference_contest(view, workload, cq, tree, "a100", "nvidia.com/gpu", Decimal(4), NOW)
     assert got.frees_within == 600
+
+
+def _reporting(objects: list[Raw]) -> list[Raw]:
+    """The same cluster, its ClusterQueues reporting their reservation (status.flavorsReservation), as Kueue's
+    do: a view can no longer sum their usage itself, and must still see who holds it."""
+    full = snapshot(objects)
+    reported = []
+    for raw in objects:
+        if raw["kind"] == "ClusterQueue":
+            cq = full.cluster_queue(raw["metadata"]["name"])
+            assert cq is not None and cq.reservation is None
+            used = cluster_queue_usage(full, cq, "a100", "nvidia.com/gpu")
+            totals = [flavor_usage("a100", [("nvidia.com/gpu", str(used), None)])]
+            raw = {**raw, "status": queue_status([], reservation=totals)}
+        reported.append(raw)
+    return reported
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_cache_view_sees_every_holder_of_its_tree_when_the_queues_report_their_reservation(seed: int) -> None:
+    """A view of one namespace holds the Workloads of every ClusterQueue of its queues' cohort trees, other
+    namespaces' included: who holds the quota is the same as on a snapshot of the whole cluster (the views
+    once held only the trees' ClusterQueues that report no reservation, so on a real Kueue nobody held
+    anything)."""
+    objects = _reporting(_cluster(seed))
+    full = snapshot(objects)
+    cache = _cache(objects)
+    compared = others = 0
+    for namespace in ("team-a", "team-b"):
+        view = cache.view(namespace, [])
+        for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
+            local = view.local_queue(workload.namespace, workload.queue_name)
+            assert local is not None
+            cq, whole = view.cluster_queue(local.cluster_queue), full.cluster_queue(local.cluster_queue)
+            assert cq is not None and whole is not None and cq.reservation is not None
+            mine = next(w for w in full.workloads_in(namespace) if w.name == workload.name)
+            for flavor, resource, needed in contested(full, whole, mine):
+                got = _contest(view, workload, cq, cohort_tree(view, cq), flavor, resource, needed, NOW)
+                want = reference_contest(full, mine, whole, cohort_tree(full, whole), flavor, resource, needed, NOW)
+                assert got == want
+                compared += 1
+                others += sum(1 for h in got.holders if h.namespace != namespace)
+    assert compared > 0 and others > 0

@@ -5,6 +5,7 @@ order in the view's memo, renewed when the cache hands out a new order), a class
 
 from __future__ import annotations
 
+from datetime import timedelta
 from decimal import Decimal
 
 from bot.kube.cache import ClusterCache
@@ -12,10 +13,10 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.trace import messages
+from bot.trace import messages, outlook
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
-from bot.trace.eta import Waiting
+from bot.trace.eta import Estimator, History, Observed, Waiting, near
 from bot.trace.outlook import main_resource, waiting
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
@@ -93,3 +94,43 @@ def test_quantities_written_twice_read_the_same() -> None:
     ):  # fmt: skip
         assert human(value, resource) == human.__wrapped__(value, resource)
         assert format_quantity(value, resource) == format_quantity.__wrapped__(value, resource)
+
+
+def _busy_history(cq: str = "cq-0") -> History:
+    """Twenty admissions over the last day, one an hour, each after 20 to 60 minutes of waiting."""
+    found = []
+    for hour in range(1, 21):
+        admitted = NOW - timedelta(hours=hour, minutes=hour % 7)
+        wait = timedelta(minutes=20 + (hour * 13) % 40)
+        found.append(Observed(cq, "a100", admitted - wait, admitted, Decimal(1 + hour % 3), f"uid-{hour}"))
+    return History(tuple(found))
+
+
+def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting_jobs() -> None:
+    objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a",))
+    objects += [lq("gpus", "team-a", "cq-0")]
+    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
+    for n in range(3):
+        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
+    view = _cache(objects).view("team-a", [])
+    history = _busy_history()
+    first = outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=5))
+    assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=59)) is first
+    assert first.now == NOW == outlook.estimate_as_of(NOW + timedelta(seconds=59))  # as of the minute
+    assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=60)) is not first
+    again = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert outlook._estimator(view, History(history.admissions), "cq-0", "a100", NOW) is not again  # new history
+    fresh = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=waiting(view, "cq-0"))
+    for position in (1, 2, 3, 7):
+        for amount in (None, Decimal(1), Decimal(2), Decimal(8)):
+            assert again.eta(position, amount=amount) == fresh.eta(position, amount=amount)
+
+
+def test_near_from_samples_grouped_once_is_near_from_all_samples() -> None:
+    history = _busy_history()
+    pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95))
+    estimator = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
+    assert estimator.samples
+    for position in range(1, 12):
+        for amount in (None, Decimal(0), Decimal(1), Decimal(3), Decimal(40)):
+            assert estimator._near(position, amount) == near(estimator.samples, position, amount=amount)
