@@ -9,10 +9,14 @@ from decimal import Decimal
 
 import pytest
 from bot.trace.eta import (
+    CENSORED,
     ESTIMATE,
     MIN_ADMISSIONS,
+    MOMENT,
     NEVER,
     NO_ESTIMATE,
+    POSITION,
+    REMAINING,
     THIN_HISTORY,
     Estimator,
     History,
@@ -41,21 +45,21 @@ def steady(count: int, *, every: float = 10, wait: float = 30, flavor: str = "a1
 def test_replay_gives_each_wait_its_positions() -> None:
     samples = replay(steady(20), now=NOW)
     # three jobs wait at any moment (one admitted every 10 minutes after 30): the third has 20 to 30 to go
-    assert {s.position for s in samples} == {1, 2, 3}
-    assert all(20 * 60 < s.remaining <= 30 * 60 for s in samples if s.position == 3)
+    assert {s[POSITION] for s in samples} == {1, 2, 3}
+    assert all(20 * 60 < s[REMAINING] <= 30 * 60 for s in samples if s[POSITION] == 3)
     recorded = (NOW - timedelta(minutes=180)).timestamp()  # before, the history does not show who was ahead
-    assert all(s.remaining <= 10 * 60 for s in samples if s.position == 1 and s.moment >= recorded)
-    assert not any(s.censored for s in samples)
+    assert all(s[REMAINING] <= 10 * 60 for s in samples if s[POSITION] == 1 and s[MOMENT] >= recorded)
+    assert not any(s[CENSORED] for s in samples)
 
 
 def test_replay_counts_the_jobs_still_waiting_as_censored_and_ahead() -> None:
     admitted = steady(20)
     still = Waiting(NOW - timedelta(hours=5))  # queued 5 h ago, still waiting: ahead of every later one
     samples = replay(admitted, now=NOW, pending=(still,))
-    censored = [s for s in samples if s.censored]
-    assert censored and all(s.position == 1 for s in censored)
-    assert max(s.remaining for s in censored) == pytest.approx(5 * 3600)
-    assert {s.position for s in samples if not s.censored and s.moment > (NOW - timedelta(hours=4)).timestamp()} == {
+    censored = [s for s in samples if s[CENSORED]]
+    assert censored and all(s[POSITION] == 1 for s in censored)
+    assert max(s[REMAINING] for s in censored) == pytest.approx(5 * 3600)
+    assert {s[POSITION] for s in samples if not s[CENSORED] and s[MOMENT] > (NOW - timedelta(hours=4)).timestamp()} == {
         2,
         3,
         4,

@@ -5,6 +5,7 @@ order in the view's memo, renewed when the cache hands out a new order), a class
 
 from __future__ import annotations
 
+import gc
 from datetime import timedelta
 from decimal import Decimal
 
@@ -134,3 +135,13 @@ def test_near_from_samples_grouped_once_is_near_from_all_samples() -> None:
     for position in range(1, 12):
         for amount in (None, Decimal(0), Decimal(1), Decimal(3), Decimal(40)):
             assert estimator._near(position, amount) == near(estimator.samples, position, amount=amount)
+
+
+def test_the_samples_an_estimator_keeps_leave_the_garbage_collector_s_sight() -> None:
+    """An Estimator is kept per queue, with thousands of samples: exact tuples of plain values, which a
+    collection stops tracking (a named tuple or a dataclass stays tracked, and every full collection walks it)."""
+    pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(2)) for m in (5, 25, 50))
+    estimator = Estimator(_busy_history(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
+    gc.collect()
+    assert estimator.samples and type(estimator.samples[0]) is tuple
+    assert not any(gc.is_tracked(sample) for sample in estimator.samples)
