@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -236,7 +236,8 @@ def near(
 ) -> list[Value]:
     """Waits left at `position` (of jobs of about `amount`, when known); neighbouring positions, scaled
     to it, until there are enough."""
-    return near_in(by_position(alike(samples, amount, minimum)), position, minimum)
+    grouped = by_position(alike(samples, amount, minimum))
+    return near_in(lambda at: grouped.get(at, ()), max(grouped, default=0), position, minimum)
 
 
 def by_position(samples: Iterable[Sample]) -> dict[int, list[Sample]]:
@@ -246,17 +247,45 @@ def by_position(samples: Iterable[Sample]) -> dict[int, list[Sample]]:
     return found
 
 
-def near_in(grouped: dict[int, list[Sample]], position: int, minimum: int = MIN_SAMPLES) -> list[Value]:
-    """`near` over samples already grouped by position (`by_position`)."""
-    chosen: list[Value] = [(s[REMAINING], s[CENSORED]) for s in grouped.get(position, [])]
+def near_in(
+    at: Callable[[int], Sequence[Sample]], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
+) -> list[Value]:
+    """`near` over samples grouped by position: `at(p)` gives those at position p, `top` the last position
+    that has any (or how to find it, asked only when the neighbours above are needed)."""
+    chosen: list[Value] = [(s[REMAINING], s[CENSORED]) for s in at(position)]
     spread = 1
-    top = max(grouped, default=0)
-    while len(chosen) < minimum and (position - spread >= 1 or position + spread <= top):
+    last = top if isinstance(top, int) else None
+    while len(chosen) < minimum:
+        if position - spread < 1:  # only the positions above are left
+            if last is None:
+                last = top() if callable(top) else top
+            if position + spread > last:
+                break
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
-                chosen.extend((s[REMAINING] * position / other, s[CENSORED]) for s in grouped.get(other, []))
+                chosen.extend((s[REMAINING] * position / other, s[CENSORED]) for s in at(other))
         spread += 1
     return chosen
+
+
+class _Alike:
+    """The samples of about one amount (`alike`'s pool when it has enough), by position, each position
+    filtered when first asked: a question reads only the positions around its own."""
+
+    def __init__(self, grouped: dict[int, list[Sample]], low: Decimal, high: Decimal) -> None:
+        self.grouped, self.low, self.high = grouped, low, high
+        self.kept: dict[int, list[Sample]] = {}
+
+    def at(self, position: int) -> list[Sample]:
+        found = self.kept.get(position)
+        if found is None:
+            low, high = self.low, self.high
+            every = self.grouped.get(position, ())
+            found = self.kept[position] = [s for s in every if s[AMOUNT] is not None and low <= s[AMOUNT] <= high]
+        return found
+
+    def top(self) -> int:
+        return next((p for p in sorted(self.grouped, reverse=True) if self.at(p)), 0)
 
 
 def _as_of(samples: Sequence[Sample], origin: float) -> list[Sample]:
@@ -312,14 +341,26 @@ class Estimator:
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._factors: dict[int, float] = {}
         self._backtests: list[tuple[list[Value], float, bool]] | None = None
-        self._grouped: dict[Decimal | None, dict[int, list[Sample]]] = {}  # per amount asked: `near`'s pool
+        self._grouped: dict[int, list[Sample]] | None = None  # every sample by position, when first asked
+        self._amounts: list[Decimal] = []  # the samples' amounts in order, with it
+        self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
 
     def _near(self, position: int, amount: Decimal | None) -> list[Value]:
-        """`near(self.samples, position, amount=amount)`, the pool of each amount grouped once."""
-        grouped = self._grouped.get(amount)
-        if grouped is None:
-            grouped = self._grouped[amount] = by_position(alike(self.samples, amount))
-        return near_in(grouped, position)
+        """`near(self.samples, position, amount=amount)`: the samples grouped by position once, alike's count
+        of the similar ones by bisection, and only the positions a question reads filtered by amount."""
+        if self._grouped is None:
+            self._grouped = by_position(self.samples)
+            self._amounts = sorted(s[AMOUNT] for s in self.samples if s[AMOUNT] is not None)
+        grouped = self._grouped
+        if amount is not None and amount > 0:
+            low, high = amount / 2, amount * 2
+            similar = bisect.bisect_right(self._amounts, high) - bisect.bisect_left(self._amounts, low)
+            if similar >= MIN_SAMPLES * 4:
+                pool = self._alike.get(amount)
+                if pool is None:
+                    pool = self._alike[amount] = _Alike(grouped, low, high)
+                return near_in(pool.at, pool.top, position)
+        return near_in(lambda at: grouped.get(at, ()), max(grouped, default=0), position)
 
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the

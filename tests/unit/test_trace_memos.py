@@ -9,6 +9,7 @@ import gc
 from datetime import timedelta
 from decimal import Decimal
 
+import pytest
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
@@ -127,14 +128,30 @@ def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting
             assert again.eta(position, amount=amount) == fresh.eta(position, amount=amount)
 
 
-def test_near_from_samples_grouped_once_is_near_from_all_samples() -> None:
-    history = _busy_history()
+def _dense_history() -> History:
+    """An admission every 10 minutes over the last day, after 20 to 70 minutes, of 1, 2, 3 or 8 GPUs."""
+    found = []
+    for step in range(1, 145):
+        admitted = NOW - timedelta(minutes=10 * step)
+        wait = timedelta(minutes=20 + (step * 17) % 50)
+        amount = Decimal((1, 2, 3, 8)[step % 4])
+        found.append(Observed("cq-0", "a100", admitted - wait, admitted, amount, f"uid-{step}"))
+    return History(tuple(found))
+
+
+@pytest.mark.parametrize("history", [_busy_history(), _dense_history()], ids=["sparse", "dense"])
+def test_near_from_samples_grouped_once_is_near_from_all_samples(history: History) -> None:
+    """Whether a question's amount has enough samples of about its size is counted by bisection, and only the
+    positions it reads are filtered: the same waits as `near` over every sample."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95))
     estimator = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
     assert estimator.samples
-    for position in range(1, 12):
-        for amount in (None, Decimal(0), Decimal(1), Decimal(3), Decimal(40)):
+    amounts = (None, Decimal(0), Decimal(1), Decimal(2), Decimal(3), Decimal(8), Decimal(40))
+    for position in range(1, 14):
+        for amount in amounts:
             assert estimator._near(position, amount) == near(estimator.samples, position, amount=amount)
+    if len(estimator.samples) > 400:  # the dense one: some amounts have a pool of their own, 40 GPUs none
+        assert estimator._alike and Decimal(40) not in estimator._alike
 
 
 def test_the_samples_an_estimator_keeps_leave_the_garbage_collector_s_sight() -> None:
