@@ -167,6 +167,21 @@ def _name(cq: ClusterQueue) -> str:
     return cq.name
 
 
+def _by_name(snapshot: Snapshot, tree: Sequence[ClusterQueue]) -> tuple[ClusterQueue, ...]:
+    """The tree's ClusterQueues by name, kept in the view's memo per tree (by its first ClusterQueue)."""
+    table = snapshot.derived().setdefault(_BY_NAME, {})
+    assert isinstance(table, dict)
+    known = table.get(tree[0].name)
+    if known is not None and known[0] is tree[0] and len(known[1]) == len(tree):
+        return known[1]  # type: ignore[no-any-return]
+    ordered = tuple(sorted(tree, key=_name))
+    table[tree[0].name] = (tree[0], ordered)
+    return ordered
+
+
+_BY_NAME = "holders.trees-by-name"
+
+
 def _allows(policy: str, preemptor: Workload, candidate: Workload) -> bool:
     """Kueue's satisfiesPreemptionPolicy for one policy value."""
     if policy == "Any":
@@ -385,8 +400,9 @@ class _Ranked:
 
 def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Tree:
     """The tree's holders from the view's memo, while its inputs are the same objects."""
-    members = sorted(tree, key=_name)  # every ClusterQueue of the tree asks with itself first
-    inputs = (*members, *[snapshot.workloads_in_cluster_queue(q.name) for q in members])
+    members = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
+    # The memo is the view's derived(), renewed when any ClusterQueue changes: only the Workloads are compared.
+    inputs = tuple([snapshot.workloads_in_cluster_queue(q.name) for q in members])
     table = snapshot.derived().setdefault(_CONTESTS, {})
     assert isinstance(table, dict)
     key = (members[0].name, flavor, resource)  # a ClusterQueue is in one tree: its least name names it
