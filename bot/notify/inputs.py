@@ -4,14 +4,13 @@ place in its ClusterQueue's order, who is to be told; and the pause that yields 
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 
+from bot.notify.pacing import Pause
 from bot.notify.policy import Brief, Candidate
 from bot.notify.ports import workload_key
 from bot.trace import messages
@@ -23,7 +22,6 @@ from bot.trace.snapshot import Snapshot
 # the others use it for ages in their words): traced again every pass.
 _TIME_BOUND = frozenset({Verdict.REQUEUE_BACKOFF})
 RETRACE_AFTER = timedelta(minutes=30)  # and every Workload at least this often, whatever its inputs
-_YIELD_EVERY = 0.005  # seconds of work between two yields to the event loop
 
 
 def same(one: Sequence[object], other: Sequence[object]) -> bool:
@@ -58,26 +56,6 @@ class Seen:
             return None
         brief = dataclass_replace(self.brief, position=place + 1)
         return Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
-
-
-class Pause:
-    """Yield to the event loop when the pass has held it for _YIELD_EVERY seconds."""
-
-    def __init__(self) -> None:
-        self._since = time.perf_counter()
-        self._count = 0
-
-    def traced(self) -> None:
-        self._count = 63  # a trace is long: look at the time at the next visit
-
-    async def maybe(self) -> None:
-        self._count += 1
-        if self._count < 64:
-            return
-        self._count = 0
-        if time.perf_counter() - self._since >= _YIELD_EVERY:
-            await asyncio.sleep(0)
-            self._since = time.perf_counter()
 
 
 async def positions(snapshot: Snapshot, pause: Pause) -> dict[str, int]:

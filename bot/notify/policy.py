@@ -76,6 +76,10 @@ class Candidate:
         return replace(self, explanation=Brief.of(self.explanation))
 
     @property
+    def job_label(self) -> str:
+        return f"{self.explanation.job.namespace}/{self.explanation.job.name}"
+
+    @property
     def position(self) -> int | None:
         if isinstance(self.explanation, Brief):
             return self.explanation.position

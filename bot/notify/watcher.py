@@ -30,7 +30,8 @@ from datetime import datetime, timedelta
 from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.history import HistoryRecorder
-from bot.notify.inputs import Pause, QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
+from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
+from bot.notify.pacing import Pause, full_collections_wait
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
@@ -156,7 +157,8 @@ class Notifier:
             if not self.is_leader() or (self.fence is not None and self.fence() is None):
                 return []
             try:
-                return await self._pass()
+                with full_collections_wait():
+                    return await self._pass()
             except (LeaseLost, Fenced) as error:
                 self.stopped_passes += 1
                 if self.metrics is not None:
@@ -399,7 +401,7 @@ class Notifier:
         for item in items:
             if await self.store.record_intent(
                 item.key, decision.target, item.verdict.value, item.position, _headline(item), now,
-                digest=digest, job=_job_label(item.explanation), since=item.waiting_since, replace=replace,
+                digest=digest, job=item.job_label, since=item.waiting_since, replace=replace,
                 fence=fence,
             ):  # fmt: skip
                 intended.append(item)
@@ -560,15 +562,11 @@ def _explanation(candidate: Candidate) -> Explanation:
     return candidate.explanation
 
 
-def _job_label(explanation: Explanation | Brief) -> str:
-    return f"{explanation.job.namespace}/{explanation.job.name}"
-
-
 def _closed_job(decision: Close) -> str:
     """The job a closing DM names: as the cluster says, else as recorded with the DM, else (a DM recorded
     before the bot kept the job) the Workload's name."""
     if decision.candidate is not None:
-        return _job_label(decision.candidate.explanation)
+        return decision.candidate.job_label
     if decision.delivery.job:
         return decision.delivery.job
     namespace, workload, _ = split_key(decision.delivery.key)

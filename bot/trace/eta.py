@@ -272,16 +272,16 @@ class _Alike:
     """The samples of about one amount (`alike`'s pool when it has enough), by position, each position
     filtered when first asked: a question reads only the positions around its own."""
 
-    def __init__(self, grouped: dict[int, list[Sample]], low: Decimal, high: Decimal) -> None:
+    def __init__(self, grouped: dict[int, tuple[Sample, ...]], low: Decimal, high: Decimal) -> None:
         self.grouped, self.low, self.high = grouped, low, high
-        self.kept: dict[int, list[Sample]] = {}
+        self.kept: dict[int, tuple[Sample, ...]] = {}
 
-    def at(self, position: int) -> list[Sample]:
+    def at(self, position: int) -> tuple[Sample, ...]:
         found = self.kept.get(position)
         if found is None:
             low, high = self.low, self.high
             every = self.grouped.get(position, ())
-            found = self.kept[position] = [s for s in every if s[AMOUNT] is not None and low <= s[AMOUNT] <= high]
+            found = self.kept[position] = tuple(s for s in every if s[AMOUNT] is not None and low <= s[AMOUNT] <= high)
         return found
 
     def top(self) -> int:
@@ -341,15 +341,15 @@ class Estimator:
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._factors: dict[int, float] = {}
         self._backtests: list[tuple[list[Value], float, bool]] | None = None
-        self._grouped: dict[int, list[Sample]] | None = None  # every sample by position, when first asked
+        self._grouped: dict[int, tuple[Sample, ...]] | None = None  # every sample by position, when first asked
         self._amounts: list[Decimal] = []  # the samples' amounts in order, with it
         self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
 
     def _near(self, position: int, amount: Decimal | None) -> list[Value]:
         """`near(self.samples, position, amount=amount)`: the samples grouped by position once, alike's count
         of the similar ones by bisection, and only the positions a question reads filtered by amount."""
-        if self._grouped is None:
-            self._grouped = by_position(self.samples)
+        if self._grouped is None:  # tuples of plain tuples: out of the collector's sight, as the samples
+            self._grouped = {p: tuple(found) for p, found in by_position(self.samples).items()}
             self._amounts = sorted(s[AMOUNT] for s in self.samples if s[AMOUNT] is not None)
         grouped = self._grouped
         if amount is not None and amount > 0:

@@ -16,7 +16,7 @@ until one changes (a changed sequence, by identity, recomputes).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -131,12 +131,15 @@ class QuotaState:
             seen.add(parent)
             cohort = parent
 
+    def _unreported_around(self, cq: ClusterQueue) -> tuple[str, ...]:
+        """The ClusterQueues of `cq`'s tree whose usage is summed from their Workloads (none report it)."""
+        if not cq.cohort:
+            return (cq.name,) if cq.reservation is None else ()
+        return self._unreported.get(self.root_of(cq.cohort), ())
+
     def _usage_inputs(self, snapshot: Snapshot, cq: ClusterQueue) -> _Inputs:
         """The Workload sequences the usage of `cq`'s tree is summed from (empty when all report it)."""
-        if not cq.cohort:
-            return (snapshot.workloads_in_cluster_queue(cq.name),) if cq.reservation is None else ()
-        names = self._unreported.get(self.root_of(cq.cohort), ())
-        return tuple(snapshot.workloads_in_cluster_queue(name) for name in names)
+        return tuple(snapshot.workloads_in_cluster_queue(name) for name in self._unreported_around(cq))
 
     def capacity(self, snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
         key = (cq.name, flavor, resource)
@@ -154,7 +157,7 @@ class QuotaState:
         known = self._trees.get(key)
         if known is not None and _same_inputs(known[0], inputs):
             return known[1]
-        tree = _Tree(self, snapshot, flavor, resource)
+        tree = _Tree(self, dict(zip(self._unreported_around(cq), inputs, strict=True)), flavor, resource)
         if cq.cohort:
             self._trees[key] = (inputs, tree)
         return tree
@@ -172,9 +175,13 @@ def quota_state(snapshot: Snapshot) -> QuotaState:
 class _Tree:
     """The cohort tree around one ClusterQueue, for one (flavor, resource), memoised."""
 
-    def __init__(self, state: QuotaState, snapshot: Snapshot, flavor: str, resource: str) -> None:
-        self.state = state
-        self.snapshot = snapshot
+    def __init__(
+        self, state: QuotaState, unreported: Mapping[str, Sequence[Workload]], flavor: str, resource: str
+    ) -> None:
+        # What it reads of the state and the view, not them: the view holds the memo the state and this tree
+        # are kept in, and holding either would make a cycle only a full collection frees.
+        self.cohorts = state.cohorts
+        self.unreported = unreported
         self.flavor = flavor
         self.resource = resource
         self.children_cqs = state.children_cqs
@@ -183,11 +190,11 @@ class _Tree:
         self._usage: dict[str, Decimal] = {}
 
     def cohort_quota(self, name: str) -> ResourceQuota | None:
-        cohort = self.state.cohorts.get(name)
+        cohort = self.cohorts.get(name)
         return _quota(cohort.resource_groups, self.flavor, self.resource) if cohort else None
 
     def parent_of_cohort(self, name: str) -> str:
-        cohort = self.state.cohorts.get(name)
+        cohort = self.cohorts.get(name)
         return cohort.parent if cohort else ""
 
     def cohort_subtree(self, name: str, depth: int = 0) -> Decimal:
@@ -238,7 +245,11 @@ class _Tree:
         return ZERO
 
     def cq_usage(self, cq: ClusterQueue) -> Decimal:
-        return cluster_queue_usage(self.snapshot, cq, self.flavor, self.resource)
+        if cq.reservation is not None:
+            return cq.reservation.get(self.flavor, {}).get(self.resource, ZERO)
+        return sum(
+            (_workload_usage(w, cq.name, self.flavor, self.resource) for w in self.unreported.get(cq.name, ())), ZERO
+        )
 
     def cohort_available(self, name: str, depth: int = 0) -> Decimal:
         parent = self.parent_of_cohort(name)

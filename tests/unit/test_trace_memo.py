@@ -34,8 +34,9 @@ from tests.cache_support import cache_of, put
 
 
 def _fresh(view: Snapshot, cq: ClusterQueue, flavor: str = "default", resource: str = "cpu") -> object:
-    """The capacity computed from nothing kept: a new state, a new tree."""
-    return _capacity(_Tree(QuotaState(view), view, flavor, resource), cq, flavor, resource)
+    """The capacity computed from nothing kept: a new state, a new tree over every ClusterQueue's Workloads."""
+    every = {q.name: view.workloads_in_cluster_queue(q.name) for q in view.cluster_queues()}
+    return _capacity(_Tree(QuotaState(view), every, flavor, resource), cq, flavor, resource)
 
 
 def _holding(name: str, cq: str, cpu: str) -> dict[str, Any]:

@@ -1,0 +1,58 @@
+"""How a watcher pass shares the process: it yields to the event loop every few milliseconds of work (`Pause`),
+and the garbage collector's full collections wait until it ends (`full_collections_wait`)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+_YIELD_EVERY = 0.005  # seconds of work between two yields to the event loop
+
+
+class Pause:
+    """Yield to the event loop when the pass has held it for _YIELD_EVERY seconds."""
+
+    def __init__(self) -> None:
+        self._since = time.perf_counter()
+        self._count = 0
+
+    def traced(self) -> None:
+        self._count = 63  # a trace is long: look at the time at the next visit
+
+    async def maybe(self) -> None:
+        self._count += 1
+        if self._count < 64:
+            return
+        self._count = 0
+        if time.perf_counter() - self._since >= _YIELD_EVERY:
+            await asyncio.sleep(0)
+            self._since = time.perf_counter()
+
+
+# A pass holds many objects for a while (the Explanations of what it traced, until it has decided and acted): a
+# full collection in the middle walked them all, holding the event loop up to 1.7 s at 50,000 Workloads
+# (bench/README.md). So full collections wait while any pass of this process runs; the young generations are
+# collected as usual, and full collections resume when the last pass ends, its Explanations let go. Only the
+# oldest generation's threshold is touched (the cache's sync sets the others), by the first pass in.
+_FULL_COLLECTIONS_WAIT = 1 << 30
+_passes_running = 0
+_oldest_threshold = 0
+
+
+@contextmanager
+def full_collections_wait() -> Iterator[None]:
+    global _passes_running, _oldest_threshold
+    if _passes_running == 0:
+        first, second, _oldest_threshold = gc.get_threshold()
+        gc.set_threshold(first, second, _FULL_COLLECTIONS_WAIT)
+    _passes_running += 1
+    try:
+        yield
+    finally:
+        _passes_running -= 1
+        if _passes_running == 0:
+            first, second, _ = gc.get_threshold()
+            gc.set_threshold(first, second, _oldest_threshold)
