@@ -136,6 +136,7 @@ async def watcher_phase(
         notifier = Notifier(
             source=source, store=store, messenger=messenger, clock=lambda: now, config=PolicyConfig(),
             max_dms_per_pass=10**9,  # everything told in the first pass: the steady passes then send nothing
+            freeze_gc=source.freezes_gc,  # as production (bot.server): with the cache's own freeze_gc
         )  # fmt: skip
         try:
             first = await timed_pass(notifier)

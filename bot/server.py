@@ -437,8 +437,9 @@ def _notifier(
 ) -> Notifier:
     """The watcher of proactive DMs, sending through the bot's Slack client (of `source`'s cluster, by default
     the server's one; DMs say `cluster` when the bot serves several)."""
+    source = source or server.source
     return Notifier(
-        source=source or server.source,
+        source=source,
         store=store,
         messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language, cluster=cluster),
         clock=server.clock,
@@ -451,6 +452,7 @@ def _notifier(
         metrics=server.metrics,
         tick_seconds=tick_seconds,
         history=recorder,
+        freeze_gc=bool(getattr(source, "freezes_gc", False)),
     )
 
 

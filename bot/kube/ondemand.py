@@ -391,6 +391,11 @@ class CacheSource:
         return self.cache.taken_at
 
     @property
+    def freezes_gc(self) -> bool:
+        """Whether the cache freezes the collector once synced (production): the notifier then does too."""
+        return self.cache.freeze_gc
+
+    @property
     def away(self) -> bool:
         """Synced once, but its API server does not answer now (the cache answers, with its age)."""
         return bool(self.cache.errors)

@@ -31,7 +31,7 @@ from bot.errors import Fenced, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
-from bot.notify.pacing import Pause, full_collections_wait
+from bot.notify.pacing import Pause, full_collections_wait, paced
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
@@ -76,6 +76,7 @@ class Notifier:
         max_owners_per_job: int = MAX_OWNERS_PER_JOB,
         max_dms_per_pass: int = MAX_DMS_PER_PASS,
         history: HistoryRecorder | None = None,
+        freeze_gc: bool = False,
     ) -> None:
         """is_leader: whether to run a pass at all; fence: the leader's proof of leadership at this moment
         (None: this replica does not lead), checked before each Slack call and carried by each write."""
@@ -93,6 +94,7 @@ class Notifier:
         self.max_owners_per_job = max_owners_per_job
         self.max_dms_per_pass = max_dms_per_pass
         self.history = history  # issue 16: admissions and finishes observed, for the ETA
+        self.freeze_gc = freeze_gc  # as the cache's: gc.freeze() once the first pass has left its state (pacing)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -157,7 +159,7 @@ class Notifier:
             if not self.is_leader() or (self.fence is not None and self.fence() is None):
                 return []
             try:
-                with full_collections_wait():
+                with full_collections_wait(freeze=self.freeze_gc and self.passes == 0):
                     return await self._pass()
             except (LeaseLost, Fenced) as error:
                 self.stopped_passes += 1
@@ -205,7 +207,7 @@ class Notifier:
                 raise
             except Exception:  # the delivery stays open: the next pass edits the DM again
                 log.exception("notifier: a DM could not be closed; retried next pass")
-        self.last_decisions = kept = [slim(d) for d in decisions]
+        self.last_decisions = kept = await paced(slim, decisions)
         del candidates
         self._explained = {}
         while decisions:  # their Explanations let go in steps: a broadcast's 30,000 freed at once held the loop

@@ -1,0 +1,70 @@
+"""How a watcher pass shares the process (bot.notify.pacing): full collections wait while passes run, and
+resume with the threshold they had; the first pass's state can be frozen; long loops yield to the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import time
+
+from bot.notify.pacing import full_collections_wait, paced
+
+
+def test_full_collections_wait_while_any_pass_runs_then_resume_as_they_were() -> None:
+    before = gc.get_threshold()
+    try:
+        gc.set_threshold(before[0], before[1], 7)
+        with full_collections_wait():
+            assert gc.get_threshold()[2] > 1_000_000
+            with full_collections_wait():  # another cluster's pass meanwhile
+                assert gc.get_threshold()[2] > 1_000_000
+            assert gc.get_threshold()[2] > 1_000_000  # the first still runs
+            gc.set_threshold(123, before[1], gc.get_threshold()[2])  # the cache's sync sets the youngest one
+        assert gc.get_threshold() == (123, before[1], 7)  # its own kept; the oldest one as it was
+    finally:
+        gc.set_threshold(*before)
+
+
+def test_a_pass_that_fails_still_lets_full_collections_resume() -> None:
+    before = gc.get_threshold()
+    try:
+        with full_collections_wait():
+            raise RuntimeError("the pass failed")
+    except RuntimeError:
+        pass
+    assert gc.get_threshold() == before
+
+
+def test_with_freeze_what_is_alive_at_the_end_is_out_of_the_collector_s_sight() -> None:
+    kept = [[index] for index in range(1000)]  # tracked containers, alive after the pass
+    try:
+        with full_collections_wait(freeze=True):
+            pass
+        assert gc.get_freeze_count() >= len(kept)
+        watched = {id(o) for o in gc.get_objects()}
+        assert not any(id(item) in watched for item in kept)
+    finally:
+        gc.unfreeze()
+
+
+async def test_paced_work_lets_the_event_loop_run() -> None:
+    ticks = 0
+    done = False
+
+    async def probe() -> None:
+        nonlocal ticks
+        while not done:
+            ticks += 1
+            await asyncio.sleep(0)
+
+    def slow(item: int) -> int:
+        time.sleep(0.0002)  # 200 µs an item: 500 items hold the loop 0.1 s in one go
+        return item * 2
+
+    task = asyncio.create_task(probe())
+    await asyncio.sleep(0)
+    before = ticks
+    assert await paced(slow, range(500)) == [item * 2 for item in range(500)]
+    done = True
+    await task
+    assert ticks - before > 5
