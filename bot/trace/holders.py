@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from itertools import chain, groupby
+from operator import itemgetter
 
 from bot.trace import checks
 from bot.trace.demand import PODS
@@ -303,45 +304,53 @@ class _Held:
     order: datetime  # queue_order_time
 
 
+class _Queue:
+    """What one ClusterQueue of a tree holds of (flavor, resource): its holders, by size and by rank. Kept per
+    view while its Workloads (the same sequence) and what it borrows are the same: a change in one queue
+    rebuilds its own part, and the tree is merged again from the parts."""
+
+    def __init__(self, queue: str, workloads: Sequence[Workload], flavor: str, resource: str, borrowed: Decimal):
+        self.borrowed = borrowed
+        borrows = borrowed > 0
+        held: list[_Held] = []
+        for other in workloads:
+            if other.admission is None or other.admission.cluster_queue != queue:
+                continue
+            amount = usage_of(other, flavor, resource)
+            if amount > 0:
+                held.append(_Held(other, queue, amount, borrows, reserved_at(other), queue_order_time(other)))
+        self.held = held
+        self.total = sum((h.amount for h in held), ZERO)
+        self.sized = sorted(((_larger_first(h), h) for h in held), key=itemgetter(0))
+        self.by_size = [h for _, h in self.sized]
+        self.ranked = _Ranked(held)
+        self.bounded = [h for h in held if h.reserved is not None and h.workload.maximum_execution_seconds is not None]
+
+
 class _Tree:
     """What every contest for (flavor, resource) in one cohort tree reads of it, whichever of its ClusterQueues
-    asks and whenever: built once per view while the tree's Workloads are the same sequences (the cache hands
-    out the same tuple of a ClusterQueue's Workloads until one changes), then each question reads it in time
-    independent of the number of holders (but for the listing's ties, see `_listed`)."""
+    asks and whenever: merged once per view from its queues' parts while the tree's Workloads are the same
+    sequences (the cache hands out the same tuple of a ClusterQueue's Workloads until one changes), then each
+    question reads it in time independent of the number of holders (but for the listing's ties, see `_listed`)."""
 
     def __init__(self, snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str):
-        self.borrowed: dict[str, Decimal] = {}  # per ClusterQueue that borrows there: how much
-        self.held_in: dict[str, Decimal] = {}  # per ClusterQueue: what its holders hold
-        mine: dict[str, list[_Held]] = {}
-        held: list[_Held] = []
-        for queue in tree:
-            cap = capacity(snapshot, queue, flavor, resource)
-            borrows = cap.borrowed > 0
-            if borrows:
-                self.borrowed[queue.name] = cap.borrowed
-            for other in snapshot.workloads_in_cluster_queue(queue.name):
-                if other.admission is None or other.admission.cluster_queue != queue.name:
-                    continue
-                amount = usage_of(other, flavor, resource)
-                if amount <= 0:
-                    continue
-                found = _Held(other, queue.name, amount, borrows, reserved_at(other), queue_order_time(other))
-                held.append(found)
-                mine.setdefault(queue.name, []).append(found)
-                self.held_in[queue.name] = self.held_in.get(queue.name, ZERO) + amount
-        self.count = len(held)
+        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in tree}
+        self.borrowed = {name: part.borrowed for name, part in parts.items() if part.borrowed > 0}
+        self.held_in = {name: part.total for name, part in parts.items() if part.held}
+        self.count = sum(len(part.held) for part in parts.values())
         self.held = sum(self.held_in.values(), ZERO)
         self.borrowed_total = sum(self.borrowed.values(), ZERO)
-        # The listing's order but for the running time (now's), the largest first: each queue's, and the tree's.
-        self.by_size = sorted(held, key=_larger_first)
-        self.by_size_in = {name: sorted(found, key=_larger_first) for name, found in mine.items()}
+        # The listing's order but for the running time (now's), the largest first: each queue's, and the tree's
+        # (the queues' sorted runs merged: a sort of precomputed keys).
+        self.by_size_in = {name: part.by_size for name, part in parts.items() if part.held}
+        self.by_size = [h for _, h in sorted(chain.from_iterable(p.sized for p in parts.values()), key=itemgetter(0))]
         # Who a job could preempt, by priority then queue-order time, with running sums of their amounts: each
         # queue's (withinClusterQueue for its own) and those of the queues that borrow (reclaimWithinCohort).
-        self.ranked_in = {name: _Ranked(found) for name, found in mine.items()}
-        self.ranked_borrowing = _Ranked([h for h in held if h.borrows])
+        self.ranked_in = {name: part.ranked for name, part in parts.items() if part.held}
+        self.ranked_borrowing = _Ranked.merged([part.ranked for name, part in parts.items() if name in self.borrowed])
         # The time-bounded ones by deadline (reservation + maximum execution time): the order of their
         # seconds left at any `now` they started before.
-        bounded = [h for h in held if h.reserved is not None and h.workload.maximum_execution_seconds is not None]
+        bounded = [h for part in parts.values() for h in part.bounded]
         self.by_deadline = sorted(bounded, key=_deadline)
         self.latest_start = max((h.reserved for h in bounded if h.reserved is not None), default=None)
 
@@ -375,12 +384,18 @@ def _deadline(held: _Held) -> datetime:
 class _Ranked:
     """Holders by (priority, queue-order time) and the running sum of their amounts."""
 
-    def __init__(self, held: list[_Held]) -> None:
-        self.held = sorted(held, key=lambda h: (h.workload.priority, h.order))
+    def __init__(self, held: list[_Held], *, ranked: bool = False) -> None:
+        self.held = held if ranked else sorted(held, key=lambda h: (h.workload.priority, h.order))
         self.keys = [(h.workload.priority, h.order) for h in self.held]
         self.sums = [ZERO]
         for h in self.held:
             self.sums.append(self.sums[-1] + h.amount)
+
+    @classmethod
+    def merged(cls, parts: Sequence[_Ranked]) -> _Ranked:
+        """The holders of several, ranked (their sorted runs merged by their keys)."""
+        pairs = sorted(chain.from_iterable(zip(p.keys, p.held, strict=True) for p in parts), key=itemgetter(0))
+        return cls([h for _, h in pairs], ranked=True)
 
     def preemptible(self, policy: str, preemptor: Workload) -> Decimal:
         """The amount held by those `_allows(policy, preemptor, ·)` lets a job preempt."""
@@ -396,6 +411,24 @@ class _Ranked:
             after = bisect_right(self.keys, (priority, queue_order_time(preemptor)), lo=lower, hi=end)
             total += self.sums[end] - self.sums[after]
         return total
+
+
+def _queue_part(snapshot: Snapshot, queue: ClusterQueue, flavor: str, resource: str) -> _Queue:
+    """A queue's part from the view's memo, while its Workloads are the same sequence and it borrows as much."""
+    workloads = snapshot.workloads_in_cluster_queue(queue.name)
+    borrowed = max(capacity(snapshot, queue, flavor, resource).borrowed, ZERO)
+    table = snapshot.derived().setdefault(_PARTS, {})
+    assert isinstance(table, dict)
+    key = (queue.name, flavor, resource)
+    known = table.get(key)
+    if known is not None and known[0] is workloads and known[1].borrowed == borrowed:
+        return known[1]  # type: ignore[no-any-return]
+    part = _Queue(queue.name, workloads, flavor, resource, borrowed)
+    table[key] = (workloads, part)
+    return part
+
+
+_PARTS = "holders.queue-parts"
 
 
 def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Tree:

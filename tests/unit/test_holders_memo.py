@@ -17,6 +17,7 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
+from bot.trace import holders
 from bot.trace.eta import freeing_bound
 from bot.trace.holders import (
     MAX_LISTED,
@@ -268,3 +269,22 @@ def test_a_cache_view_sees_every_holder_of_its_tree_when_the_queues_report_their
                 compared += 1
                 others += sum(1 for h in got.holders if h.namespace != namespace)
     assert compared > 0 and others > 0
+
+
+def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_full_walk() -> None:
+    """The tree is merged from its queues' parts; a new holder in cq-0 makes cq-0's part again, the others are
+    kept, and every contest still reads as the full walk over every holder."""
+    cache = _cache(_cluster(5))
+    view = cache.view("team-a", [])
+    assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+    table = view.derived()[holders._PARTS]
+    assert isinstance(table, dict) and table
+    parts = dict(table)
+    late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
+    _put(cache, late)
+    later = cache.view("team-a", [])
+    assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+    renewed = later.derived()[holders._PARTS]
+    assert isinstance(renewed, dict)
+    for key, (_, part) in parts.items():
+        assert (renewed[key][1] is part) == (key[0] != "cq-0"), key
