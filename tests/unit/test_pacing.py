@@ -3,11 +3,12 @@ resume with the threshold they had; the first pass's state can be frozen; long l
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import time
 
 from bot.notify.pacing import full_collections_wait, paced
+
+from tests.loop_probe import turns_during
 
 
 def test_full_collections_wait_while_any_pass_runs_then_resume_as_they_were() -> None:
@@ -48,23 +49,10 @@ def test_with_freeze_what_is_alive_at_the_end_is_out_of_the_collector_s_sight() 
 
 
 async def test_paced_work_lets_the_event_loop_run() -> None:
-    ticks = 0
-    done = False
-
-    async def probe() -> None:
-        nonlocal ticks
-        while not done:
-            ticks += 1
-            await asyncio.sleep(0)
-
     def slow(item: int) -> int:
         time.sleep(0.0002)  # 200 µs an item: 500 items hold the loop 0.1 s in one go
         return item * 2
 
-    task = asyncio.create_task(probe())
-    await asyncio.sleep(0)
-    before = ticks
-    assert await paced(slow, range(500)) == [item * 2 for item in range(500)]
-    done = True
-    await task
-    assert ticks - before > 5
+    result, turns = await turns_during(paced(slow, range(500)))
+    assert result == [item * 2 for item in range(500)]
+    assert turns > 5

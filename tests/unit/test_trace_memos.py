@@ -10,11 +10,6 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
-from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient
-from bot.kube.compact import Interner
-from bot.kube.decode import decode
-from bot.kube.informer import Change
 from bot.trace import messages, outlook
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
@@ -22,26 +17,11 @@ from bot.trace.eta import Estimator, History, Observed, Waiting, near
 from bot.trace.outlook import main_resource, waiting
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
-from kubernetes import client as k8s_client
 
-from tests.builders import NOW, Raw
+from tests.builders import NOW
+from tests.cache_support import cache_of, put
 from tests.contention import base, gpu_queue, lq, running
 from tests.contention import waiting as waiting_job
-
-
-def _cache(objects: list[Raw]) -> ClusterCache:
-    cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: NOW)
-    _put(cache, objects)
-    return cache
-
-
-def _put(cache: ClusterCache, objects: list[Raw]) -> None:
-    parts = Interner()
-    for raw in objects:
-        if raw["kind"] in ("Namespace", "Job"):
-            continue
-        for obj in decode(raw, parts):
-            cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
 
 
 def _afresh(view: Snapshot, cq: str) -> tuple[Waiting, ...]:
@@ -60,12 +40,12 @@ def test_the_waiting_kept_per_queue_order_follow_the_queue() -> None:
     objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
     for n, gpus in enumerate((1, 2, 4)):
         objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=gpus, minutes=30 - n)
-    cache = _cache(objects)
+    cache = cache_of(objects)
     first = cache.view("team-a", [])
     kept = waiting(first, "cq-0")
     assert kept == _afresh(first, "cq-0") and len(kept) == 3
     assert waiting(cache.view("team-a", []), "cq-0") is kept  # the same order: nothing recomputed
-    _put(cache, waiting_job("late", "team-b", pods=2, gpus_per_pod=3, minutes=1))
+    put(cache, waiting_job("late", "team-b", pods=2, gpus_per_pod=3, minutes=1))
     later = cache.view("team-a", [])
     renewed = waiting(later, "cq-0")
     assert renewed == _afresh(later, "cq-0") and len(renewed) == 4
@@ -114,7 +94,7 @@ def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting
     objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
     for n in range(3):
         objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
-    view = _cache(objects).view("team-a", [])
+    view = cache_of(objects).view("team-a", [])
     history = _busy_history()
     first = outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=5))
     assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=59)) is first

@@ -6,7 +6,6 @@ The cluster is a MemorySnapshot rebuilt from the same decoded objects, one repla
 
 from __future__ import annotations
 
-import asyncio
 import gc
 from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import replace
@@ -31,6 +30,7 @@ from bot.trace.snapshot import MemorySnapshot, Snapshot
 from kubernetes import client as k8s_client
 
 from tests import builders as b
+from tests.loop_probe import turns_during
 
 NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
 OWNER = "U0OWNER01"
@@ -238,22 +238,8 @@ async def test_nobody_to_tell_means_nothing_traced_until_somebody_watches(store:
 async def test_a_long_pass_lets_the_event_loop_run(store: SQLiteStore) -> None:
     cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(300)]))
     notifier = _notifier(cluster, store)
-    ticks = 0
-    done = False
-
-    async def probe() -> None:
-        nonlocal ticks
-        while not done:
-            ticks += 1
-            await asyncio.sleep(0)
-
-    task = asyncio.create_task(probe())
-    await asyncio.sleep(0)
-    before = ticks
-    await notifier.run_pass()
-    done = True
-    await task
-    assert ticks - before > 2  # it ran during the pass, not only at its awaits of the store
+    _, turns = await turns_during(notifier.run_pass())
+    assert turns > 2  # it ran during the pass, not only at its awaits of the store
 
 
 def test_the_cache_tells_its_listeners_once_per_batch_that_changed_something() -> None:
