@@ -140,7 +140,13 @@ async def _answer(cache: ClusterCache, reader: KubeClient, namespace: str, job: 
 
 
 def _compare(
-    tally: Tally, world: World, job: GeneratedJob, state: tuple[str, str], answer: Explanation, computed: Explanation
+    tally: Tally,
+    world: World,
+    job: GeneratedJob,
+    state: tuple[str, str],
+    answer: Explanation,
+    computed: Explanation,
+    holders: dict[str, set[str]] | None = None,
 ) -> None:
     where = f"seed {world.seed} {job.name} ({job.pods}x{job.cpu} cpu in {job.queue})"
     verdict = answer.verdict.value
@@ -153,12 +159,43 @@ def _compare(
         str(demand.get("cpu")) == str(job.demand) and str(demand.get("pods")) == str(job.pods),
         f"{where}: demand {dict(demand)} is not cpu {job.demand}, pods {job.pods}",
     )
+    if answer.holders is not None and holders is not None:
+        for contest in answer.holders.contests:  # who holds each contested flavor: every Job Kueue gave it, no other
+            expected = holders.get(contest.flavor, set())
+            listed = {holder.name for holder in contest.holders}
+            tally.check(
+                listed == expected and contest.count == len(expected),
+                f"{where}: holders of {contest.flavor} listed {sorted(listed)} ({contest.count}), "
+                f"Kueue reserved it for {sorted(expected)}",
+            )
     if answer.position is not None and answer.position.source == "visibility-api":
         mine = computed.position.cluster_queue if computed.position is not None else None
         tally.check(
             mine == answer.position.cluster_queue,
             f"{where}: computed position {mine}, Kueue's pending-workloads API {answer.position.cluster_queue}",
         )
+
+
+def _holders(
+    cache: ClusterCache, world: World, job: GeneratedJob, states: dict[str, tuple[str, str]]
+) -> dict[str, set[str]]:
+    """Per flavor, the Jobs Kueue reserved it for in `job`'s cohort tree (all the world's ClusterQueues when
+    they share a cohort, else its own), as Kueue's admissions say."""
+    cohort = any("cohort" in body["spec"] or "cohortName" in body["spec"] for plural, body in world.cluster_scoped
+                 if plural == "clusterqueues")  # fmt: skip
+    own = world.queue_of[job.queue]
+    found: dict[str, set[str]] = {}
+    for other in world.jobs:
+        if states[other.name][0] != "True" or (not cohort and world.queue_of[other.queue] != own):
+            continue
+        workload = _workload(cache, world.namespace, other.name)
+        if workload is None or workload.admission is None:
+            continue
+        for assignment in workload.admission.assignments:
+            flavor = assignment.flavors.get("cpu")
+            if flavor:
+                found.setdefault(flavor, set()).add(other.name)
+    return found
 
 
 async def _alone(
@@ -197,7 +234,8 @@ async def test_generated_cluster_agrees_with_the_real_kueue(
         for job in world.jobs:
             answer = await _answer(cache, reader, world.namespace, job.name)
             computed = explain(cache.view(world.namespace), Query(world.namespace, job.name, "Job"), now=_now())
-            _compare(tally, world, job, states[job.name], answer, computed)
+            held = _holders(cache, world, job, states)
+            _compare(tally, world, job, states[job.name], answer, computed, held)
             verdicts[job.name] = answer.verdict.value
         for job in world.jobs:
             if states[job.name][0] != "True" and verdicts[job.name] in NEVER | WAITS:
