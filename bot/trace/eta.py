@@ -136,25 +136,25 @@ def replay(
     end = now.timestamp()
     first_moment = (since or now - WINDOW).timestamp()
     ordered = sorted(admissions, key=lambda a: a.admitted_at)
-    admitted = [a.admitted_at.timestamp() for a in ordered]
-    queued = [min(a.queued_at.timestamp(), admitted[i]) for i, a in enumerate(ordered)]
     still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
+    # Every job once, in queue order (when it was queued, then the admissions before the ones still waiting):
+    # (queued, index, waiting until, wait ends, amount, censored). At a moment, those waiting are those queued
+    # by then and not admitted yet, in that order: a prefix, filtered, no sort per moment.
+    jobs: list[tuple[float, int, float, float, Decimal | None, bool]] = []
+    for j, a in enumerate(ordered):
+        admitted = a.admitted_at.timestamp()
+        jobs.append((min(a.queued_at.timestamp(), admitted), j, admitted, admitted, a.amount, False))
+    for index, (since_at, amount) in enumerate(still):
+        jobs.append((since_at, len(ordered) + index, math.inf, end, amount, True))
+    jobs.sort()
+    queued = [job[0] for job in jobs]
     found: list[Sample] = []
     seconds = step.total_seconds()
     moment = end - seconds
     while moment >= first_moment:
-        waiting: list[tuple[float, int, float, Decimal | None, bool]] = []
-        for j in range(bisect.bisect_right(admitted, moment), len(ordered)):
-            if queued[j] <= moment:
-                waiting.append((queued[j], j, admitted[j] - moment, ordered[j].amount, False))
-        for index, (since_at, amount) in enumerate(still):
-            if since_at > moment:
-                break
-            waiting.append((since_at, len(ordered) + index, end - moment, amount, True))
-        waiting.sort()
+        waiting = [job for job in jobs[: bisect.bisect_right(queued, moment)] if job[2] > moment]
         found.extend(
-            (position, left, amount, moment, censored)
-            for position, (_, _, left, amount, censored) in enumerate(waiting, start=1)
+            (position, job[3] - moment, job[4], moment, job[5]) for position, job in enumerate(waiting, start=1)
         )
         moment -= seconds
     return found

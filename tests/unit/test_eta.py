@@ -4,7 +4,7 @@ is measured in bench/eta_calibration.py (figures in bench/README.md), never time
 from __future__ import annotations
 
 import random
-from datetime import timedelta
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
@@ -17,6 +17,7 @@ from bot.trace.eta import (
     NO_ESTIMATE,
     POSITION,
     REMAINING,
+    STEP,
     THIN_HISTORY,
     Estimator,
     History,
@@ -226,3 +227,52 @@ def test_the_stated_share_holds_on_a_generated_queue(confidence: int) -> None:
     assert abs(share - confidence / 100) <= 0.08, share
     squeezed, _ = coverage(jobs, confidence, factor=0.5)
     assert abs(squeezed - confidence / 100) > 0.08, squeezed
+
+
+def _replay_by_sorting(
+    admissions: list[Observed], now: datetime, pending: tuple[Waiting, ...], since: datetime
+) -> list[tuple[int, float, Decimal | None, float, bool]]:
+    """The replay as it was first written: every moment, the jobs waiting then, sorted by queue order."""
+    end, first = now.timestamp(), since.timestamp()
+    ordered = sorted(admissions, key=lambda a: a.admitted_at)
+    admitted = [a.admitted_at.timestamp() for a in ordered]
+    queued = [min(a.queued_at.timestamp(), admitted[i]) for i, a in enumerate(ordered)]
+    still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
+    found: list[tuple[int, float, Decimal | None, float, bool]] = []
+    moment = end - STEP.total_seconds()
+    while moment >= first:
+        waiting = [
+            (queued[j], j, admitted[j] - moment, ordered[j].amount, False)
+            for j in range(len(ordered))
+            if queued[j] <= moment < admitted[j]
+        ]
+        waiting += [
+            (at, len(ordered) + i, end - moment, amount, True) for i, (at, amount) in enumerate(still) if at <= moment
+        ]
+        waiting.sort()
+        found += [(p, left, amount, moment, censored) for p, (_, _, left, amount, censored) in enumerate(waiting, 1)]
+        moment -= STEP.total_seconds()
+    return found
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_replay_in_queue_order_is_the_replay_sorted_at_every_moment(seed: int) -> None:
+    rng = random.Random(seed)
+    admissions = []
+    for n in range(rng.randint(0, 60)):
+        admitted = NOW - timedelta(minutes=rng.randint(0, 30 * 60))
+        queued = admitted - timedelta(minutes=rng.choice([0, 0, 5, 10, 10, 45, 300]) + rng.random())
+        admissions.append(Observed("cq", "f", queued, admitted, Decimal(rng.randint(1, 4)), f"u{n}"))
+    pending = tuple(
+        sorted(
+            (
+                Waiting(NOW - timedelta(minutes=rng.randint(-5, 40 * 60)), Decimal(n + 1))
+                for n in range(rng.randint(0, 9))
+            ),
+            key=lambda w: w.queued_at,
+        )
+    )
+    since = NOW - timedelta(hours=rng.choice([6, 24, 30]))
+    assert replay(admissions, now=NOW, pending=pending, since=since) == _replay_by_sorting(
+        admissions, NOW, pending, since
+    )
