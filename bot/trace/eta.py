@@ -242,10 +242,11 @@ def near(
     return near_in(lambda at: grouped.get(at, ()), max(grouped, default=0), position, minimum)
 
 
-def by_position(samples: Iterable[Sample]) -> dict[int, list[Sample]]:
-    """The samples by position, each position's in their order (a stable sort, then runs: no loop in Python)."""
+def by_position(samples: Iterable[Sample]) -> dict[int, tuple[Sample, ...]]:
+    """The samples by position, each position's in their order (a stable sort, then runs: no loop in Python);
+    tuples of plain tuples, out of the collector's sight as the samples are."""
     ordered = sorted(samples, key=_position)
-    return {position: list(run) for position, run in groupby(ordered, key=_position)}
+    return {position: tuple(run) for position, run in groupby(ordered, key=_position)}
 
 
 _position = itemgetter(POSITION)
@@ -279,6 +280,7 @@ class _Alike:
     def __init__(self, grouped: dict[int, tuple[Sample, ...]], low: Decimal, high: Decimal) -> None:
         self.grouped, self.low, self.high = grouped, low, high
         self.kept: dict[int, tuple[Sample, ...]] = {}
+        self._top: int | None = None  # the last position with any of them, when first asked
 
     def at(self, position: int) -> tuple[Sample, ...]:
         found = self.kept.get(position)
@@ -289,7 +291,9 @@ class _Alike:
         return found
 
     def top(self) -> int:
-        return next((p for p in sorted(self.grouped, reverse=True) if self.at(p)), 0)
+        if self._top is None:
+            self._top = next((p for p in sorted(self.grouped, reverse=True) if self.at(p)), 0)
+        return self._top
 
 
 def _as_of(samples: Sequence[Sample], origin: float) -> list[Sample]:
@@ -353,8 +357,7 @@ class Estimator:
         """`near(self.samples, position, amount=amount)`: the samples grouped by position once, alike's count
         of the similar ones by bisection, and only the positions a question reads filtered by amount."""
         if self._grouped is None:  # tuples of plain tuples: out of the collector's sight, as the samples
-            ordered = sorted(self.samples, key=_position)
-            self._grouped = {p: tuple(run) for p, run in groupby(ordered, key=_position)}
+            self._grouped = by_position(self.samples)
             self._amounts = sorted(s[AMOUNT] for s in self.samples if s[AMOUNT] is not None)
         grouped = self._grouped
         if amount is not None and amount > 0:

@@ -16,7 +16,7 @@ until one changes (a changed sequence, by identity, recomputes).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -61,12 +61,15 @@ def _quota(groups: tuple[ResourceGroup, ...], flavor: str, resource: str) -> Res
 def cluster_queue_usage(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Decimal:
     """Quota reserved in a ClusterQueue: its status (flavorsReservation) when reported, else the sum of
     the workloads that hold quota there."""
+    workloads = snapshot.workloads_in_cluster_queue(cq.name) if cq.reservation is None else ()
+    return _usage(cq, workloads, flavor, resource)
+
+
+def _usage(cq: ClusterQueue, workloads: Iterable[Workload], flavor: str, resource: str) -> Decimal:
+    """`cluster_queue_usage` from the ClusterQueue's Workloads given (read only when it reports none)."""
     if cq.reservation is not None:
         return cq.reservation.get(flavor, {}).get(resource, ZERO)
-    used = ZERO
-    for workload in snapshot.workloads_in_cluster_queue(cq.name):
-        used += _workload_usage(workload, cq.name, flavor, resource)
-    return used
+    return sum((_workload_usage(w, cq.name, flavor, resource) for w in workloads), ZERO)
 
 
 def _workload_usage(workload: Workload, cq: str, flavor: str, resource: str) -> Decimal:
@@ -245,11 +248,7 @@ class _Tree:
         return ZERO
 
     def cq_usage(self, cq: ClusterQueue) -> Decimal:
-        if cq.reservation is not None:
-            return cq.reservation.get(self.flavor, {}).get(self.resource, ZERO)
-        return sum(
-            (_workload_usage(w, cq.name, self.flavor, self.resource) for w in self.unreported.get(cq.name, ())), ZERO
-        )
+        return _usage(cq, self.unreported.get(cq.name, ()), self.flavor, self.resource)
 
     def cohort_available(self, name: str, depth: int = 0) -> Decimal:
         parent = self.parent_of_cohort(name)
