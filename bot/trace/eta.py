@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
-from itertools import groupby
+from itertools import accumulate, groupby
 from operator import itemgetter
 from typing import Final
 
@@ -135,31 +135,104 @@ def replay(
 ) -> list[Sample]:
     """Every `step` back from `now` to `since` (default: the window), every Workload waiting then: its
     position and its wait left (see the module's docstring)."""
-    end = now.timestamp()
-    first_moment = (since or now - WINDOW).timestamp()
-    ordered = sorted(admissions, key=lambda a: a.admitted_at)
-    still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
-    # Every job once, in queue order (when it was queued, then the admissions before the ones still waiting):
-    # (queued, index, waiting until, wait ends, amount, censored). At a moment, those waiting are those queued
-    # by then and not admitted yet, in that order: a prefix, filtered, no sort per moment.
-    jobs: list[tuple[float, int, float, float, Decimal | None, bool]] = []
-    for j, a in enumerate(ordered):
-        admitted = a.admitted_at.timestamp()
-        jobs.append((min(a.queued_at.timestamp(), admitted), j, admitted, admitted, a.amount, False))
-    for index, (since_at, amount) in enumerate(still):
-        jobs.append((since_at, len(ordered) + index, math.inf, end, amount, True))
-    jobs.sort()
-    queued = [job[0] for job in jobs]
-    found: list[Sample] = []
-    seconds = step.total_seconds()
-    moment = end - seconds
-    while moment >= first_moment:
-        waiting = [job for job in jobs[: bisect.bisect_right(queued, moment)] if job[2] > moment]
-        found.extend(
-            (position, job[3] - moment, job[4], moment, job[5]) for position, job in enumerate(waiting, start=1)
-        )
-        moment -= seconds
-    return found
+    return Replay(admissions, now=now, pending=pending, since=since, step=step).samples()
+
+
+# One job of a replay: (queued, index, waiting until, wait ends, amount, censored).
+_Job = tuple[float, int, float, float, Decimal | None, bool]
+
+
+class Replay:
+    """`replay` kept by moment: at each moment (the latest first) the jobs waiting then, in queue order. The
+    samples of one position are made when a question first reads it (a question reads a few positions; a
+    queue's replay holds thousands of samples), all of them only for the calibration. Tuples of plain values
+    only: out of the garbage collector's sight once collected, as the samples are."""
+
+    def __init__(
+        self,
+        admissions: Sequence[Observed],
+        *,
+        now: datetime,
+        pending: Sequence[Waiting] = (),
+        since: datetime | None = None,
+        step: timedelta = STEP,
+    ) -> None:
+        end = now.timestamp()
+        first_moment = (since or now - WINDOW).timestamp()
+        ordered = sorted(admissions, key=lambda a: a.admitted_at)
+        still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
+        # Every job once, in queue order (when it was queued, then the admissions before the ones still
+        # waiting). At a moment, those waiting are those queued by then and not admitted yet, in that order: a
+        # prefix, filtered, no sort per moment.
+        jobs: list[_Job] = []
+        for j, a in enumerate(ordered):
+            admitted = a.admitted_at.timestamp()
+            jobs.append((min(a.queued_at.timestamp(), admitted), j, admitted, admitted, a.amount, False))
+        for index, (since_at, amount) in enumerate(still):
+            jobs.append((since_at, len(ordered) + index, math.inf, end, amount, True))
+        jobs.sort()
+        # Back from now, moment by moment: a job waits at a moment from when it was queued (inclusive) until
+        # its admission; it joins those waiting (kept in queue order) as the moments pass below its admission,
+        # and leaves once they pass below when it was queued.
+        joining = sorted(jobs, key=itemgetter(2), reverse=True)
+        leaving = sorted(jobs, key=itemgetter(0), reverse=True)
+        waiting: list[_Job] = []
+        joined = left = 0
+        moments: list[tuple[float, tuple[_Job, ...]]] = []
+        seconds = step.total_seconds()
+        moment = end - seconds
+        while moment >= first_moment:
+            while joined < len(joining) and joining[joined][2] > moment:
+                bisect.insort(waiting, joining[joined])
+                joined += 1
+            while left < len(leaving) and leaving[left][0] > moment:
+                del waiting[bisect.bisect_left(waiting, leaving[left])]
+                left += 1
+            if waiting:
+                moments.append((moment, tuple(waiting)))
+            moment -= seconds
+        self.moments = tuple(moments)
+        self.top = max((len(waiting) for _, waiting in moments), default=0)  # the last position with samples
+        self._at: dict[int, tuple[Sample, ...]] = {}
+        # How many samples each amount has (a job's amount once per moment it waited through), in order.
+        ascending = [moment for moment, _ in reversed(moments)]
+        weights: dict[Decimal, int] = {}
+        for job in jobs:
+            if job[4] is not None:
+                count = bisect.bisect_left(ascending, job[2]) - bisect.bisect_left(ascending, job[0])
+                if count > 0:
+                    weights[job[4]] = weights.get(job[4], 0) + count
+        self._amounts = sorted(weights)
+        self._counts = [0, *accumulate(weights[amount] for amount in self._amounts)]
+
+    def at(self, position: int) -> tuple[Sample, ...]:
+        """The samples at `position`, the latest moment first (`by_position(samples())[position]`)."""
+        found = self._at.get(position)
+        if found is None:
+            if not 1 <= position <= self.top:
+                return ()
+            index = position - 1
+            found = self._at[position] = tuple(
+                [
+                    (position, waiting[index][3] - moment, waiting[index][4], moment, waiting[index][5])
+                    for moment, waiting in self.moments
+                    if len(waiting) > index
+                ]
+            )
+        return found
+
+    def samples(self) -> list[Sample]:
+        """Every sample: moment by moment (the latest first), each moment's by position."""
+        return [
+            (position, job[3] - moment, job[4], moment, job[5])
+            for moment, waiting in self.moments
+            for position, job in enumerate(waiting, start=1)
+        ]
+
+    def between(self, low: Decimal, high: Decimal) -> int:
+        """How many samples asked for `low` to `high`."""
+        lower = bisect.bisect_left(self._amounts, low)
+        return self._counts[bisect.bisect_right(self._amounts, high)] - self._counts[lower]
 
 
 Value = tuple[float, bool]  # a wait left, censored or not
@@ -277,8 +350,8 @@ class _Alike:
     """The samples of about one amount (`alike`'s pool when it has enough), by position, each position
     filtered when first asked: a question reads only the positions around its own."""
 
-    def __init__(self, grouped: dict[int, tuple[Sample, ...]], low: Decimal, high: Decimal) -> None:
-        self.grouped, self.low, self.high = grouped, low, high
+    def __init__(self, replay: Replay, low: Decimal, high: Decimal) -> None:
+        self.replay, self.low, self.high = replay, low, high
         self.kept: dict[int, tuple[Sample, ...]] = {}
         self._top: int | None = None  # the last position with any of them, when first asked
 
@@ -286,13 +359,13 @@ class _Alike:
         found = self.kept.get(position)
         if found is None:
             low, high = self.low, self.high
-            every = self.grouped.get(position, ())
+            every = self.replay.at(position)
             found = self.kept[position] = tuple(s for s in every if s[AMOUNT] is not None and low <= s[AMOUNT] <= high)
         return found
 
     def top(self) -> int:
         if self._top is None:
-            self._top = next((p for p in sorted(self.grouped, reverse=True) if self.at(p)), 0)
+            self._top = next((p for p in range(self.replay.top, 0, -1) if self.at(p)), 0)
         return self._top
 
 
@@ -345,30 +418,34 @@ class Estimator:
             chosen = unique
         self.now = now
         enough = self.admissions >= MIN_ADMISSIONS
-        self.samples = replay(chosen, now=now, pending=pending, since=since) if enough else []
+        self._replay = Replay(chosen, now=now, pending=pending, since=since) if enough else None
+        self._samples: list[Sample] | None = None  # every sample, when the calibration first asks
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._factors: dict[int, float] = {}
         self._backtests: list[tuple[list[Value], float, bool]] | None = None
-        self._grouped: dict[int, tuple[Sample, ...]] | None = None  # every sample by position, when first asked
-        self._amounts: list[Decimal] = []  # the samples' amounts in order, with it
         self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
 
+    @property
+    def samples(self) -> list[Sample]:
+        """Every sample of the replay (`replay(...)`)."""
+        if self._samples is None:
+            self._samples = self._replay.samples() if self._replay is not None else []
+        return self._samples
+
     def _near(self, position: int, amount: Decimal | None) -> list[Value]:
-        """`near(self.samples, position, amount=amount)`: the samples grouped by position once, alike's count
-        of the similar ones by bisection, and only the positions a question reads filtered by amount."""
-        if self._grouped is None:  # tuples of plain tuples: out of the collector's sight, as the samples
-            self._grouped = by_position(self.samples)
-            self._amounts = sorted(s[AMOUNT] for s in self.samples if s[AMOUNT] is not None)
-        grouped = self._grouped
+        """`near(self.samples, position, amount=amount)`: the replay's samples made per position, alike's
+        count of the similar ones by bisection, and only the positions a question reads filtered by amount."""
+        found = self._replay
+        if found is None:
+            return []
         if amount is not None and amount > 0:
             low, high = amount / 2, amount * 2
-            similar = bisect.bisect_right(self._amounts, high) - bisect.bisect_left(self._amounts, low)
-            if similar >= MIN_SAMPLES * 4:
+            if found.between(low, high) >= MIN_SAMPLES * 4:
                 pool = self._alike.get(amount)
                 if pool is None:
-                    pool = self._alike[amount] = _Alike(grouped, low, high)
+                    pool = self._alike[amount] = _Alike(found, low, high)
                 return near_in(pool.at, pool.top, position)
-        return near_in(lambda at: grouped.get(at, ()), max(grouped, default=0), position)
+        return near_in(found.at, found.top, position)
 
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the

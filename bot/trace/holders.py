@@ -292,7 +292,7 @@ def _oldest_first(workload: Workload) -> tuple[bool, float, str, str]:
     return (since is None, since.timestamp() if since else 0.0, workload.namespace, workload.name)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Held:
     """One admitted Workload holding the contested (flavor, resource), as every contest of its tree sees it."""
 
@@ -302,6 +302,8 @@ class _Held:
     borrows: bool  # its ClusterQueue borrows there (a contest of another ClusterQueue could reclaim it)
     reserved: datetime | None
     order: datetime  # queue_order_time
+    namespace: str
+    job: str  # job_name(workload), read by every listing
 
 
 class _Queue:
@@ -318,7 +320,8 @@ class _Queue:
                 continue
             amount = usage_of(other, flavor, resource)
             if amount > 0:
-                held.append(_Held(other, queue, amount, borrows, reserved_at(other), queue_order_time(other)))
+                reserved, order = reserved_at(other), queue_order_time(other)
+                held.append(_Held(other, queue, amount, borrows, reserved, order, other.namespace, job_name(other)))
         self.held = held
         self.total = sum((h.amount for h in held), ZERO)
         self.sized = sorted(((_larger_first(h), h) for h in held), key=itemgetter(0))
@@ -373,7 +376,7 @@ def _larger_first(held: _Held) -> tuple[Decimal, bool, float, str, str]:
     by namespace and name; the unreserved last."""
     reserved = held.reserved
     at = reserved.timestamp() if reserved is not None else 0.0
-    return (-held.amount, reserved is None, at, held.workload.namespace, job_name(held.workload))
+    return (-held.amount, reserved is None, at, held.namespace, held.job)
 
 
 def _deadline(held: _Held) -> datetime:
@@ -497,7 +500,7 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
             running = _running(held, now) or 0
             if len(taken) >= wanted and -running != taken[-1][0]:
                 break  # every later one of the run runs less
-            taken.append((-running, held.workload.namespace, job_name(held.workload), held))
+            taken.append((-running, held.namespace, held.job, held))
         chosen += [entry[-1] for entry in heapq.nsmallest(wanted, taken, key=lambda entry: entry[:3])]
         if len(chosen) >= MAX_LISTED:
             break
@@ -513,7 +516,7 @@ def _holder(held: _Held, cq: ClusterQueue, workload: Workload, now: datetime) ->
     borrows = held.borrows and held.cluster_queue != cq.name  # another queue of the cohort that borrows
     reason = preemption_reason(cq, workload, other, borrows)
     return Holder(
-        other.namespace, job_name(other), held.cluster_queue, other.priority, held.amount, running, borrows,
+        held.namespace, held.job, held.cluster_queue, other.priority, held.amount, running, borrows,
         reason, left,
     )  # fmt: skip
 

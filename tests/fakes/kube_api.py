@@ -49,14 +49,12 @@ import base64
 import binascii
 import contextlib
 import copy
-import itertools
 import json
 import logging
 import random
 import secrets
 import string
 import threading
-from bisect import bisect_right
 from collections import Counter
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -838,27 +836,18 @@ class FakeKubeAPI:
     def _list(self, request: web.Request, rt: ResourceType, target: _Target) -> dict[str, Any]:
         selector = self._selector(rt, request.query)
         limit = _int_param(request.query, "limit") or 0
+        at: int | None = None
         start: tuple[str, str] | None = None
+        if token := request.query.get("continue"):
+            at, start = _decode_continue(token)
+        keep = None if selector.empty else selector.matches
         try:
-            if token := request.query.get("continue"):
-                at, start = _decode_continue(token)
-                items, rv = self._store.list_kind(rt, target.namespace or None, at, copies=False)
-            else:
-                items, rv = self._store.list_kind(rt, target.namespace or None, copies=False)
+            matching, rv, following = self._store.page(
+                rt, target.namespace or None, at, after=start, keep=keep, limit=limit
+            )
         except CompactedError:
             raise KubeStatusError.expired(_CONTINUE_EXPIRED) from None
-        # items are sorted by position: the page starts after `start` and ends once it is full
-        first = bisect_right(items, start, key=_position) if start is not None else 0
-        if selector.empty:
-            matching = items[first : first + limit + 1] if limit else items[first:]
-            remaining = len(items) - first - limit
-        else:
-            matching = []
-            for obj in itertools.islice(items, first, None):
-                if selector.matches(obj):
-                    matching.append(obj)
-                    if limit and len(matching) > limit:
-                        break
+        remaining = following - limit
         metadata: dict[str, Any] = {"resourceVersion": str(rv)}
         if limit and len(matching) > limit:
             matching = matching[:limit]

@@ -326,6 +326,31 @@ async def test_list_pages_with_limit_and_continue(api: FakeKubeAPI, tmp_path: Pa
     assert [present(p.metadata).name for p in in_a.items] == ["p1", "p2", "p3"]
 
 
+async def test_pages_of_one_namespace_and_of_a_selector(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
+    """A page reads its own range: one namespace's objects only (not a namespace its name prefixes), those the
+    selector keeps (and then no remainingItemCount, as a real server), from after the continue token's key."""
+    for ns in ("a", "a-b", "a0", "b"):
+        for index in range(5):
+            api.add(pod(ns, f"p{index}", {"odd": str(index % 2)}))
+
+    async def every(path: str) -> tuple[list[str], list[int | None]]:
+        names: list[str] = []
+        remaining: list[int | None] = []
+        page = await get_json(http, path)
+        while True:
+            names += [f"{p['metadata']['namespace']}/{p['metadata']['name']}" for p in page["items"]]
+            token = page["metadata"].get("continue")
+            if not token:
+                return names, remaining
+            remaining.append(page["metadata"].get("remainingItemCount"))
+            page = await get_json(http, f"{path}&continue={token}")
+
+    assert await every("/api/v1/namespaces/a/pods?limit=2") == ([f"a/p{i}" for i in range(5)], [3, 1])
+    assert await every("/api/v1/namespaces/a-b/pods?limit=1&labelSelector=odd%3D1") == (["a-b/p1", "a-b/p3"], [None])
+    odd, _ = await every("/api/v1/pods?limit=3&labelSelector=odd%3D0")
+    assert odd == [f"{ns}/p{i}" for ns in ("a", "a-b", "a0", "b") for i in (0, 2, 4)]
+
+
 async def test_pages_are_consistent_with_the_first_one(api: FakeKubeAPI, http: aiohttp.ClientSession) -> None:
     for name in ("a", "b", "c"):
         api.add(pod("ns", name))

@@ -136,9 +136,16 @@ def test_near_from_samples_grouped_once_is_near_from_all_samples(history: Histor
 
 def test_the_samples_an_estimator_keeps_leave_the_garbage_collector_s_sight() -> None:
     """An Estimator is kept per queue, with thousands of samples: exact tuples of plain values, which a
-    collection stops tracking (a named tuple or a dataclass stays tracked, and every full collection walks it)."""
+    collection stops tracking (a named tuple or a dataclass stays tracked, and every full collection walks it):
+    its replay's moments, the samples of the positions questions read, and every sample once calibrated."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(2)) for m in (5, 25, 50))
     estimator = Estimator(_busy_history(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
-    gc.collect()
+    for position in (1, 2, 3):
+        estimator.eta(position)
+    assert estimator._replay is not None and estimator._replay._at
+    kept = [estimator._replay.moments, *estimator._replay._at.values(), *estimator.samples]
+    for _ in range(5):  # a collection untracks a tuple whose items are untracked by then: a level or more each
+        gc.collect()
     assert estimator.samples and type(estimator.samples[0]) is tuple
-    assert not any(gc.is_tracked(sample) for sample in estimator.samples)
+    assert not any(gc.is_tracked(each) for each in kept)
+    assert not any(gc.is_tracked(each) for moment in estimator._replay.moments for each in (moment, *moment[1]))
