@@ -192,7 +192,12 @@ class Replay:
                 moments.append((moment, tuple(waiting)))
             moment -= seconds
         self.moments = tuple(moments)
-        self.top = max((len(waiting) for _, waiting in moments), default=0)  # the last position with samples
+        lengths = [len(waiting) for _, waiting in moments]
+        self.top = max(lengths, default=0)  # the last position with samples
+        # The moments from the most waiting to the fewest, and those counts ascending: the moments a position
+        # has samples at are a prefix of the first (a high position reads only the few busiest moments).
+        self._busiest = tuple(sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
+        self._lengths = tuple(sorted(lengths))
         self._at: dict[int, tuple[Sample, ...]] = {}
         # How many samples each amount has (a job's amount once per moment it waited through), in order.
         ascending = [moment for moment, _ in reversed(moments)]
@@ -212,11 +217,12 @@ class Replay:
             if not 1 <= position <= self.top:
                 return ()
             index = position - 1
+            moments = self.moments
+            many = len(moments) - bisect.bisect_left(self._lengths, position)  # moments with that many waiting
             found = self._at[position] = tuple(
                 [
-                    (position, waiting[index][3] - moment, waiting[index][4], moment, waiting[index][5])
-                    for moment, waiting in self.moments
-                    if len(waiting) > index
+                    (position, job[3] - moment, job[4], moment, job[5])
+                    for moment, job in [(moments[i][0], moments[i][1][index]) for i in sorted(self._busiest[:many])]
                 ]
             )
         return found

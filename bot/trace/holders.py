@@ -168,16 +168,18 @@ def _name(cq: ClusterQueue) -> str:
     return cq.name
 
 
-def _by_name(snapshot: Snapshot, tree: Sequence[ClusterQueue]) -> tuple[ClusterQueue, ...]:
-    """The tree's ClusterQueues by name, kept in the view's memo per tree (by its first ClusterQueue)."""
+def _by_name(snapshot: Snapshot, tree: Sequence[ClusterQueue]) -> tuple[tuple[ClusterQueue, ...], tuple[str, ...]]:
+    """The tree's ClusterQueues by name, and their names, kept in the view's memo per tree (by its first
+    ClusterQueue)."""
     table = snapshot.derived().setdefault(_BY_NAME, {})
     assert isinstance(table, dict)
     known = table.get(tree[0].name)
     if known is not None and known[0] is tree[0] and len(known[1]) == len(tree):
-        return known[1]  # type: ignore[no-any-return]
+        return known[1], known[2]
     ordered = tuple(sorted(tree, key=_name))
-    table[tree[0].name] = (tree[0], ordered)
-    return ordered
+    names = tuple(q.name for q in ordered)
+    table[tree[0].name] = (tree[0], ordered, names)
+    return ordered, names
 
 
 _BY_NAME = "holders.trees-by-name"
@@ -436,12 +438,12 @@ _PARTS = "holders.queue-parts"
 
 def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Tree:
     """The tree's holders from the view's memo, while its inputs are the same objects."""
-    members = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
+    members, names = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
     # The memo is the view's derived(), renewed when any ClusterQueue changes: only the Workloads are compared.
-    inputs = tuple([snapshot.workloads_in_cluster_queue(q.name) for q in members])
+    inputs = tuple(map(snapshot.workloads_in_cluster_queue, names))
     table = snapshot.derived().setdefault(_CONTESTS, {})
     assert isinstance(table, dict)
-    key = (members[0].name, flavor, resource)  # a ClusterQueue is in one tree: its least name names it
+    key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
     if known is not None and len(known[0]) == len(inputs) and all(map(operator.is_, known[0], inputs)):
         return known[1]  # type: ignore[no-any-return]

@@ -48,6 +48,7 @@ WHAT_IF = frozenset(
     }
 )
 _COMMON = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
+_ZERO = Decimal(0)
 
 
 # --- what the history is made of -------------------------------------------------------------------
@@ -56,8 +57,8 @@ _COMMON = frozenset({"cpu", "memory", "pods", "ephemeral-storage"})
 def main_resource(names: Iterable[str]) -> str:
     """What an admission is measured by: an accelerator (anything but cpu, memory, pods, storage) when
     it asks for one, else cpu."""
-    special = sorted(n for n in names if n not in _COMMON and not n.startswith("hugepages-"))
-    return special[0] if special else "cpu"
+    special = [n for n in names if n not in _COMMON and not n.startswith("hugepages-")]
+    return min(special) if special else "cpu"
 
 
 def admissions_of(workload: Workload) -> list[Observed]:
@@ -72,8 +73,8 @@ def admissions_of(workload: Workload) -> list[Observed]:
     amounts: dict[str, Decimal] = {}
     for assignment in workload.admission.assignments:
         for name, flavor in assignment.flavors.items():
-            amount = assignment.usage.get(resource, Decimal(0)) if name == resource else Decimal(0)
-            amounts[flavor] = amounts.get(flavor, Decimal(0)) + amount
+            amount = assignment.usage.get(resource, _ZERO) if name == resource else _ZERO
+            amounts[flavor] = amounts.get(flavor, _ZERO) + amount
     key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
     cq = workload.admission.cluster_queue
     return [Observed(cq, flavor, queued, at, amount or None, key) for flavor, amount in sorted(amounts.items())]
