@@ -22,6 +22,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from itertools import chain, groupby
 from operator import itemgetter
+from typing import Final
 
 from bot.trace import checks
 from bot.trace.demand import PODS
@@ -185,16 +186,16 @@ def _by_name(snapshot: Snapshot, tree: Sequence[ClusterQueue]) -> tuple[tuple[Cl
 _BY_NAME = "holders.trees-by-name"
 
 
-def _allows(policy: str, preemptor: Workload, candidate: Workload) -> bool:
-    """Kueue's satisfiesPreemptionPolicy for one policy value."""
+def _allows(policy: str, preemptor: Workload, priority: int, order: datetime) -> bool:
+    """Kueue's satisfiesPreemptionPolicy for one policy value, for a candidate of `priority` queued at `order`."""
     if policy == "Any":
         return True
     if policy == "LowerPriority":
-        return candidate.priority < preemptor.priority
+        return priority < preemptor.priority
     if policy == "LowerOrNewerEqualPriority":
-        if candidate.priority < preemptor.priority:
+        if priority < preemptor.priority:
             return True
-        return candidate.priority == preemptor.priority and queue_order_time(preemptor) < queue_order_time(candidate)
+        return priority == preemptor.priority and queue_order_time(preemptor) < order
     return False
 
 
@@ -202,13 +203,19 @@ def preemption_reason(cq: ClusterQueue, preemptor: Workload, candidate: Workload
     """Whether a job of `preemptor`'s priority, in `cq`, could preempt `candidate`: "" (no), in-cluster-queue,
     or reclaim (the candidate's ClusterQueue borrows and reclaimWithinCohort lets it be taken back)."""
     admitted_in = candidate.admission.cluster_queue if candidate.admission else ""
+    return _reason(cq, preemptor, admitted_in, candidate.priority, queue_order_time(candidate), candidate_borrows)
+
+
+def _reason(
+    cq: ClusterQueue, preemptor: Workload, admitted_in: str, priority: int, order: datetime, borrows: bool
+) -> str:
+    """`preemption_reason` for a candidate admitted in `admitted_in`, of `priority`, queued at `order`."""
     if admitted_in == cq.name:
-        return (
-            IN_CLUSTER_QUEUE if _allows(cq.preemption.get("withinClusterQueue", "Never"), preemptor, candidate) else ""
-        )
-    if not candidate_borrows:
+        policy = cq.preemption.get("withinClusterQueue", "Never")
+        return IN_CLUSTER_QUEUE if _allows(policy, preemptor, priority, order) else ""
+    if not borrows:
         return ""  # Kueue never reclaims from a ClusterQueue within its nominal quota
-    return RECLAIM if _allows(cq.preemption.get("reclaimWithinCohort", "Never"), preemptor, candidate) else ""
+    return RECLAIM if _allows(cq.preemption.get("reclaimWithinCohort", "Never"), preemptor, priority, order) else ""
 
 
 def contested(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> list[tuple[str, str, Decimal]]:
@@ -294,18 +301,21 @@ def _oldest_first(workload: Workload) -> tuple[bool, float, str, str]:
     return (since is None, since.timestamp() if since else 0.0, workload.namespace, workload.name)
 
 
-@dataclass(frozen=True, slots=True)
-class _Held:
-    """One admitted Workload holding the contested (flavor, resource), as every contest of its tree sees it."""
-
-    workload: Workload
-    cluster_queue: str
-    amount: Decimal
-    borrows: bool  # its ClusterQueue borrows there (a contest of another ClusterQueue could reclaim it)
-    reserved: datetime | None
-    order: datetime  # queue_order_time
-    namespace: str
-    job: str  # job_name(workload), read by every listing
+# One admitted Workload holding the contested (flavor, resource), as every contest of its tree sees it: its
+# ClusterQueue, amount, whether that queue borrows there, when it was reserved, its queue-order time, namespace,
+# job name, priority and maximumExecutionTimeSeconds. A plain tuple of plain values: a tree keeps one per
+# holder (tens of thousands at 200,000 Workloads), and only an exact tuple of such values leaves the garbage
+# collector's sight (a record holding its Workload stayed tracked, and every full collection walked them all).
+_Held = tuple[str, Decimal, bool, datetime | None, datetime, str, str, int, int | None]
+_CQ: Final = 0
+_AMOUNT: Final = 1
+_BORROWS: Final = 2
+_RESERVED: Final = 3
+_ORDER: Final = 4
+_NAMESPACE: Final = 5
+_JOB: Final = 6
+_PRIORITY: Final = 7
+_MAXIMUM: Final = 8
 
 
 class _Queue:
@@ -323,13 +333,18 @@ class _Queue:
             amount = usage_of(other, flavor, resource)
             if amount > 0:
                 reserved, order = reserved_at(other), queue_order_time(other)
-                held.append(_Held(other, queue, amount, borrows, reserved, order, other.namespace, job_name(other)))
+                held.append(
+                    (
+                        queue, amount, borrows, reserved, order, other.namespace, job_name(other), other.priority,
+                        other.maximum_execution_seconds,
+                    )
+                )  # fmt: skip
         self.held = held
-        self.total = sum((h.amount for h in held), ZERO)
+        self.total = sum((h[_AMOUNT] for h in held), ZERO)
         self.sized = sorted(((_larger_first(h), h) for h in held), key=itemgetter(0))
         self.by_size = [h for _, h in self.sized]
         self.ranked = _Ranked(held)
-        self.bounded = [h for h in held if h.reserved is not None and h.workload.maximum_execution_seconds is not None]
+        self.bounded = [h for h in held if h[_RESERVED] is not None and h[_MAXIMUM] is not None]
 
 
 class _Tree:
@@ -357,7 +372,7 @@ class _Tree:
         # seconds left at any `now` they started before.
         bounded = [h for part in parts.values() for h in part.bounded]
         self.by_deadline = sorted(bounded, key=_deadline)
-        self.latest_start = max((h.reserved for h in bounded if h.reserved is not None), default=None)
+        self.latest_start = max((h[_RESERVED] for h in bounded if h[_RESERVED] is not None), default=None)
 
     def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
         """What a job of `preemptor`'s priority in `cq` may preempt: in its own queue (withinClusterQueue) and
@@ -376,25 +391,30 @@ class _Tree:
 def _larger_first(held: _Held) -> tuple[Decimal, bool, float, str, str]:
     """The largest first; among equals, the earliest reserved first (the longest running at any `now`), then
     by namespace and name; the unreserved last."""
-    reserved = held.reserved
+    reserved = held[_RESERVED]
     at = reserved.timestamp() if reserved is not None else 0.0
-    return (-held.amount, reserved is None, at, held.namespace, held.job)
+    return (-held[_AMOUNT], reserved is None, at, held[_NAMESPACE], held[_JOB])
 
 
 def _deadline(held: _Held) -> datetime:
-    assert held.reserved is not None and held.workload.maximum_execution_seconds is not None
-    return held.reserved + timedelta(seconds=held.workload.maximum_execution_seconds)
+    reserved, maximum = held[_RESERVED], held[_MAXIMUM]
+    assert reserved is not None and maximum is not None
+    return reserved + timedelta(seconds=maximum)
+
+
+def _rank(held: _Held) -> tuple[int, datetime]:
+    return held[_PRIORITY], held[_ORDER]
 
 
 class _Ranked:
     """Holders by (priority, queue-order time) and the running sum of their amounts."""
 
     def __init__(self, held: list[_Held], *, ranked: bool = False) -> None:
-        self.held = held if ranked else sorted(held, key=lambda h: (h.workload.priority, h.order))
-        self.keys = [(h.workload.priority, h.order) for h in self.held]
+        self.held = held if ranked else sorted(held, key=_rank)
+        self.keys = [(h[_PRIORITY], h[_ORDER]) for h in self.held]
         self.sums = [ZERO]
         for h in self.held:
-            self.sums.append(self.sums[-1] + h.amount)
+            self.sums.append(self.sums[-1] + h[_AMOUNT])
 
     @classmethod
     def merged(cls, parts: Sequence[_Ranked]) -> _Ranked:
@@ -481,7 +501,7 @@ def _contest(
 
 
 def _running(held: _Held, now: datetime) -> int | None:
-    return _seconds(held.reserved, now)
+    return _seconds(held[_RESERVED], now)
 
 
 def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
@@ -492,17 +512,15 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
     those (a few, but for ties of running time) are sorted, at `now`."""
     chosen: list[_Held] = []
     own = cq.name
-    others = (h for h in base.by_size if h.cluster_queue != own)
-    for _, equal in groupby(
-        chain(base.by_size_in.get(own, ()), others), key=lambda h: (h.cluster_queue != own, h.amount)
-    ):
+    others = (h for h in base.by_size if h[_CQ] != own)
+    for _, equal in groupby(chain(base.by_size_in.get(own, ()), others), key=lambda h: (h[_CQ] != own, h[_AMOUNT])):
         wanted = MAX_LISTED - len(chosen)
         taken: list[tuple[int, str, str, _Held]] = []
         for held in equal:
             running = _running(held, now) or 0
             if len(taken) >= wanted and -running != taken[-1][0]:
                 break  # every later one of the run runs less
-            taken.append((-running, held.namespace, held.job, held))
+            taken.append((-running, held[_NAMESPACE], held[_JOB], held))
         chosen += [entry[-1] for entry in heapq.nsmallest(wanted, taken, key=lambda entry: entry[:3])]
         if len(chosen) >= MAX_LISTED:
             break
@@ -510,17 +528,14 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
 
 
 def _holder(held: _Held, cq: ClusterQueue, workload: Workload, now: datetime) -> Holder:
-    other = held.workload
     running = _running(held, now)
-    left = None
-    if other.maximum_execution_seconds is not None and running is not None:
-        left = max(0, other.maximum_execution_seconds - running)
-    borrows = held.borrows and held.cluster_queue != cq.name  # another queue of the cohort that borrows
-    reason = preemption_reason(cq, workload, other, borrows)
+    maximum = held[_MAXIMUM]
+    left = max(0, maximum - running) if maximum is not None and running is not None else None
+    borrows = held[_BORROWS] and held[_CQ] != cq.name  # another queue of the cohort that borrows
+    reason = _reason(cq, workload, held[_CQ], held[_PRIORITY], held[_ORDER], borrows)
     return Holder(
-        held.namespace, held.job, held.cluster_queue, other.priority, held.amount, running, borrows,
-        reason, left,
-    )  # fmt: skip
+        held[_NAMESPACE], held[_JOB], held[_CQ], held[_PRIORITY], held[_AMOUNT], running, borrows, reason, left
+    )
 
 
 def _frees_within(base: _Tree, needed: Decimal, now: datetime) -> int | None:
@@ -531,14 +546,15 @@ def _frees_within(base: _Tree, needed: Decimal, now: datetime) -> int | None:
         pairs = []
         for held in base.by_deadline:
             running = _running(held, now)
-            assert running is not None and held.workload.maximum_execution_seconds is not None
-            pairs.append((held.amount, max(0, held.workload.maximum_execution_seconds - running)))
+            maximum = held[_MAXIMUM]
+            assert running is not None and maximum is not None
+            pairs.append((held[_AMOUNT], max(0, maximum - running)))
         return freeing_bound(pairs, needed)
     freed = ZERO
     for held in base.by_deadline:
-        freed += held.amount
+        freed += held[_AMOUNT]
         if freed >= needed:
-            running = _running(held, now)
-            assert running is not None and held.workload.maximum_execution_seconds is not None
-            return max(0, held.workload.maximum_execution_seconds - running)
+            running, maximum = _running(held, now), held[_MAXIMUM]
+            assert running is not None and maximum is not None
+            return max(0, maximum - running)
     return None

@@ -7,6 +7,7 @@ No timing here (that is bench/)."""
 
 from __future__ import annotations
 
+import gc
 import random
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -288,3 +289,20 @@ def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_fu
     assert isinstance(renewed, dict)
     for key, (_, part) in parts.items():
         assert (renewed[key][1] is part) == (key[0] != "cq-0"), key
+
+
+def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
+    """A tree keeps a record per holder (tens of thousands at 200,000 Workloads): exact tuples of plain values,
+    which collections stop tracking (a record holding its Workload stayed tracked: every full collection walked
+    them all), and so are its listing's and its ranking's keys."""
+    view = snapshot(_cluster(7))
+    assert _compare_all(view, "team-a") > 0
+    table = view.derived()[holders._CONTESTS]
+    assert isinstance(table, dict) and table
+    trees = [tree for _, tree in table.values()]
+    records = [h for tree in trees for h in tree.by_size]
+    keys = [k for tree in trees for part in tree.ranked_in.values() for k in part.keys]
+    assert records and keys and all(type(h) is tuple for h in records)
+    for _ in range(5):  # a collection untracks a tuple whose items are untracked by then: a level or more each
+        gc.collect()
+    assert not any(gc.is_tracked(each) for each in (*records, *keys))
