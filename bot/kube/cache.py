@@ -59,7 +59,7 @@ from bot.kube.cache_view import CacheView, Small
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.informer import Change, Informer, InformerSettings, Key, default_decoder, wait_all
-from bot.trace.snapshot import MemorySnapshot
+from bot.trace.snapshot import MemorySnapshot, carry_over
 
 __all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "SYNC_GC_THRESHOLD", "CacheView", "ClusterCache", "order_key"]
 
@@ -123,6 +123,7 @@ class ClusterCache(CacheIndex):
         self._stopped = False
         self._started = False
         self._was_ready = False
+        self._derived: dict[object, object] = {}  # the last views' derived(): what a renewal carries over
         self._gc_threshold: tuple[int, int, int] | None = None  # the collector's thresholds before the sync
         self._observers: list[Callable[[], None]] = []  # told after every batch, and at stop (waits on the cache)
         self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
@@ -386,8 +387,15 @@ class ClusterCache(CacheIndex):
     def _small_view(self) -> Small:
         small: Small | None = self._views.get(SMALL_KEY)
         if small is None:
-            small = self._views[SMALL_KEY] = Small(self)
+            small = self._views[SMALL_KEY] = Small(self, carry_over(self._derived, self._hands_out()))
+            self._derived = small.derived
         return small
+
+    def _hands_out(self) -> Callable[[object], bool]:
+        """Whether the cache still hands out a sequence (a ClusterQueue's Workloads or its queue order): what a
+        memo derived from it still holds for (bot.trace.snapshot.carry_over)."""
+        live = {id(seq): seq for key, seq in self._views.items() if key[0] in ("cq", "pending")}
+        return lambda seq: live.get(id(seq)) is seq
 
     def view(self, namespace: str, extras: Iterable[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).

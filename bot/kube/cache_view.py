@@ -38,7 +38,7 @@ class Small:
     """Copies of the small kinds for views (shared by every view until one of them changes), and the
     cohort trees: which ClusterQueues share a tree, and which of those report no reservation."""
 
-    def __init__(self, cache: CacheIndex) -> None:
+    def __init__(self, cache: CacheIndex, derived: dict[object, object] | None = None) -> None:
         self.local_queues = dict(cache._lqs)
         self.lqs_by_ns = {ns: tuple(bucket.values()) for ns, bucket in cache._lq_ns.items()}
         self.lqs_by_cq = {cq: tuple(bucket.values()) for cq, bucket in cache._lq_cq.items()}
@@ -49,7 +49,8 @@ class Small:
         self.priorities = dict(cache._priorities)
         self.cluster_queue_list = tuple(self.cluster_queues.values())
         self.cohort_list = tuple(self.cohorts.values())
-        self.derived: dict[object, object] = {}  # the trace's, for every view of these (Snapshot.derived)
+        # the trace's, for every view of these (Snapshot.derived): what the last one's carries over, if given
+        self.derived: dict[object, object] = derived if derived is not None else {}
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
         self._members_of: dict[str, list[str]] = {}
         for name, root in self._root_of.items():

@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from bot.trace.model import Container, PodSet, PodTemplate, Workload
 from bot.trace.quantity import Quantities, add, maximum, scale, total
+from bot.trace.snapshot import lasting, read_current
 
 PODS = "pods"
 
@@ -119,11 +120,15 @@ def _summed(into: dict[str, Decimal], values: Quantities) -> None:
         into[name] = into.get(name, Decimal(0)) + amount
 
 
+_DEMAND_BEFORE = "demand-before"
+lasting(_DEMAND_BEFORE, read_current)
+
+
 def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload], count: int) -> dict[str, Decimal]:
     """The total demand of the first `count` Workloads of `order` (a queue order the view hands out, named
     `key`): running totals are kept in `memo` (a view's `derived()`) every _CHECKPOINT Workloads, grown as
     far as asked, and start again when the view hands out another order."""
-    slot = ("demand-before", key)
+    slot = (_DEMAND_BEFORE, key)
     known = memo.get(slot)
     checkpoints: list[dict[str, Decimal]]
     if isinstance(known, tuple) and known[0] is order:

@@ -29,7 +29,7 @@ from bot.trace.demand import PODS
 from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity
-from bot.trace.snapshot import Snapshot, queue_order_time
+from bot.trace.snapshot import Snapshot, lasting, queue_order_time, read_current, reads_all_current
 
 MAX_LISTED = 10
 
@@ -353,8 +353,8 @@ class _Tree:
     sequences (the cache hands out the same tuple of a ClusterQueue's Workloads until one changes), then each
     question reads it in time independent of the number of holders (but for the listing's ties, see `_listed`)."""
 
-    def __init__(self, snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str):
-        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in tree}
+    def __init__(self, parts: dict[str, _Queue]):
+        self.parts = tuple(parts.values())
         self.borrowed = {name: part.borrowed for name, part in parts.items() if part.borrowed > 0}
         self.held_in = {name: part.total for name, part in parts.items() if part.held}
         self.count = sum(len(part.held) for part in parts.values())
@@ -454,22 +454,38 @@ def _queue_part(snapshot: Snapshot, queue: ClusterQueue, flavor: str, resource: 
 
 
 _PARTS = "holders.queue-parts"
+lasting(_PARTS, read_current)
 
 
 def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> _Tree:
-    """The tree's holders from the view's memo, while its inputs are the same objects."""
+    """The tree's holders from the view's memo, while its inputs are the same objects: its Workloads, and its
+    ClusterQueues (or, when those changed, as after a status update, each queue's part)."""
     members, names = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
-    # The memo is the view's derived(), renewed when any ClusterQueue changes: only the Workloads are compared.
     inputs = tuple(map(snapshot.workloads_in_cluster_queue, names))
     table = snapshot.derived().setdefault(_CONTESTS, {})
     assert isinstance(table, dict)
     key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
-    if known is not None and len(known[0]) == len(inputs) and all(map(operator.is_, known[0], inputs)):
-        return known[1]  # type: ignore[no-any-return]
-    found = _Tree(snapshot, members, flavor, resource)
-    table[key] = (inputs, found)
+    parts = None
+    if known is not None and _same(known[0], inputs):
+        if _same(known[1], members):
+            return known[2]  # type: ignore[no-any-return]
+        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
+        if _same(known[2].parts, tuple(parts.values())):
+            table[key] = (inputs, members, known[2])
+            return known[2]  # type: ignore[no-any-return]
+    if parts is None:
+        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
+    found = _Tree(parts)
+    table[key] = (inputs, members, found)
     return found
+
+
+lasting(_CONTESTS, reads_all_current)
+
+
+def _same(old: Sequence[object], new: Sequence[object]) -> bool:
+    return len(old) == len(new) and all(map(operator.is_, old, new))
 
 
 def _contest(

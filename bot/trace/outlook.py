@@ -24,7 +24,7 @@ from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders, reserved_at
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
-from bot.trace.snapshot import Snapshot
+from bot.trace.snapshot import Snapshot, holds_no_sequence, lasting, read_current
 from bot.trace.whatif import WhatIf, what_if
 
 WAITS = frozenset(
@@ -99,6 +99,7 @@ def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
 
 
 _HISTORIES = "outlook.snapshot-histories"
+lasting(_HISTORIES, read_current)
 
 
 # --- the three answers ------------------------------------------------------------------------------
@@ -167,6 +168,9 @@ def _eta(
 # the same objects, as of the minute: the replay rests on the recorder's last pass (up to a pass behind) and a
 # 10-minute grid, so answers within one minute share it.
 _ESTIMATORS = "outlook.estimators"
+lasting(_ESTIMATORS, holds_no_sequence)  # a history and waiting jobs, per queue and flavor
+_WAITING = "waiting"
+lasting(_WAITING, read_current)
 ESTIMATE_GRAIN_SECONDS = 60
 
 
@@ -194,7 +198,7 @@ def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     asks for (their waits so far are lower bounds the estimator counts)."""
     order = snapshot.pending_in(cluster_queue)
     memo = snapshot.derived()
-    slot = ("waiting", cluster_queue)
+    slot = (_WAITING, cluster_queue)
     known = memo.get(slot)
     if isinstance(known, tuple) and known[0] is order:
         kept: tuple[Waiting, ...] = known[1]

@@ -150,9 +150,61 @@ class Snapshot(Protocol):
     def derived(self) -> dict[object, object]:
         """Where the trace keeps what it derives from this view (the cohort quota trees, running totals of
         demand): kept by the source while its ClusterQueues, Cohorts, LocalQueues, flavors, checks and
-        priority classes stay as they are, a new one after any change to them. What also depends on other
-        objects (Workloads, queue orders) is checked against them by identity: a sequence this view hands
-        out is the same object for as long as it is unchanged."""
+        priority classes stay as they are, a new one after any change to them (with what `carry_over`
+        keeps of the old one). What also depends on other objects (Workloads, queue orders) is checked
+        against them by identity: a sequence this view hands out is the same object for as long as it is
+        unchanged."""
+
+
+# --- memos that outlive a renewal of the small kinds ---------------------------------------------------------
+#
+# On a live cluster a ClusterQueue's status changes with every admission (its reservation, its pending count),
+# and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its
+# history, its waiting jobs, their ETA replay, the holders of its tree) would be rebuilt for the next question
+# though none of it changed. Those memos are registered here: a new `derived()` starts with their entries that
+# still hold, those whose source sequences are still the ones the source hands out (`current`), so that what
+# was derived from Workloads gone or changed is let go (a kept entry holds its sequence alive).
+
+Keep = Callable[[Any, Callable[[object], bool]], bool]
+_LASTING: dict[str, Keep] = {}
+
+
+def lasting(name: str, keep: Keep) -> None:
+    """Register a memo of `derived()` that outlives a renewal: a table kept under the key `name` (a dict of
+    entries), or entries kept under tuple keys whose first item is `name`; `keep(entry, current)` tells
+    whether an entry still holds, `current(sequence)` whether the source still hands out that sequence."""
+    _LASTING[name] = keep
+
+
+def read_current(entry: Any, current: Callable[[object], bool]) -> bool:
+    """`keep` for an entry (sequence it was derived from, ...): while the source hands out that sequence."""
+    return current(entry[0])
+
+
+def reads_all_current(entry: Any, current: Callable[[object], bool]) -> bool:
+    """`keep` for an entry (sequences it was derived from, ...): while the source hands out every one."""
+    return all(map(current, entry[0]))
+
+
+def holds_no_sequence(entry: Any, current: Callable[[object], bool]) -> bool:
+    """`keep` for an entry that holds no sequence of the source (checked when read; bounded in number)."""
+    return True
+
+
+def carry_over(derived: dict[object, object], current: Callable[[object], bool]) -> dict[object, object]:
+    """What a new `derived()` starts with: the registered memos' entries of the old one that still hold."""
+    kept: dict[object, object] = {}
+    for key, value in derived.items():
+        name = key[0] if isinstance(key, tuple) and key else key
+        keep = _LASTING.get(name) if isinstance(name, str) else None
+        if keep is None:
+            continue
+        if isinstance(key, tuple):
+            if keep(value, current):
+                kept[key] = value
+        elif isinstance(value, dict):
+            kept[key] = {k: entry for k, entry in value.items() if keep(entry, current)}
+    return kept
 
 
 @dataclass(frozen=True)

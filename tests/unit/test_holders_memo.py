@@ -18,7 +18,7 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.trace import holders
+from bot.trace import holders, outlook
 from bot.trace.eta import freeing_bound
 from bot.trace.holders import (
     MAX_LISTED,
@@ -299,10 +299,58 @@ def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
     assert _compare_all(view, "team-a") > 0
     table = view.derived()[holders._CONTESTS]
     assert isinstance(table, dict) and table
-    trees = [tree for _, tree in table.values()]
+    trees = [tree for _, _, tree in table.values()]
     records = [h for tree in trees for h in tree.by_size]
     keys = [k for tree in trees for part in tree.ranked_in.values() for k in part.keys]
     assert records and keys and all(type(h) is tuple for h in records)
     for _ in range(5):  # a collection untracks a tuple whose items are untracked by then: a level or more each
         gc.collect()
     assert not any(gc.is_tracked(each) for each in (*records, *keys))
+
+
+def _with_pending_count(objects: list[Raw], name: str, count: int) -> list[Raw]:
+    """The ClusterQueue `name` as Kueue writes it after an admission: its status changed, its spec not."""
+    for raw in objects:
+        if raw["kind"] == "ClusterQueue" and raw["metadata"]["name"] == name:
+            return [{**raw, "status": {**raw["status"], "pendingWorkloads": count}}]
+    raise AssertionError(name)
+
+
+def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() -> None:
+    """On a live Kueue a ClusterQueue's status changes with every admission, and the views' derived() is renewed
+    with the small kinds: what was derived from Workloads that did not change (a queue's history, its waiting
+    jobs and their Estimator, the tree's parts and holders) carries over; what a Workload change touched does
+    not (a kept entry would hold its old Workloads alive); the contests still read as the full walk."""
+    objects = _reporting(_cluster(5))
+    cache = _cache(objects)
+    view = cache.view("team-a", [])
+    assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+    history = outlook.snapshot_history(view, "cq-1")
+    estimator = outlook._estimator(view, history, "cq-1", "a100", NOW)
+    waiting_now = outlook.waiting(view, "cq-1")
+    old = view.derived()
+    parts, trees = dict(old[holders._PARTS]), dict(old[holders._CONTESTS])  # type: ignore[call-overload]
+    assert parts and trees
+
+    _put(cache, _with_pending_count(objects, "cq-0", 99))
+    later = cache.view("team-a", [])
+    assert later.derived() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
+    assert outlook.snapshot_history(later, "cq-1") is history
+    assert outlook.waiting(later, "cq-1") is waiting_now
+    assert outlook._estimator(later, history, "cq-1", "a100", NOW) is estimator
+    kept = later.derived()[holders._PARTS]
+    assert isinstance(kept, dict) and all(kept[key][1] is part for key, (_, part) in parts.items())
+    assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+    renewed = later.derived()[holders._CONTESTS]
+    assert isinstance(renewed, dict)
+    assert all(renewed[key][2] is tree for key, (_, _, tree) in trees.items())  # the same parts: the same tree
+
+    late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
+    _put(cache, late)
+    _put(cache, _with_pending_count(objects, "cq-1", 98))
+    last = cache.view("team-a", [])
+    carried = last.derived()[holders._PARTS]
+    assert isinstance(carried, dict)
+    assert {key[0] for key in carried} == {key[0] for key in parts} - {"cq-0"}  # cq-0's Workloads changed
+    assert not last.derived()[holders._CONTESTS]  # every tree holds cq-0
+    assert _compare_all(last, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
