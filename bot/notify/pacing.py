@@ -32,8 +32,18 @@ class Pause:
             return
         self._count = 0
         if time.perf_counter() - self._since >= _YIELD_EVERY:
+            if _passes_running:
+                young()
             await asyncio.sleep(0)
             self._since = time.perf_counter()
+
+
+def young() -> None:
+    """Collect the young generations now, while what they hold is a few milliseconds' work. A pass renews the
+    memos of every queue that changed, and frees the old ones as it allocates: the freed objects count against
+    the allocations that trigger a young collection, so one came only after ~24,000 survivors and took 20-30 ms
+    of the loop (the watcher's worst hold after 1 % of 50,000 Workloads changed)."""
+    gc.collect(1)
 
 
 async def paced(function: Callable[[T], U], items: Iterable[T]) -> list[U]:

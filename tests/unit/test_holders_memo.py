@@ -289,6 +289,12 @@ def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_fu
     assert isinstance(renewed, dict)
     for key, (_, part) in parts.items():
         assert (renewed[key][1] is part) == (key[0] != "cq-0"), key
+        if key[0] == "cq-0":  # rebuilt from the old part's records of the same Workloads, as a fresh build reads
+            rebuilt = renewed[key][1]
+            assert set(map(id, part.held)) <= set(map(id, rebuilt.held)) and len(rebuilt.held) == len(part.held) + 1
+            workloads = later.workloads_in_cluster_queue("cq-0")
+            fresh = holders._Queue("cq-0", workloads, key[1], key[2], rebuilt.borrowed)
+            assert (fresh.sized, fresh.bounded, fresh.total) == (rebuilt.sized, rebuilt.bounded, rebuilt.total)
 
 
 def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
