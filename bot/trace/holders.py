@@ -360,12 +360,13 @@ class _Queue:
             held.append(record)
             keys.append(key)
             sources.append(other)
-        self.held, self._keys, self._sources = held, keys, sources
+        # Tuples, not lists: a tuple of plain values leaves the collector's sight (a list never does).
+        self.held, self._keys, self._sources = tuple(held), tuple(keys), tuple(sources)
         self.total = sum((h[_AMOUNT] for h in held), ZERO)
-        self.sized = sorted(zip(keys, held, strict=True), key=itemgetter(0))
-        self.by_size = [h for _, h in self.sized]
+        self.sized = tuple(sorted(zip(keys, held, strict=True), key=itemgetter(0)))
+        self.by_size = tuple([h for _, h in self.sized])
         self.ranked = _Ranked(held)
-        self.bounded = [h for h in held if h[_RESERVED] is not None and h[_MAXIMUM] is not None]
+        self.bounded = tuple([h for h in held if h[_RESERVED] is not None and h[_MAXIMUM] is not None])
 
     def _by_source(self) -> dict[int, tuple[_Held, tuple[Decimal, bool, float, str, str]]]:
         return {id(w): (h, k) for w, h, k in zip(self._sources, self.held, self._keys, strict=True)}
@@ -387,7 +388,8 @@ class _Tree:
         # The listing's order but for the running time (now's), the largest first: each queue's, and the tree's
         # (the queues' sorted runs merged: a sort of precomputed keys).
         self.by_size_in = {name: part.by_size for name, part in parts.items() if part.held}
-        self.by_size = [h for _, h in sorted(chain.from_iterable(p.sized for p in parts.values()), key=itemgetter(0))]
+        merged = sorted(chain.from_iterable(p.sized for p in parts.values()), key=itemgetter(0))
+        self.by_size = tuple([h for _, h in merged])
         # Who a job could preempt, by priority then queue-order time, with running sums of their amounts: each
         # queue's (withinClusterQueue for its own) and those of the queues that borrow (reclaimWithinCohort).
         self.ranked_in = {name: part.ranked for name, part in parts.items() if part.held}
@@ -395,7 +397,7 @@ class _Tree:
         # The time-bounded ones by deadline (reservation + maximum execution time): the order of their
         # seconds left at any `now` they started before.
         bounded = [h for part in parts.values() for h in part.bounded]
-        self.by_deadline = sorted(bounded, key=_deadline)
+        self.by_deadline = tuple(sorted(bounded, key=_deadline))
         self.latest_start = max((h[_RESERVED] for h in bounded if h[_RESERVED] is not None), default=None)
 
     def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
@@ -433,12 +435,13 @@ def _rank(held: _Held) -> tuple[int, datetime]:
 class _Ranked:
     """Holders by (priority, queue-order time) and the running sum of their amounts."""
 
-    def __init__(self, held: list[_Held], *, ranked: bool = False) -> None:
-        self.held = held if ranked else sorted(held, key=_rank)
-        self.keys = [(h[_PRIORITY], h[_ORDER]) for h in self.held]
-        self.sums = [ZERO]
+    def __init__(self, held: Sequence[_Held], *, ranked: bool = False) -> None:
+        self.held = tuple(held if ranked else sorted(held, key=_rank))
+        self.keys = tuple([(h[_PRIORITY], h[_ORDER]) for h in self.held])
+        sums = [ZERO]
         for h in self.held:
-            self.sums.append(self.sums[-1] + h[_AMOUNT])
+            sums.append(sums[-1] + h[_AMOUNT])
+        self.sums = tuple(sums)
 
     @classmethod
     def merged(cls, parts: Sequence[_Ranked]) -> _Ranked:

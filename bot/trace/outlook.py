@@ -7,7 +7,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -24,7 +24,7 @@ from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders, reserved_at
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
-from bot.trace.snapshot import Snapshot, holds_no_sequence, lasting, read_current
+from bot.trace.snapshot import Snapshot, lasting
 from bot.trace.whatif import WhatIf, what_if
 
 WAITS = frozenset(
@@ -82,24 +82,12 @@ def admissions_of(workload: Workload) -> list[Observed]:
 
 def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
     """The admissions the snapshot itself still shows in a ClusterQueue (admitted or finished Workloads not
-    deleted yet): a CLI reading a dump has no other history. Kept in the view's memo while the ClusterQueue's
-    Workloads are the same sequence (then an Estimator kept with it is reused too)."""
-    workloads = snapshot.workloads_in_cluster_queue(cluster_queue)
-    table = snapshot.derived().setdefault(_HISTORIES, {})
-    assert isinstance(table, dict)
-    known = table.get(cluster_queue)
-    if known is not None and known[0] is workloads:
-        return known[1]  # type: ignore[no-any-return]
+    deleted yet): a CLI reading a dump has no other history. Read when the queue's Estimator is made (which is
+    kept, see `_estimator`), then let go."""
     found: list[Observed] = []
-    for workload in workloads:
+    for workload in snapshot.workloads_in_cluster_queue(cluster_queue):
         found.extend(a for a in admissions_of(workload) if a.cluster_queue == cluster_queue)
-    history = History(tuple(found))
-    table[cluster_queue] = (workloads, history)
-    return history
-
-
-_HISTORIES = "outlook.snapshot-histories"
-lasting(_HISTORIES, read_current)
+    return History(tuple(found))
 
 
 # --- the three answers ------------------------------------------------------------------------------
@@ -149,9 +137,6 @@ def _eta(
     history: History | None,
     now: datetime,
 ) -> Eta:
-    # The recorded history already holds what the snapshot shows (the recorder reads the same Workloads);
-    # without one (the CLI, a dump) the snapshot's own admitted Workloads are all there is.
-    full = snapshot_history(snapshot, cq_name) if history is None else history
     contest = holders.contests[0] if holders is not None and holders.contests else None
     flavor = contest.flavor if contest is not None else ""
     demand = workload_demand(workload)
@@ -160,17 +145,24 @@ def _eta(
     bound = None
     if contest is not None and position == 1 and contest.resource == resource:
         bound = contest.frees_within
-    return _estimator(snapshot, full, cq_name, flavor, now).eta(position, bound_seconds=bound, amount=amount)
+    return _estimator(snapshot, history, cq_name, flavor, now).eta(position, bound_seconds=bound, amount=amount)
 
 
 # A queue's Estimator replays its history once; every question about the queue reads it (a Slack question, each
-# Workload of a watcher pass). Kept in the view's memo while the history and the queue's waiting Workloads are
-# the same objects, as of the minute: the replay rests on the recorder's last pass (up to a pass behind) and a
-# 10-minute grid, so answers within one minute share it.
+# Workload of a watcher pass). Kept in the view's memo while its sources are the same objects (the history, or
+# without one the ClusterQueue's Workloads it is read from, and the queue's order), as of the minute: the replay
+# rests on the recorder's last pass (up to a pass behind) and a 10-minute grid, so answers within one minute
+# share it. The History and waiting jobs it is made from are let go once it is: thousands of small objects per
+# queue that every full collection would walk (its replay keeps plain tuples).
 _ESTIMATORS = "outlook.estimators"
-lasting(_ESTIMATORS, holds_no_sequence)  # a history and waiting jobs, per queue and flavor
-_WAITING = "waiting"
-lasting(_WAITING, read_current)
+
+
+def _current_sources(entry: Any, current: Callable[[object], bool]) -> bool:
+    source, order = entry[0], entry[1]
+    return bool(current(order)) and (isinstance(source, History) or bool(current(source)))
+
+
+lasting(_ESTIMATORS, _current_sources)
 ESTIMATE_GRAIN_SECONDS = 60
 
 
@@ -180,39 +172,35 @@ def estimate_as_of(now: datetime) -> datetime:
     return now - timedelta(seconds=late) if late else now
 
 
-def _estimator(snapshot: Snapshot, full: History, cq_name: str, flavor: str, now: datetime) -> Estimator:
-    pending = waiting(snapshot, cq_name)
+def _estimator(snapshot: Snapshot, history: History | None, cq_name: str, flavor: str, now: datetime) -> Estimator:
+    """The queue's Estimator from the view's memo. The recorded `history` already holds what the snapshot shows
+    (the recorder reads the same Workloads); without one (the CLI, a dump) the snapshot's own admitted Workloads
+    are all there is."""
+    source = history if history is not None else snapshot.workloads_in_cluster_queue(cq_name)
+    order = snapshot.pending_in(cq_name)
     as_of = estimate_as_of(now)
     table = snapshot.derived().setdefault(_ESTIMATORS, {})
     assert isinstance(table, dict)
     known = table.get((cq_name, flavor))
-    if known is not None and known[0] is full and known[1] is pending and known[2] == as_of:
+    if known is not None and known[0] is source and known[1] is order and known[2] == as_of:
         return known[3]  # type: ignore[no-any-return]
-    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=as_of, pending=pending)
-    table[(cq_name, flavor)] = (full, pending, as_of, estimator)
+    full = history if history is not None else snapshot_history(snapshot, cq_name)
+    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=as_of, pending=waiting(snapshot, cq_name))
+    table[(cq_name, flavor)] = (source, order, as_of, estimator)  # holding them keeps their ids from reuse
     return estimator
 
 
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     """The Workloads waiting in the ClusterQueue now: since when, and how much of its main resource each
     asks for (their waits so far are lower bounds the estimator counts)."""
-    order = snapshot.pending_in(cluster_queue)
     memo = snapshot.derived()
-    slot = (_WAITING, cluster_queue)
-    known = memo.get(slot)
-    if isinstance(known, tuple) and known[0] is order:
-        kept: tuple[Waiting, ...] = known[1]
-        return kept
     found = []
-    for workload in order:
+    for workload in snapshot.pending_in(cluster_queue):
         since = queued_since(workload)
         if since is not None:
             demand = demand_in(memo, workload)
             found.append(Waiting(since, demand.get(main_resource(demand))))
-    result = tuple(found)
-    # Kept in the view's memo while the view hands out the same order (holding it keeps its id from reuse).
-    memo[slot] = (order, result)
-    return result
+    return tuple(found)
 
 
 # --- their sentences ----------------------------------------------------------------------------------

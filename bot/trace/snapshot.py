@@ -186,11 +186,6 @@ def reads_all_current(entry: Any, current: Callable[[object], bool]) -> bool:
     return all(map(current, entry[0]))
 
 
-def holds_no_sequence(entry: Any, current: Callable[[object], bool]) -> bool:
-    """`keep` for an entry that holds no sequence of the source (checked when read; bounded in number)."""
-    return True
-
-
 def carry_over(derived: dict[object, object], current: Callable[[object], bool]) -> dict[object, object]:
     """What a new `derived()` starts with: the registered memos' entries of the old one that still hold."""
     kept: dict[object, object] = {}

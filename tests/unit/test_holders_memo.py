@@ -331,9 +331,7 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     cache = _cache(objects)
     view = cache.view("team-a", [])
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    history = outlook.snapshot_history(view, "cq-1")
-    estimator = outlook._estimator(view, history, "cq-1", "a100", NOW)
-    waiting_now = outlook.waiting(view, "cq-1")
+    estimator = outlook._estimator(view, None, "cq-1", "a100", NOW)  # from the queue's own admitted Workloads
     old = view.derived()
     parts, trees = dict(old[holders._PARTS]), dict(old[holders._CONTESTS])  # type: ignore[call-overload]
     assert parts and trees
@@ -341,9 +339,7 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     _put(cache, _with_pending_count(objects, "cq-0", 99))
     later = cache.view("team-a", [])
     assert later.derived() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
-    assert outlook.snapshot_history(later, "cq-1") is history
-    assert outlook.waiting(later, "cq-1") is waiting_now
-    assert outlook._estimator(later, history, "cq-1", "a100", NOW) is estimator
+    assert outlook._estimator(later, None, "cq-1", "a100", NOW) is estimator
     kept = later.derived()[holders._PARTS]
     assert isinstance(kept, dict) and all(kept[key][1] is part for key, (_, part) in parts.items())
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
@@ -359,4 +355,8 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     assert isinstance(carried, dict)
     assert {key[0] for key in carried} == {key[0] for key in parts} - {"cq-0"}  # cq-0's Workloads changed
     assert not last.derived()[holders._CONTESTS]  # every tree holds cq-0
+    assert outlook._estimator(last, None, "cq-1", "a100", NOW) is estimator  # cq-1's Workloads are the same
+    assert outlook._estimator(last, None, "cq-0", "a100", NOW) is not outlook._estimator(
+        view, None, "cq-0", "a100", NOW
+    )
     assert _compare_all(last, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0

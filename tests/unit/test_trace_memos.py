@@ -34,7 +34,9 @@ def _afresh(view: Snapshot, cq: str) -> tuple[Waiting, ...]:
     return tuple(found)
 
 
-def test_the_waiting_kept_per_queue_order_follow_the_queue() -> None:
+def test_the_estimator_kept_per_queue_follows_the_queue_order_and_reads_its_waiting_jobs() -> None:
+    """A queue's Estimator is kept while its order is the same sequence (the waiting jobs it is made from are
+    read again only when it is made again, then let go), and made again when a job joins the queue."""
     objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a", "team-b"))
     objects += [lq("gpus", "team-a", "cq-0"), lq("gpus", "team-b", "cq-0")]
     objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
@@ -44,12 +46,14 @@ def test_the_waiting_kept_per_queue_order_follow_the_queue() -> None:
     first = cache.view("team-a", [])
     kept = waiting(first, "cq-0")
     assert kept == _afresh(first, "cq-0") and len(kept) == 3
-    assert waiting(cache.view("team-a", []), "cq-0") is kept  # the same order: nothing recomputed
+    estimator = outlook._estimator(first, None, "cq-0", "a100", NOW)
+    assert outlook._estimator(cache.view("team-a", []), None, "cq-0", "a100", NOW) is estimator  # the same order
     put(cache, waiting_job("late", "team-b", pods=2, gpus_per_pod=3, minutes=1))
     later = cache.view("team-a", [])
     renewed = waiting(later, "cq-0")
     assert renewed == _afresh(later, "cq-0") and len(renewed) == 4
     assert Waiting(renewed[-1].queued_at, Decimal(6)) == renewed[-1]  # the late one: 2 pods of 3 GPUs
+    assert outlook._estimator(later, None, "cq-0", "a100", NOW) is not estimator
 
 
 def test_a_kept_classification_is_the_one_read_afresh() -> None:
