@@ -18,6 +18,8 @@ from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.decode import decode
 from bot.kube.informer import Change
+from bot.notify.inputs import QuotaStamps
+from bot.notify.pacing import Pause
 from bot.notify.policy import Brief, PolicyConfig, Send
 from bot.notify.ports import Closing, workload_key
 from bot.notify.state import Subscription
@@ -322,3 +324,22 @@ async def test_views_memos_and_passes_leave_no_reference_cycle(store: SQLiteStor
         gc.set_debug(0)
         gc.garbage.clear()
     assert cyclic == []
+
+
+async def test_quota_stamps_read_a_queue_s_held_quota_once_while_its_workloads_are_the_same() -> None:
+    """A pass with nothing changed compares one object per ClusterQueue (the held quota it read last pass, while
+    the snapshot hands out the same sequence of its Workloads); another sequence with the same quota held keeps
+    the token (compared by value); a new admission changes it."""
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(3)]))
+    stamps = QuotaStamps()
+    first = await stamps.tokens(cluster.current, Pause())
+    held = stamps._held["cq"][1]
+    assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is held
+    old = cluster.workload("train-001")
+    cluster.swap(old, replace(old, priority=old.priority + 1))  # another snapshot, the same quota held
+    assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is not held
+    running = b.job("running", spec=b.cpu_spec("1"), suspend=False)
+    cluster.add(
+        *_objects([running, b.workload(of=running, status=b.reserved("cq", b.assignment(default={"cpu": "1"})))])
+    )
+    assert (await stamps.tokens(cluster.current, Pause()))["cq"] is not first["cq"]
