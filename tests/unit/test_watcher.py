@@ -330,16 +330,19 @@ async def test_quota_stamps_read_a_queue_s_held_quota_once_while_its_workloads_a
     """A pass with nothing changed compares one object per ClusterQueue (the held quota it read last pass, while
     the snapshot hands out the same sequence of its Workloads); another sequence with the same quota held keeps
     the token (compared by value); a new admission changes it."""
-    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(3)]))
+
+    def admitted(name: str) -> list[Any]:
+        job = b.job(name, spec=b.cpu_spec("1"), suspend=False)
+        return [job, b.workload(of=job, status=b.reserved("cq", b.assignment(default={"cpu": "1"})))]
+
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(3), *admitted("running")]))
     stamps = QuotaStamps()
     first = await stamps.tokens(cluster.current, Pause())
     held = stamps._held["cq"][1]
+    assert len(held) == 1
     assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is held
     old = cluster.workload("train-001")
     cluster.swap(old, replace(old, priority=old.priority + 1))  # another snapshot, the same quota held
     assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is not held
-    running = b.job("running", spec=b.cpu_spec("1"), suspend=False)
-    cluster.add(
-        *_objects([running, b.workload(of=running, status=b.reserved("cq", b.assignment(default={"cpu": "1"})))])
-    )
+    cluster.add(*_objects(admitted("running-2")))
     assert (await stamps.tokens(cluster.current, Pause()))["cq"] is not first["cq"]
