@@ -114,14 +114,7 @@ class ObjectStore:
         `copies=False`: the stored objects themselves, for a caller that only reads them (never mutate)."""
         kind = (rt.group, rt.plural)
         with self._lock:
-            if at is None or not self._changed_since(at):
-                objects = self._objects
-                keys = self._sorted.get(kind)
-                if keys is None:
-                    keys = self._sorted[kind] = sorted(key for key in objects if key[:2] == kind)
-            else:
-                objects = self._state_at(at)
-                keys = sorted(key for key in objects if key[:2] == kind)
+            objects, keys = self._keys_at(kind, at)
             items = [objects[key] for key in keys if namespace is None or key[2] == namespace]
             if copies:
                 items = [copy.deepcopy(obj) for obj in items]
@@ -144,14 +137,7 @@ class ObjectStore:
         `at` (a 200,000-object kind served in pages of 500 is not copied whole for each page)."""
         kind = (rt.group, rt.plural)
         with self._lock:
-            if at is None or not self._changed_since(at):
-                objects = self._objects
-                keys = self._sorted.get(kind)
-                if keys is None:
-                    keys = self._sorted[kind] = sorted(key for key in objects if key[:2] == kind)
-            else:
-                objects = self._state_at(at)
-                keys = sorted(key for key in objects if key[:2] == kind)
+            objects, keys = self._keys_at(kind, at)
             low, high = 0, len(keys)
             if namespace is not None:
                 low = bisect.bisect_left(keys, (*kind, namespace))
@@ -166,6 +152,16 @@ class ObjectStore:
                     found.append(obj)
                 index += 1
             return found, self._rv if at is None else at, high - low
+
+    def _keys_at(self, kind: tuple[str, str], at: int | None) -> tuple[dict[Key, dict[str, Any]], list[Key]]:
+        """The objects at the current or a past version, and a kind's keys among them in order (hold the lock)."""
+        if at is None or not self._changed_since(at):
+            keys = self._sorted.get(kind)
+            if keys is None:
+                keys = self._sorted[kind] = sorted(key for key in self._objects if key[:2] == kind)
+            return self._objects, keys
+        objects = self._state_at(at)
+        return objects, sorted(key for key in objects if key[:2] == kind)
 
     def _changed_since(self, rv: int) -> bool:
         self.check_not_compacted(rv)
