@@ -159,8 +159,8 @@ class Snapshot(Protocol):
 # --- memos that outlive a renewal of the small kinds ---------------------------------------------------------
 #
 # On a live cluster a ClusterQueue's status changes with every admission (its reservation, its pending count),
-# and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its
-# history, its waiting jobs, their ETA replay, the holders of its tree) would be rebuilt for the next question
+# and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its ETA
+# Estimator, the running totals of its demand, the holders of its tree) would be rebuilt for the next question
 # though none of it changed. Those memos are registered here: a new `derived()` starts with their entries that
 # still hold, those whose source sequences are still the ones the source hands out (`current`), so that what
 # was derived from Workloads gone or changed is let go (a kept entry holds its sequence alive).
