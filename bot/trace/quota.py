@@ -16,12 +16,13 @@ until one changes (a changed sequence, by identity, recomputes).
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from bot.trace.model import ClusterQueue, Cohort, ResourceGroup, ResourceQuota, Workload
-from bot.trace.snapshot import Snapshot
+from bot.trace.snapshot import Snapshot, previous, succeeded
 
 ZERO = Decimal(0)
 _MAX_DEPTH = 32  # a cohort chain deeper than this is treated as a cycle
@@ -92,7 +93,7 @@ def _same_inputs(old: _Inputs, new: _Inputs) -> bool:
 class QuotaState:
     """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc)."""
 
-    def __init__(self, snapshot: Snapshot) -> None:
+    def __init__(self, snapshot: Snapshot, previous: QuotaState | None = None) -> None:
         self.cluster_queues = {cq.name: cq for cq in snapshot.cluster_queues()}
         self.cohorts: dict[str, Cohort] = {cohort.name: cohort for cohort in snapshot.cohorts()}
         self.children_cqs: dict[str, list[ClusterQueue]] = {}
@@ -112,6 +113,40 @@ class QuotaState:
                 self._unreported[root] = (*self._unreported.get(root, ()), cq.name)
         self._capacities: dict[tuple[str, str, str], tuple[ClusterQueue, _Inputs, Capacity]] = {}
         self._trees: dict[tuple[str, str, str], tuple[_Inputs, _Tree]] = {}
+        self._signatures: dict[str, tuple[object, ...]] | None = None
+        if previous is not None:
+            self._inherit(previous)
+
+    def signatures(self) -> dict[str, tuple[object, ...]]:
+        """Per cohort tree (by its root): the ClusterQueue and Cohort objects it is made of, in order."""
+        if self._signatures is None:
+            found: dict[str, list[object]] = {}
+            for cq in self.cluster_queues.values():
+                if cq.cohort:
+                    found.setdefault(self.root_of(cq.cohort), []).append(cq)
+            for cohort in self.cohorts.values():
+                found.setdefault(self.root_of(cohort.name), []).append(cohort)
+            self._signatures = {root: tuple(objects) for root, objects in found.items()}
+        return self._signatures
+
+    def _inherit(self, previous: QuotaState) -> None:
+        """What the state before this one computed for the cohort trees whose ClusterQueues and Cohorts are the
+        same objects (a tree's capacities are a function of them and of the usage inputs, checked when read;
+        a ClusterQueue without a cohort, of itself): on a live Kueue a ClusterQueue's status changes with every
+        admission, and its tree only is computed again."""
+        mine, theirs = self.signatures(), previous.signatures()
+        kept = set()
+        for root, objects in mine.items():
+            old = theirs.get(root)
+            if old is not None and len(old) == len(objects) and all(map(operator.is_, old, objects)):
+                kept.add(root)
+        for key, entry in previous._capacities.items():
+            cohort = entry[0].cohort
+            if not cohort or self.root_of(cohort) in kept:
+                self._capacities[key] = entry
+        for key, found in previous._trees.items():
+            if key[0] in kept:
+                self._trees[key] = found
 
     def root_of(self, cohort: str) -> str:
         """The root of a cohort's tree: the same name for every cohort of it (in a cycle, its least name)."""
@@ -166,12 +201,18 @@ class QuotaState:
         return tree
 
 
+_STATE = "quota-state"  # a memo key, not a copy key
+succeeded(_STATE)  # a renewal hands the state to the next one, which inherits its unchanged trees
+
+
 def quota_state(snapshot: Snapshot) -> QuotaState:
-    """The view's quota state: built on first use, then kept with the view's other derived data."""
+    """The view's quota state: built on first use (from what the state before a renewal computed for the trees
+    that did not change), then kept with the view's other derived data."""
     memo = snapshot.derived()
-    state = memo.get(QuotaState)
+    state = memo.get(_STATE)
     if not isinstance(state, QuotaState):
-        state = memo[QuotaState] = QuotaState(snapshot)
+        before = memo.pop(previous(_STATE), None)
+        state = memo[_STATE] = QuotaState(snapshot, before if isinstance(before, QuotaState) else None)
     return state
 
 

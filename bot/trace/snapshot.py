@@ -176,6 +176,19 @@ def lasting(name: str, keep: Keep) -> None:
     _LASTING[name] = keep
 
 
+_SUCCEEDED: set[str] = set()
+
+
+def succeeded(name: str) -> None:
+    """Register a memo of `derived()` kept under the key `name` that is not kept by a renewal but handed to the
+    next one's builder, under the key `previous(name)` (what of it still holds, the builder tells)."""
+    _SUCCEEDED.add(name)
+
+
+def previous(name: str) -> tuple[str, str]:
+    return ("previous", name)
+
+
 def read_current(entry: Any, current: Callable[[object], bool]) -> bool:
     """`keep` for an entry (sequence it was derived from, ...): while the source hands out that sequence."""
     return current(entry[0])
@@ -190,6 +203,9 @@ def carry_over(derived: dict[object, object], current: Callable[[object], bool])
     """What a new `derived()` starts with: the registered memos' entries of the old one that still hold."""
     kept: dict[object, object] = {}
     for key, value in derived.items():
+        if isinstance(key, str) and key in _SUCCEEDED:
+            kept[previous(key)] = value
+            continue
         name = key[0] if isinstance(key, tuple) and key else key
         keep = _LASTING.get(name) if isinstance(name, str) else None
         if keep is None:

@@ -18,7 +18,7 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.trace import holders, outlook
+from bot.trace import holders, outlook, quota
 from bot.trace.eta import freeing_bound
 from bot.trace.holders import (
     MAX_LISTED,
@@ -360,3 +360,36 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
         view, None, "cq-0", "a100", NOW
     )
     assert _compare_all(last, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+
+
+def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_as_a_fresh_one() -> None:
+    """After a ClusterQueue's status changes, the views' quota state is built again, inheriting what the one
+    before computed for the cohort trees whose ClusterQueues and Cohorts are the same objects: the other
+    trees' capacities are the same objects, the changed tree's are computed again, every one equals a fresh
+    state's, also when a reservation changed."""
+    ops = [gpu_queue(name, ("a100", 4), cohort_name="ops") for name in ("ops-0", "ops-1")]
+    objects = _reporting([*_cluster(3), *ops, lq("ops-q", "team-a", "ops-0")])
+    cache = _cache(objects)
+
+    def capacities(view: Snapshot) -> dict[str, object]:
+        found = {}
+        for cq in view.cluster_queues():
+            got = capacity(view, cq, "a100", "nvidia.com/gpu")
+            assert got == quota.QuotaState(view).capacity(view, cq, "a100", "nvidia.com/gpu")  # a fresh state's
+            found[cq.name] = got
+        return found
+
+    before = capacities(cache.view("team-a", []))
+    _put(cache, _with_pending_count(objects, "cq-0", 99))
+    after = capacities(cache.view("team-a", []))
+    assert after == before
+    assert all((after[name] is before[name]) == name.startswith("ops-") for name in before)  # research changed
+
+    busy = [
+        {**raw, "status": queue_status([], reservation=[flavor_usage("a100", [("nvidia.com/gpu", "3", None)])])}
+        for raw in objects
+        if raw["kind"] == "ClusterQueue" and raw["metadata"]["name"] == "ops-1"
+    ]
+    _put(cache, busy)
+    last = capacities(cache.view("team-a", []))
+    assert last["ops-0"] != before["ops-0"] and all(last[n] is after[n] for n in after if not n.startswith("ops-"))
