@@ -11,7 +11,9 @@ ClusterQueue, a Cohort (or any small kind) changes, and with it what a ClusterQu
 (`flavorsReservation`). Every `capacity()` of a question, and of the questions after it, reads the same
 state; a result is reused while the usage it was computed from is the same: the ClusterQueues of its tree
 that report no reservation are summed from their Workloads, and the view hands out the same sequence of them
-until one changes (a changed sequence, by identity, recomputes).
+until one changes (a changed sequence, by identity, recomputes). A renewed state inherits what the one before
+computed for the cohort trees whose ClusterQueues and Cohorts are the same objects (`QuotaState._inherit`): on
+a live Kueue a ClusterQueue's status changes with every admission, and only its own tree is computed again.
 """
 
 from __future__ import annotations
