@@ -372,7 +372,7 @@ def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_
     cache = _cache(objects)
 
     def capacities(view: Snapshot) -> dict[str, object]:
-        found = {}
+        found: dict[str, object] = {}
         for cq in view.cluster_queues():
             got = capacity(view, cq, "a100", "nvidia.com/gpu")
             assert got == quota.QuotaState(view).capacity(view, cq, "a100", "nvidia.com/gpu")  # a fresh state's
