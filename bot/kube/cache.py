@@ -391,11 +391,10 @@ class ClusterCache(CacheIndex):
             self._derived = small.derived
         return small
 
-    def _hands_out(self) -> Callable[[object], bool]:
-        """Whether the cache still hands out a sequence (a ClusterQueue's Workloads or its queue order): what a
-        memo derived from it still holds for (bot.trace.snapshot.carry_over)."""
-        live = {id(seq): seq for key, seq in self._views.items() if key[0] in ("cq", "pending")}
-        return lambda seq: live.get(id(seq)) is seq
+    def _hands_out(self) -> dict[int, object]:
+        """The sequences the cache hands out now (each ClusterQueue's Workloads and queue order), by id: what a
+        memo derived from them still holds for (bot.trace.snapshot.carry_over)."""
+        return {id(seq): seq for key, seq in self._views.items() if key[0] in ("cq", "pending")}
 
     def view(self, namespace: str, extras: Iterable[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).

@@ -7,7 +7,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -24,7 +24,7 @@ from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders, reserved_at
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
-from bot.trace.snapshot import Snapshot, lasting
+from bot.trace.snapshot import Live, Snapshot, handed_out, lasting
 from bot.trace.whatif import WhatIf, what_if
 
 WAITS = frozenset(
@@ -157,9 +157,9 @@ def _eta(
 _ESTIMATORS = "outlook.estimators"
 
 
-def _current_sources(entry: Any, current: Callable[[object], bool]) -> bool:
+def _current_sources(entry: Any, live: Live) -> bool:
     source, order = entry[0], entry[1]
-    return bool(current(order)) and (isinstance(source, History) or bool(current(source)))
+    return handed_out(live, order) and (isinstance(source, History) or handed_out(live, source))
 
 
 lasting(_ESTIMATORS, _current_sources)

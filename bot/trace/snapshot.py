@@ -7,7 +7,7 @@ and the tests use `MemorySnapshot`.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -162,17 +162,18 @@ class Snapshot(Protocol):
 # and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its ETA
 # Estimator, the running totals of its demand, the holders of its tree) would be rebuilt for the next question
 # though none of it changed. Those memos are registered here: a new `derived()` starts with their entries that
-# still hold, those whose source sequences are still the ones the source hands out (`current`), so that what
+# still hold, those whose source sequences are still the ones the source hands out (`live`), so that what
 # was derived from Workloads gone or changed is let go (a kept entry holds its sequence alive).
 
-Keep = Callable[[Any, Callable[[object], bool]], bool]
+Live = Mapping[int, object]  # the sequences the source hands out now, by id
+Keep = Callable[[Any, Live], bool]
 _LASTING: dict[str, Keep] = {}
 
 
 def lasting(name: str, keep: Keep) -> None:
     """Register a memo of `derived()` that outlives a renewal: a table kept under the key `name` (a dict of
-    entries), or entries kept under tuple keys whose first item is `name`; `keep(entry, current)` tells
-    whether an entry still holds, `current(sequence)` whether the source still hands out that sequence."""
+    entries), or entries kept under tuple keys whose first item is `name`; `keep(entry, live)` tells whether
+    an entry still holds (`handed_out(live, sequence)`: whether the source still hands out that sequence)."""
     _LASTING[name] = keep
 
 
@@ -189,17 +190,21 @@ def previous(name: str) -> tuple[str, str]:
     return ("previous", name)
 
 
-def read_current(entry: Any, current: Callable[[object], bool]) -> bool:
+def handed_out(live: Live, sequence: object) -> bool:
+    return live.get(id(sequence)) is sequence
+
+
+def read_current(entry: Any, live: Live) -> bool:
     """`keep` for an entry (sequence it was derived from, ...): while the source hands out that sequence."""
-    return current(entry[0])
+    return live.get(id(entry[0])) is entry[0]
 
 
-def reads_all_current(entry: Any, current: Callable[[object], bool]) -> bool:
+def reads_all_current(entry: Any, live: Live) -> bool:
     """`keep` for an entry (sequences it was derived from, ...): while the source hands out every one."""
-    return all(map(current, entry[0]))
+    return all(live.get(id(sequence)) is sequence for sequence in entry[0])
 
 
-def carry_over(derived: dict[object, object], current: Callable[[object], bool]) -> dict[object, object]:
+def carry_over(derived: dict[object, object], live: Live) -> dict[object, object]:
     """What a new `derived()` starts with: the registered memos' entries of the old one that still hold."""
     kept: dict[object, object] = {}
     for key, value in derived.items():
@@ -211,10 +216,13 @@ def carry_over(derived: dict[object, object], current: Callable[[object], bool])
         if keep is None:
             continue
         if isinstance(key, tuple):
-            if keep(value, current):
+            if keep(value, live):
                 kept[key] = value
         elif isinstance(value, dict):
-            kept[key] = {k: entry for k, entry in value.items() if keep(entry, current)}
+            if keep is read_current:  # the most entries (a part per queue and resource): read here, not called
+                kept[key] = {k: entry for k, entry in value.items() if live.get(id(entry[0])) is entry[0]}
+            else:
+                kept[key] = {k: entry for k, entry in value.items() if keep(entry, live)}
     return kept
 
 
