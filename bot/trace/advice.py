@@ -17,7 +17,7 @@ from bot.trace.messages import Cause, Classification
 from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, LocalQueue, Workload
 from bot.trace.quantity import human
 from bot.trace.queuecheck import inactive_detail
-from bot.trace.snapshot import Snapshot, on_hold
+from bot.trace.snapshot import Snapshot, on_hold, same_objects
 from bot.trace.walk import Walk, present
 
 HeadlineParams = dict[str, Value | None]
@@ -434,7 +434,7 @@ def _fit_elsewhere(snapshot: Snapshot, memo: dict[object, object], cq: ClusterQu
     key = (cq.name, id(workload.pod_sets))
     inputs = quota.usage_inputs(snapshot, cq)
     known = table.get(key)
-    if known is not None and known[0] is cq and known[1] is workload.pod_sets and quota.same_inputs(known[2], inputs):
+    if known is not None and known[0] is cq and known[1] is workload.pod_sets and same_objects(known[2], inputs):
         return known[3]  # type: ignore[no-any-return]
     fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
     table[key] = (cq, workload.pod_sets, inputs, fit)  # the pod sets held: their id is not reused meanwhile

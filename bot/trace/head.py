@@ -26,7 +26,7 @@ from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.partial import partial_fit
 from bot.trace.quantity import human
 from bot.trace.queuecheck import recorded_exclusions
-from bot.trace.snapshot import Snapshot
+from bot.trace.snapshot import Snapshot, same_objects
 
 STRICT_FIFO = "StrictFIFO"
 _NEVER = frozenset({Verdict.EXCEEDS_MAX_QUOTA, Verdict.NO_MATCHING_FLAVOR})
@@ -113,7 +113,7 @@ def evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) 
         table = memo[_MEMO] = {}
     inputs = quota.usage_inputs(snapshot, cq)
     known = table.get(cq.name)
-    if known is not None and known[0] is cq and known[1] is head and quota.same_inputs(known[2], inputs):
+    if known is not None and known[0] is cq and known[1] is head and same_objects(known[2], inputs):
         return replace(known[3], behind=behind)  # type: ignore[no-any-return]
     found = _evaluate(snapshot, cq, head, behind)
     table[cq.name] = (cq, head, inputs, found)  # the objects held: their ids are not reused meanwhile

@@ -14,7 +14,6 @@ readers allowed to see that namespace (counts and amounts otherwise), as for who
 from __future__ import annotations
 
 import heapq
-import operator
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -29,7 +28,14 @@ from bot.trace.demand import PODS
 from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity
-from bot.trace.snapshot import Snapshot, lasting, queue_order_time, read_current, reads_all_current
+from bot.trace.snapshot import (
+    Snapshot,
+    lasting,
+    queue_order_time,
+    read_current,
+    reads_all_current,
+    same_objects,
+)
 
 MAX_LISTED = 10
 
@@ -494,11 +500,11 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
     key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
     parts = None
-    if known is not None and _same(known[0], inputs):
-        if _same(known[1], members):
+    if known is not None and same_objects(known[0], inputs):
+        if same_objects(known[1], members):
             return known[2]  # type: ignore[no-any-return]
         parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
-        if _same(known[2].parts, tuple(parts.values())):
+        if same_objects(known[2].parts, tuple(parts.values())):
             table[key] = (inputs, members, known[2])
             return known[2]  # type: ignore[no-any-return]
     if parts is None:
@@ -509,10 +515,6 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
 
 
 lasting(_CONTESTS, reads_all_current)
-
-
-def _same(old: Sequence[object], new: Sequence[object]) -> bool:
-    return len(old) == len(new) and all(map(operator.is_, old, new))
 
 
 def _contest(

@@ -18,13 +18,12 @@ a live Kueue a ClusterQueue's status changes with every admission, and only its 
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
 from bot.trace.model import ClusterQueue, Cohort, ResourceGroup, ResourceQuota, Workload
-from bot.trace.snapshot import Snapshot, previous, succeeded
+from bot.trace.snapshot import Snapshot, previous, same_objects, succeeded
 
 ZERO = Decimal(0)
 _MAX_DEPTH = 32  # a cohort chain deeper than this is treated as a cycle
@@ -88,10 +87,6 @@ def _workload_usage(workload: Workload, cq: str, flavor: str, resource: str) -> 
 _Inputs = tuple[Sequence[Workload], ...]  # what a tree's usage is summed from (compared by identity)
 
 
-def _same_inputs(old: _Inputs, new: _Inputs) -> bool:
-    return len(old) == len(new) and all(a is b for a, b in zip(old, new, strict=True))
-
-
 class QuotaState:
     """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc)."""
 
@@ -140,7 +135,7 @@ class QuotaState:
         kept = set()
         for root, objects in mine.items():
             old = theirs.get(root)
-            if old is not None and len(old) == len(objects) and all(map(operator.is_, old, objects)):
+            if old is not None and same_objects(old, objects):
                 kept.add(root)
         for key, entry in previous._capacities.items():
             cohort = entry[0].cohort
@@ -185,7 +180,7 @@ class QuotaState:
         key = (cq.name, flavor, resource)
         inputs = self._usage_inputs(snapshot, cq)
         known = self._capacities.get(key)
-        if known is not None and known[0] is cq and _same_inputs(known[1], inputs):
+        if known is not None and known[0] is cq and same_objects(known[1], inputs):
             return known[2]
         result = _capacity(self._tree(snapshot, cq, flavor, resource, inputs), cq, flavor, resource)
         self._capacities[key] = (cq, inputs, result)
@@ -195,7 +190,7 @@ class QuotaState:
         """The (flavor, resource) tree `cq` is in, shared by every ClusterQueue of it while its usage holds."""
         key = (self.root_of(cq.cohort) if cq.cohort else "", flavor, resource)
         known = self._trees.get(key)
-        if known is not None and _same_inputs(known[0], inputs):
+        if known is not None and same_objects(known[0], inputs):
             return known[1]
         tree = _Tree(self, dict(zip(self._unreported_around(cq), inputs, strict=True)), flavor, resource)
         if cq.cohort:
@@ -319,13 +314,9 @@ class _Tree:
 
 
 def usage_inputs(snapshot: Snapshot, cq: ClusterQueue) -> _Inputs:
-    """What the usage of `cq`'s tree is summed from in this view (compare with `same_inputs`): a result
+    """What the usage of `cq`'s tree is summed from in this view (compare with `same_objects`): a result
     computed from capacities of `cq` holds while these are the same."""
     return quota_state(snapshot)._usage_inputs(snapshot, cq)
-
-
-def same_inputs(old: _Inputs, new: _Inputs) -> bool:
-    return _same_inputs(old, new)
 
 
 def capacity(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:

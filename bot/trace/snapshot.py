@@ -6,6 +6,7 @@ and the tests use `MemorySnapshot`.
 
 from __future__ import annotations
 
+import operator
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -188,6 +189,11 @@ def succeeded(name: str) -> None:
 
 def previous(name: str) -> tuple[str, str]:
     return ("previous", name)
+
+
+def same_objects(old: Sequence[object], new: Sequence[object]) -> bool:
+    """The same objects, one by one (how a memo checks the sequences it was derived from)."""
+    return len(old) == len(new) and all(map(operator.is_, old, new))
 
 
 def handed_out(live: Live, sequence: object) -> bool:
