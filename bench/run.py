@@ -30,6 +30,10 @@ production (--no-freeze-gc: not). Then this process measures:
                           after 1 % of the Workloads changed (changed); loop_lag_max_ms: the event loop's
                           worst lag during any pass, seen by a probe coroutine. --owners M gives each
                           Workload one of M Slack users in its notify annotation (else nobody is told)
+  trace_recorded_p50_ms/p99_ms  the same questions as the bot's server asks them, with the history its
+                          recorder keeps once its first pass read the Workloads (bot.notify.history), on a cache of
+                          their own filled in process from the same objects (every memo cold again); at the end
+                          of the run (--no-recorded: not). recorded_admissions: that history's size
   live_p50_ms             the same question answered by reading the API each time (bot.kube.live.read_live)
   live_floor_ms           what any read-everything answer costs this process at least: parsing and
                           decoding the N Workloads once (no server time)
@@ -73,7 +77,9 @@ from bot.kube.decode import decode  # noqa: E402
 from bot.kube.informer import InformerSettings, parse_json  # noqa: E402
 from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
+from bot.notify.history import Seen, observations  # noqa: E402
 from bot.slack import render  # noqa: E402
+from bot.trace.eta import History  # noqa: E402
 from bot.trace.explain import Query, explain  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
 from tests import raw_objects as raw  # noqa: E402
@@ -459,6 +465,9 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
                 )
             timer.phase = "events"
             result.update(await events(args, cache, server))
+            if args.recorded:
+                timer.phase = "recorded"
+                result.update(await recorded_questions(args, sample))
             timer.phase = "teardown"
         finally:
             await cache.stop()
@@ -470,6 +479,43 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
     result["live_floor_over_trace_p99"] = round(result["live_floor_ms"] / result["trace_p99_ms"], 1)
     result["machine"] = machine() | {"loadavg_1m_at_start": load_before}
     return result
+
+
+def recorded_history(cache: ClusterCache) -> History:
+    """The history the bot's recorder keeps once its first pass has read these Workloads (bot.notify.history):
+    every admission their own records show, every ClusterQueue's."""
+    namespaces = sorted(
+        {w.namespace for cq in cache.cluster_queues() for w in cache.workloads_in_cluster_queue(cq.name)}
+    )
+    admissions, finishes, _ = observations(cache, namespaces, Seen({}), NOW)
+    return History(tuple(admissions), tuple(finishes))
+
+
+async def recorded_questions(args: argparse.Namespace, sample: list[Any]) -> dict[str, Any]:
+    """The same questions as the bot asks them: with its recorder's history (the server hands it to every
+    answer; the main trace phase asks without one, as the CLI does). On a cache of their own, filled in this
+    process from the same objects (bench/sweep.py: filled_cache) and frozen as the production cache is once
+    synced, so that every memo is built anew: the same cold questions."""
+    objects = cluster(args.workloads, args.queues, args.seed, namespaces=args.namespaces, owners=args.owners)
+    cache = sweep.filled_cache(objects, NOW)
+    del objects
+    history = recorded_history(cache)
+    gc.collect()
+    gc.freeze()
+    ondemand = OnDemand(cache.client, cache, visibility=False)
+    timings = []
+    for workload in sample:
+        job = workload.meta.owners[0].name
+        started = time.perf_counter()
+        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
+        answer = explain(view, Query(workload.namespace, job, "Job"), now=NOW, history=history)
+        timings.append((time.perf_counter() - started) * 1000)
+        assert answer.position is not None and answer.eta is not None, (workload.name, answer.verdict)
+    return {
+        "trace_recorded_p50_ms": round(statistics.median(timings), 3),
+        "trace_recorded_p99_ms": round(percentile(timings, 0.99), 3),
+        "recorded_admissions": len(history.admissions),
+    }
 
 
 def pending_sample(args: argparse.Namespace, cache: ClusterCache) -> list[Any]:
@@ -597,6 +643,12 @@ def main() -> None:
     parser.add_argument("--namespaces", type=int, default=None, help="namespaces (default max(10, Q/10))")
     parser.add_argument("--slack-samples", type=int, default=220, help="mentions in the Slack phase (0: none)")
     parser.add_argument("--no-watcher", dest="watcher", action="store_false", help="skip the watcher phase")
+    parser.add_argument(
+        "--no-recorded",
+        dest="recorded",
+        action="store_false",
+        help="skip the questions asked with the recorder's history (a cache of their own: twice the memory)",
+    )
     parser.add_argument("--steady-passes", type=int, default=2, help="watcher passes with nothing changed")
     parser.add_argument(
         "--sweep", action="store_true", help="only the table of trace p50/p99 against size and Workloads per namespace"

@@ -87,7 +87,7 @@ def _template(key: str, given: set[str] | frozenset[str]) -> str | None:
 
 def _shown(text: Text) -> list[str]:
     """The words `text` shows: its VERBATIM parameters that its sentence uses."""
-    if not any(name in text.params for name in VERBATIM):
+    if text.params.keys().isdisjoint(VERBATIM):
         return []  # the usual case, without looking its sentence up
     template = _template(text.key, set(text.params))
     used = _placeholders(template) if template is not None else frozenset()
@@ -98,7 +98,7 @@ def _shown(text: Text) -> list[str]:
 def _once(text: Text, shown: list[str], droppable: bool) -> Text | None:
     """`text` without the words already shown (its shorter sentence); None when it could only repeat them
     and may be left out (`droppable`), else as it is."""
-    if not shown or not any(name in text.params for name in VERBATIM):
+    if not shown or text.params.keys().isdisjoint(VERBATIM):
         return text
     params = dict(text.params)
     for name in VERBATIM:

@@ -26,8 +26,8 @@ from bot.trace.model import (
     find_condition,
 )
 from bot.trace.quantity import Quantities
-from bot.trace.quota import ZERO, Capacity, capacity
-from bot.trace.snapshot import Snapshot
+from bot.trace.quota import ZERO, Capacity, capacity, usage_inputs
+from bot.trace.snapshot import Snapshot, same_objects
 
 
 class Fit(IntEnum):
@@ -441,6 +441,27 @@ def fit_in_queue(
                     earlier[key] = earlier.get(key, ZERO) + requested[resource]
         results.append(PodSetFit(pod_set.name, count, per_pod, uncovered, tuple(groups)))
     return QueueFit(cq.name, tuple(results))
+
+
+# A question weighs its Workload in its own ClusterQueue as it is (every pod set at its count, no preemption
+# weighed) twice: who holds what it waits for (bot.trace.holders) and what would admit it (bot.trace.whatif).
+# The last such fit is kept in the view's memo while the ClusterQueue, the pod sets (one tuple object per
+# shape, the decoder shares them) and the usage it was computed from are the same objects.
+_SHAPE_FIT = "checks.shape-fit"
+
+
+def shape_fit(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> QueueFit:
+    """`fit_in_queue(snapshot, cq, workload.pod_sets, workload)`, the last one kept (see above)."""
+    if workload.reclaimable:  # its counts are its own
+        return fit_in_queue(snapshot, cq, workload.pod_sets, workload)
+    memo = snapshot.derived()
+    inputs = usage_inputs(snapshot, cq)
+    known = memo.get(_SHAPE_FIT)
+    if isinstance(known, tuple) and known[0] is cq and known[1] is workload.pod_sets and same_objects(known[2], inputs):
+        return known[3]  # type: ignore[no-any-return]
+    fit = fit_in_queue(snapshot, cq, workload.pod_sets, workload)
+    memo[_SHAPE_FIT] = (cq, workload.pod_sets, inputs, fit)  # the pod sets held: their id is not reused meanwhile
+    return fit
 
 
 def _search_group(

@@ -26,8 +26,10 @@ from __future__ import annotations
 
 import bisect
 import math
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from datetime import datetime, timedelta
 from decimal import Decimal
 from itertools import accumulate, groupby
@@ -90,6 +92,18 @@ class History:
     admissions: tuple[Observed, ...] = ()
     finishes: tuple[Finished, ...] = ()
 
+    def admissions_in(self, cluster_queue: str) -> tuple[Observed, ...]:
+        """The admissions of one ClusterQueue, in the history's order. A recorded history holds every queue's
+        (up to thousands each): the index is made once per History, not one scan of it all per queue."""
+        return self._by_queue.get(cluster_queue, ())
+
+    @cached_property
+    def _by_queue(self) -> dict[str, tuple[Observed, ...]]:
+        found: dict[str, list[Observed]] = {}
+        for admission in self.admissions:
+            found.setdefault(admission.cluster_queue, []).append(admission)
+        return {queue: tuple(admissions) for queue, admissions in found.items()}
+
     def union(self, other: History) -> History:
         return History(
             tuple(dict.fromkeys((*self.admissions, *other.admissions))),
@@ -143,10 +157,14 @@ _Job = tuple[float, int, float, float, Decimal | None, bool]
 
 
 class Replay:
-    """`replay` kept by moment: at each moment (the latest first) the jobs waiting then, in queue order. The
-    samples of one position are made when a question first reads it (a question reads a few positions; a
-    queue's replay holds thousands of samples), all of them only for the calibration. Tuples of plain values
-    only: out of the garbage collector's sight once collected, as the samples are."""
+    """`replay` kept by moment: at each moment (the latest first) the ranks in queue order of the jobs waiting
+    then. A question reads a few positions (a queue's replay holds thousands of samples): a position's column
+    (its moments and the job at that position at each) is made when first read, its samples or waits when
+    asked, every sample only for the calibration. What it keeps is a few tuples of plain numbers (the moments'
+    ranks end to end in one), not a tuple per moment or per sample: each new container counts towards the next
+    young collection, and a replay made per queue would bring thousands. A tuple of plain numbers leaves the
+    collector's sight at its first collection (a list would be walked, number by number, by every collection
+    of its generation)."""
 
     def __init__(
         self,
@@ -162,8 +180,7 @@ class Replay:
         ordered = sorted(admissions, key=lambda a: a.admitted_at)
         still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
         # Every job once, in queue order (when it was queued, then the admissions before the ones still
-        # waiting). At a moment, those waiting are those queued by then and not admitted yet, in that order: a
-        # prefix, filtered, no sort per moment.
+        # waiting): its rank there. At a moment, those waiting are those queued by then and not admitted yet.
         jobs: list[_Job] = []
         for j, a in enumerate(ordered):
             admitted = a.admitted_at.timestamp()
@@ -171,36 +188,47 @@ class Replay:
         for index, (since_at, amount) in enumerate(still):
             jobs.append((since_at, len(ordered) + index, math.inf, end, amount, True))
         jobs.sort()
+        self._ends = tuple([job[3] for job in jobs])  # when each job's wait ends (now, when censored)
+        self.amounts: tuple[Decimal | None, ...] = tuple([job[4] for job in jobs])
+        self._censored = bytes(job[5] for job in jobs)
         # Back from now, moment by moment: a job waits at a moment from when it was queued (inclusive) until
-        # its admission; it joins those waiting (kept in queue order) as the moments pass below its admission,
+        # its admission; its rank joins those waiting (kept sorted) as the moments pass below its admission,
         # and leaves once they pass below when it was queued.
-        joining = sorted(jobs, key=itemgetter(2), reverse=True)
-        leaving = sorted(jobs, key=itemgetter(0), reverse=True)
-        waiting: list[_Job] = []
+        queued, until = [job[0] for job in jobs], [job[2] for job in jobs]
+        count = len(jobs)
+        joining = sorted(range(count), key=until.__getitem__, reverse=True)
+        leaving = sorted(range(count), key=queued.__getitem__, reverse=True)
+        waiting: list[int] = []
         joined = left = 0
-        moments: list[tuple[float, tuple[_Job, ...]]] = []
+        times: list[float] = []
+        flat: list[int] = []  # the moments' ranks, end to end
+        starts = [0]
         seconds = step.total_seconds()
         moment = end - seconds
         while moment >= first_moment:
-            while joined < len(joining) and joining[joined][2] > moment:
+            while joined < count and until[joining[joined]] > moment:
                 bisect.insort(waiting, joining[joined])
                 joined += 1
-            while left < len(leaving) and leaving[left][0] > moment:
+            while left < count and queued[leaving[left]] > moment:
                 del waiting[bisect.bisect_left(waiting, leaving[left])]
                 left += 1
             if waiting:
-                moments.append((moment, tuple(waiting)))
+                times.append(moment)
+                flat += waiting
+                starts.append(len(flat))
             moment -= seconds
-        self.moments = tuple(moments)
-        lengths = [len(waiting) for _, waiting in moments]
+        self._times = tuple(times)
+        self._waiting, self._starts = tuple(flat), tuple(starts)  # moment i's ranks: flat[starts[i]:starts[i + 1]]
+        lengths = [starts[i + 1] - starts[i] for i in range(len(times))]
         self.top = max(lengths, default=0)  # the last position with samples
         # The moments from the most waiting to the fewest, and those counts ascending: the moments a position
         # has samples at are a prefix of the first (a high position reads only the few busiest moments).
         self._busiest = tuple(sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
         self._lengths = tuple(sorted(lengths))
-        self._at: dict[int, tuple[Sample, ...]] = {}
+        self._columns: dict[int, tuple[tuple[float, ...], tuple[int, ...]]] = {}
+        self._waits: dict[int, tuple[Value, ...]] = {}
         # How many samples each amount has (a job's amount once per moment it waited through), in order.
-        ascending = [moment for moment, _ in reversed(moments)]
+        ascending = times[::-1]
         weights: dict[Decimal, int] = {}
         for job in jobs:
             if job[4] is not None:
@@ -210,29 +238,52 @@ class Replay:
         self._amounts = sorted(weights)
         self._counts = [0, *accumulate(weights[amount] for amount in self._amounts)]
 
-    def at(self, position: int) -> tuple[Sample, ...]:
-        """The samples at `position`, the latest moment first (`by_position(samples())[position]`)."""
-        found = self._at.get(position)
+    def column(self, position: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
+        """The moments with a job at `position` (the latest first) and that job's rank at each."""
+        found = self._columns.get(position)
         if found is None:
             if not 1 <= position <= self.top:
-                return ()
+                return _NO_COLUMN
             index = position - 1
-            moments = self.moments
-            many = len(moments) - bisect.bisect_left(self._lengths, position)  # moments with that many waiting
-            found = self._at[position] = tuple(
-                [
-                    (position, job[3] - moment, job[4], moment, job[5])
-                    for moment, job in [(moments[i][0], moments[i][1][index]) for i in sorted(self._busiest[:many])]
-                ]
+            many = len(self._times) - bisect.bisect_left(self._lengths, position)  # moments with that many waiting
+            chosen = sorted(self._busiest[:many])
+            times, waiting, starts = self._times, self._waiting, self._starts
+            found = self._columns[position] = (
+                tuple([times[i] for i in chosen]),
+                tuple([waiting[starts[i] + index] for i in chosen]),
             )
         return found
 
+    def at(self, position: int) -> tuple[Sample, ...]:
+        """The samples at `position`, the latest moment first (`by_position(samples())[position]`)."""
+        times, ranks = self.column(position)
+        ends, amounts, censored = self._ends, self.amounts, self._censored
+        return tuple(
+            [(position, ends[j] - m, amounts[j], m, censored[j] == 1) for m, j in zip(times, ranks, strict=True)]
+        )
+
+    def waits(self, position: int) -> tuple[Value, ...]:
+        """The waits left at `position`, the latest moment first (kept: a question reads a few positions)."""
+        found = self._waits.get(position)
+        if found is None:
+            found = self._waits[position] = self.waits_of(position)
+        return found
+
+    def waits_of(self, position: int, alike: bytes | None = None) -> tuple[Value, ...]:
+        """The waits left at `position` of the jobs `alike` marks (every job without it), the latest first."""
+        times, ranks = self.column(position)
+        ends, censored = self._ends, self._censored
+        if alike is None:
+            return tuple([(ends[j] - m, censored[j] == 1) for m, j in zip(times, ranks, strict=True)])
+        return tuple([(ends[j] - m, censored[j] == 1) for m, j in zip(times, ranks, strict=True) if alike[j]])
+
     def samples(self) -> list[Sample]:
         """Every sample: moment by moment (the latest first), each moment's by position."""
+        ends, amounts, censored, waiting, starts = self._ends, self.amounts, self._censored, self._waiting, self._starts
         return [
-            (position, job[3] - moment, job[4], moment, job[5])
-            for moment, waiting in self.moments
-            for position, job in enumerate(waiting, start=1)
+            (position, ends[j] - moment, amounts[j], moment, censored[j] == 1)
+            for i, moment in enumerate(self._times)
+            for position, j in enumerate(waiting[starts[i] : starts[i + 1]], start=1)
         ]
 
     def between(self, low: Decimal, high: Decimal) -> int:
@@ -241,32 +292,30 @@ class Replay:
         return self._counts[bisect.bisect_right(self._amounts, high)] - self._counts[lower]
 
 
+_NO_COLUMN: tuple[tuple[float, ...], tuple[int, ...]] = ((), ())
+
+
 Value = tuple[float, bool]  # a wait left, censored or not
 
 
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
     waits at which it steps, and its value (the share ended by then) at each."""
-    ordered = sorted(values)
-    at_risk = float(len(ordered))
+    # At each wait some ended at, those at risk are those whose wait (ended or censored) was not shorter: the
+    # curve steps only there, so only the distinct ended waits are visited (counted and sorted in C).
+    ended = Counter([wait for wait, censored in values if not censored])
+    censored_waits = sorted([wait for wait, censored in values if censored])
+    total = len(values)
     survival = 1.0
     xs: list[float] = []
     cdf: list[float] = []
-    index = 0
-    while index < len(ordered) and at_risk > 0:
-        value = ordered[index][0]
-        ended = left = 0
-        while index < len(ordered) and ordered[index][0] == value:
-            if ordered[index][1]:
-                left += 1
-            else:
-                ended += 1
-            index += 1
-        if ended:
-            survival *= 1 - ended / at_risk
-            xs.append(value)
-            cdf.append(1 - survival)
-        at_risk -= ended + left
+    before = 0  # ended at a shorter wait
+    for wait in sorted(ended):
+        count = ended[wait]
+        survival *= 1 - count / (total - before - bisect.bisect_left(censored_waits, wait))
+        xs.append(wait)
+        cdf.append(1 - survival)
+        before += count
     return xs, cdf
 
 
@@ -318,7 +367,11 @@ def near(
     """Waits left at `position` (of jobs of about `amount`, when known); neighbouring positions, scaled
     to it, until there are enough."""
     grouped = by_position(alike(samples, amount, minimum))
-    return near_in(lambda at: grouped.get(at, ()), max(grouped, default=0), position, minimum)
+
+    def waits(at: int) -> list[Value]:
+        return [(s[REMAINING], s[CENSORED]) for s in grouped.get(at, ())]
+
+    return near_in(waits, max(grouped, default=0), position, minimum)
 
 
 def by_position(samples: Iterable[Sample]) -> dict[int, tuple[Sample, ...]]:
@@ -332,11 +385,11 @@ _position = itemgetter(POSITION)
 
 
 def near_in(
-    at: Callable[[int], Sequence[Sample]], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
+    at: Callable[[int], Sequence[Value]], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
 ) -> list[Value]:
-    """`near` over samples grouped by position: `at(p)` gives those at position p, `top` the last position
-    that has any (or how to find it, asked only when the neighbours above are needed)."""
-    chosen: list[Value] = [(s[REMAINING], s[CENSORED]) for s in at(position)]
+    """`near` over waits grouped by position: `at(p)` gives the waits left at position p, `top` the last
+    position that has any (or how to find it, asked only when the neighbours above are needed)."""
+    chosen: list[Value] = list(at(position))
     spread = 1
     last = top if isinstance(top, int) else None
     while len(chosen) < minimum:
@@ -347,31 +400,31 @@ def near_in(
                 break
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
-                chosen.extend((s[REMAINING] * position / other, s[CENSORED]) for s in at(other))
+                chosen.extend((wait * position / other, censored) for wait, censored in at(other))
         spread += 1
     return chosen
 
 
 class _Alike:
-    """The samples of about one amount (`alike`'s pool when it has enough), by position, each position
-    filtered when first asked: a question reads only the positions around its own."""
+    """The jobs of about one amount (`alike`'s pool when it has enough): a question reads the waits of those
+    of them at the positions around its own."""
 
     def __init__(self, replay: Replay, low: Decimal, high: Decimal) -> None:
-        self.replay, self.low, self.high = replay, low, high
-        self.kept: dict[int, tuple[Sample, ...]] = {}
+        self.replay = replay
+        self.alike = bytes(amount is not None and low <= amount <= high for amount in replay.amounts)
+        self.kept: dict[int, tuple[Value, ...]] = {}
         self._top: int | None = None  # the last position with any of them, when first asked
 
-    def at(self, position: int) -> tuple[Sample, ...]:
+    def waits(self, position: int) -> tuple[Value, ...]:
         found = self.kept.get(position)
         if found is None:
-            low, high = self.low, self.high
-            every = self.replay.at(position)
-            found = self.kept[position] = tuple(s for s in every if s[AMOUNT] is not None and low <= s[AMOUNT] <= high)
+            found = self.kept[position] = self.replay.waits_of(position, self.alike)
         return found
 
     def top(self) -> int:
         if self._top is None:
-            self._top = next((p for p in range(self.replay.top, 0, -1) if self.at(p)), 0)
+            alike, column = self.alike, self.replay.column
+            self._top = next((p for p in range(self.replay.top, 0, -1) if any(alike[j] for j in column(p)[1])), 0)
         return self._top
 
 
@@ -404,7 +457,7 @@ class Estimator:
         span = window(history, cluster_queue, now)
         since = now - span
         self.window_hours = int(span.total_seconds() // 3600)
-        in_queue = [a for a in history.admissions if a.cluster_queue == cluster_queue and since <= a.admitted_at <= now]
+        in_queue = [a for a in history.admissions_in(cluster_queue) if since <= a.admitted_at <= now]
         in_flavor = [a for a in in_queue if a.flavor == flavor] if flavor else []
         if len(in_flavor) >= MIN_ADMISSIONS:
             chosen, self.scope = in_flavor, "flavor"
@@ -450,8 +503,8 @@ class Estimator:
                 pool = self._alike.get(amount)
                 if pool is None:
                     pool = self._alike[amount] = _Alike(found, low, high)
-                return near_in(pool.at, pool.top, position)
-        return near_in(found.at, found.top, position)
+                return near_in(pool.waits, pool.top, position)
+        return near_in(found.waits, found.top, position)
 
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
@@ -561,8 +614,8 @@ def window(history: History, cluster_queue: str, now: datetime) -> timedelta:
     since = now - WINDOW
     waits = sorted(
         (a.admitted_at - a.queued_at).total_seconds()
-        for a in history.admissions
-        if a.cluster_queue == cluster_queue and since <= a.admitted_at <= now
+        for a in history.admissions_in(cluster_queue)
+        if since <= a.admitted_at <= now
     )
     if not waits:
         return WINDOW

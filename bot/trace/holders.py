@@ -227,7 +227,7 @@ def _reason(
 def contested(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> list[tuple[str, str, Decimal]]:
     """(flavor, resource, more needed now) where the job does not fit now, by the engine's quota math; the
     flavors it would take when it fits (Kueue's record may be ahead of the snapshot)."""
-    fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload)
+    fit = checks.shape_fit(snapshot, cq, workload)
     found: dict[tuple[str, str], Decimal] = {}
     for pod_set in fit.pod_sets:
         for group in pod_set.groups:

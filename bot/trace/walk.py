@@ -68,6 +68,7 @@ class Walk:
     suggestions: tuple[str, ...] = ()
     other_namespaces: tuple[str, ...] = ()
     leading: int = 0  # how many actions were added with `lead` (they come first)
+    acted: set[str] = field(default_factory=set)  # the codes of the actions added (a code only once: no look)
 
     @property
     def job_label(self) -> str:
@@ -84,7 +85,8 @@ class Walk:
         """Add an action (once); with `lead`, before every action added without it (a root cause's fix
         comes before "wait")."""
         values = present(params)
-        if all(action.code != code or action.text.params != values for action in self.actions):
+        if code not in self.acted or all(a.code != code or a.text.params != values for a in self.actions):
+            self.acted.add(code)
             action = Action(code, Text(f"action.{code}", values), data)
             if lead:
                 self.actions.insert(self.leading, action)

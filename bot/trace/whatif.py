@@ -312,7 +312,7 @@ def _fit(snapshot: Snapshot, workload: Workload) -> QueueFit | None:
         return None
     if checks.namespace_allowed(snapshot, chain.cluster_queue, workload.namespace) is False:
         return None
-    return checks.fit_in_queue(snapshot, chain.cluster_queue, workload.pod_sets, workload)
+    return checks.shape_fit(snapshot, chain.cluster_queue, workload)
 
 
 def works(snapshot: Snapshot, workload: Workload, change: Change) -> bool:

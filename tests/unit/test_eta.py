@@ -24,6 +24,7 @@ from bot.trace.eta import (
     Observed,
     Waiting,
     freeing_bound,
+    km_curve,
     km_quantiles,
     never,
     replay,
@@ -73,6 +74,35 @@ def test_kaplan_meier_counts_a_censored_wait_as_at_least_that_long() -> None:
     # twenty more still waiting after 10.5 s: two thirds of all have not ended, so the median is not known
     # yet, and the first quarter ended by 8 s (dropping the censored ones would say 5 s and 3 s)
     assert km_quantiles(ended + [(10.5, True)] * 20, (0.5, 0.25)) == [None, 8.0]
+
+
+def _km_by_walking(values: list[tuple[float, bool]]) -> tuple[list[float], list[float]]:
+    """Kaplan-Meier's estimate as the textbook walks it: every wait in order, those ended at one wait
+    counted together, the censored at that wait still at risk there."""
+    ordered = sorted(values)
+    at_risk = float(len(ordered))
+    survival, xs, cdf, index = 1.0, [], [], 0
+    while index < len(ordered) and at_risk > 0:
+        value, ended, left = ordered[index][0], 0, 0
+        while index < len(ordered) and ordered[index][0] == value:
+            left, ended = (left + 1, ended) if ordered[index][1] else (left, ended + 1)
+            index += 1
+        if ended:
+            survival *= 1 - ended / at_risk
+            xs.append(value)
+            cdf.append(1 - survival)
+        at_risk -= ended + left
+    return xs, cdf
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_kaplan_meier_visits_only_the_ended_waits_and_steps_exactly_as_the_walk(seed: int) -> None:
+    """km_curve counts the ended waits and bisects the censored ones (no walk over every wait): the same
+    steps, to the last bit, ties between ended and censored waits included."""
+    rng = random.Random(seed)
+    waits = [float(rng.randint(0, 30)) for _ in range(rng.randint(0, 60))] + [rng.random() * 30 for _ in range(5)]
+    values = [(wait, rng.random() < 0.3) for wait in waits]
+    assert km_curve(values) == _km_by_walking(values)
 
 
 def test_a_steady_queue_gets_a_tight_interval_around_its_pace() -> None:
@@ -276,3 +306,21 @@ def test_the_replay_in_queue_order_is_the_replay_sorted_at_every_moment(seed: in
     assert replay(admissions, now=NOW, pending=pending, since=since) == _replay_by_sorting(
         admissions, NOW, pending, since
     )
+
+
+def test_an_estimator_reads_its_own_queue_s_admissions_from_the_history_s_index() -> None:
+    """A recorded history holds every ClusterQueue's admissions: a queue's Estimator (and its window) reads its
+    own through an index made once per History, and answers as from a history of its queue alone."""
+    mine = steady(60, wait=45)
+    others = [a for queue in range(30) for a in steady(80, every=7, wait=300, cq=f"other-{queue}")]
+    mixed = History(tuple(others[: len(others) // 2] + mine + others[len(others) // 2 :]))
+    assert mixed.admissions_in("cq") == tuple(mine)
+    assert mixed.admissions_in("cq") is mixed.admissions_in("cq")  # indexed once
+    assert mixed.admissions_in("nowhere") == ()
+    assert window(mixed, "cq", NOW) == window(History(tuple(mine)), "cq", NOW)
+    alone = Estimator(History(tuple(mine)), cluster_queue="cq", flavor="a100", now=NOW)
+    among = Estimator(mixed, cluster_queue="cq", flavor="a100", now=NOW)
+    assert among.admissions == alone.admissions == 60
+    for position in (1, 2, 4):
+        assert among.eta(position) == alone.eta(position)
+        assert among.eta(position).status == ESTIMATE

@@ -138,18 +138,26 @@ def test_near_from_samples_grouped_once_is_near_from_all_samples(history: Histor
         assert estimator._alike and Decimal(40) not in estimator._alike
 
 
-def test_the_samples_an_estimator_keeps_leave_the_garbage_collector_s_sight() -> None:
-    """An Estimator is kept per queue, with thousands of samples: exact tuples of plain values, which a
-    collection stops tracking (a named tuple or a dataclass stays tracked, and every full collection walks it):
-    its replay's moments, the samples of the positions questions read, and every sample once calibrated."""
+def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> None:
+    """An Estimator is kept per queue, with thousands of samples: its replay keeps a few tuples of plain numbers
+    (not a tuple per moment or per sample, each of which would count towards the next young collection; not a
+    list, which every collection of its generation walks number by number), which a collection stops tracking,
+    and so are the samples it hands out (a named tuple or a dataclass stays tracked)."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(2)) for m in (5, 25, 50))
-    estimator = Estimator(_busy_history(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
+    estimator = Estimator(_dense_history(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
     for position in (1, 2, 3):
-        estimator.eta(position)
-    assert estimator._replay is not None and estimator._replay._at
-    kept = [estimator._replay.moments, *estimator._replay._at.values(), *estimator.samples]
+        for amount in (None, Decimal(2)):  # 2 GPUs: a pool of its own
+            estimator.eta(position, amount=amount)
+    replay = estimator._replay
+    assert replay is not None and replay._columns and replay._waiting and estimator._alike
+    kept: list[object] = [replay._times, replay._busiest, replay._lengths, replay._ends, replay._waiting]
+    kept += [replay._starts, replay.amounts, *replay._columns.values(), *replay._waits.values()]
+    kept += [waits for pool in estimator._alike.values() for waits in pool.kept.values()]
+    assert {type(each) for each in kept} == {tuple}  # a few, however many moments and samples
+    assert len(replay._waiting) == replay._starts[-1] > len(replay._times) > 1
+    kept += estimator.samples
     for _ in range(5):  # a collection untracks a tuple whose items are untracked by then: a level or more each
         gc.collect()
-    assert estimator.samples and type(estimator.samples[0]) is tuple
     assert not any(gc.is_tracked(each) for each in kept)
-    assert not any(gc.is_tracked(each) for moment in estimator._replay.moments for each in (moment, *moment[1]))
+    assert not any(gc.is_tracked(inner) for each in kept if isinstance(each, tuple) for inner in each)
+    assert not any(gc.is_tracked(pool.alike) for pool in estimator._alike.values())  # bytes: never tracked
