@@ -45,6 +45,7 @@ from bot.trace.model import (
 log = logging.getLogger(__name__)
 
 _METADATA_NAME = "kubernetes.io/metadata.name"
+_NEEDS_NAMESPACE = "ondemand.needs-namespace"
 # Labels that select a job's pods, per kind (the others: every pod of the namespace).
 _POD_LABELS = {
     "Job": "batch.kubernetes.io/job-name",
@@ -242,6 +243,17 @@ class OnDemand:
         return _pick(self.cache.workloads_owned_by(namespace, kind, name))
 
     def _needs_namespace(self, namespace: str) -> bool:
+        """Whether a ClusterQueue the namespace's LocalQueues feed selects namespaces by labels other than the
+        name (then the Namespace object is read). From LocalQueues and ClusterQueues only: kept per namespace in
+        the cache's memo of the small kinds, which a change to any of them renews."""
+        table = self.cache.derived().setdefault(_NEEDS_NAMESPACE, {})
+        assert isinstance(table, dict)
+        found = table.get(namespace)
+        if found is None:
+            found = table[namespace] = self._selects_by_labels(namespace)
+        return bool(found)
+
+    def _selects_by_labels(self, namespace: str) -> bool:
         for local_queue in self.cache.local_queues_in(namespace):
             cq = self.cache.cluster_queue(local_queue.cluster_queue)
             selector = cq.namespace_selector if cq is not None else None

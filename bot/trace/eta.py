@@ -29,9 +29,9 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from datetime import datetime, timedelta
 from decimal import Decimal
+from functools import cached_property
 from itertools import accumulate, groupby
 from operator import itemgetter
 from typing import Final

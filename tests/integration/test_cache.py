@@ -291,14 +291,32 @@ async def test_a_job_without_a_workload_is_read_to_say_so(api: FakeKubeAPI, clie
 async def test_the_namespace_is_read_only_when_a_selector_looks_at_its_labels(
     api: FakeKubeAPI, client: KubeClient
 ) -> None:
+    """Whether a question reads the Namespace is kept per namespace with the small kinds: a ClusterQueue or a
+    LocalQueue added or changed decides it anew."""
     _small_cluster(api, jobs=1)
-    api.add(_cluster_queue("picky", selector={"matchLabels": {"team": "a"}}))
-    api.add(_local_queue(NS, "picky-lq", "picky"))
+    path = f"/api/v1/namespaces/{NS}"
     async with ClusterCache(client, clock=Clock(), settings=FAST) as cache:
         await wait_ready(cache, 10)
+        ondemand = OnDemand(client, cache, visibility=False)
         api.clear_requests()
-        await OnDemand(client, cache, visibility=False).snapshot_for(NS, "train-0", "Job")
-    assert api.count_requests(method="GET", path=f"/api/v1/namespaces/{NS}") == 1
+        for _ in range(2):
+            await ondemand.snapshot_for(NS, "train-0", "Job")
+        assert api.count_requests(method="GET", path=path) == 0  # no selector looks at labels
+        api.add(_cluster_queue("picky", selector={"matchLabels": {"team": "a"}}))
+        api.add(_local_queue(NS, "picky-lq", "picky"))
+        await wait_for(cache, lambda: cache.local_queue(NS, "picky-lq") is not None, timeout=10)
+        await ondemand.snapshot_for(NS, "train-0", "Job")
+        assert api.count_requests(method="GET", path=path) == 1
+        api.update(_cluster_queue("picky", selector={"matchLabels": {"kubernetes.io/metadata.name": NS}}))
+
+        def by_name() -> bool:
+            cq = cache.cluster_queue("picky")
+            selector = cq.namespace_selector if cq is not None else None
+            return selector is not None and "team" not in selector.match_labels
+
+        await wait_for(cache, by_name, timeout=10)
+        await ondemand.snapshot_for(NS, "train-0", "Job")
+        assert api.count_requests(method="GET", path=path) == 1  # its name only: known without reading it
 
 
 async def test_watch_updates_change_the_order(api: FakeKubeAPI, client: KubeClient) -> None:
