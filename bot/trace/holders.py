@@ -539,7 +539,7 @@ def _contest(
         held_in_cohort=base.held - held_here,
         reclaimable=min(max(ZERO, own.nominal - own.used), borrowed_elsewhere),
         preemptible=base.preemptible(cq, workload),
-        holders=tuple(_holder(h, cq, workload, now) for h in _listed(base, cq, now)),
+        holders=tuple(_holder(held, running, cq, workload) for held, running in _listed(base, cq, now)),
         count=base.count,
         frees_within=_frees_within(base, needed, now) if needed > 0 else None,
     )
@@ -549,31 +549,30 @@ def _running(held: _Held, now: datetime) -> int | None:
     return _seconds(held[_RESERVED], now)
 
 
-def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[_Held]:
+def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[tuple[_Held, int | None]]:
     """The first MAX_LISTED by (own queue first, the largest, the longest running, namespace, name). The holders
     are kept by (the largest, the earliest reserved, namespace, name), own queue's and the tree's; the running
     time at `now` can only fall along that order (a reservation after `now` runs 0 s, as an unreserved one),
     so each run of equal amounts is read only until MAX_LISTED are taken and the next one runs less: only
-    those (a few, but for ties of running time) are sorted, at `now`."""
-    chosen: list[_Held] = []
+    those (a few, but for ties of running time) are sorted, at `now`. Each with its running time at `now`."""
+    chosen: list[tuple[_Held, int | None]] = []
     own = cq.name
     others = (h for h in base.by_size if h[_CQ] != own)
     for _, equal in groupby(chain(base.by_size_in.get(own, ()), others), key=lambda h: (h[_CQ] != own, h[_AMOUNT])):
         wanted = MAX_LISTED - len(chosen)
-        taken: list[tuple[int, str, str, _Held]] = []
+        taken: list[tuple[int, str, str, _Held, int | None]] = []
         for held in equal:
-            running = _running(held, now) or 0
-            if len(taken) >= wanted and -running != taken[-1][0]:
+            running = _running(held, now)
+            if len(taken) >= wanted and -(running or 0) != taken[-1][0]:
                 break  # every later one of the run runs less
-            taken.append((-running, held[_NAMESPACE], held[_JOB], held))
-        chosen += [entry[-1] for entry in heapq.nsmallest(wanted, taken, key=lambda entry: entry[:3])]
+            taken.append((-(running or 0), held[_NAMESPACE], held[_JOB], held, running))
+        chosen += [entry[3:] for entry in heapq.nsmallest(wanted, taken, key=lambda entry: entry[:3])]
         if len(chosen) >= MAX_LISTED:
             break
     return chosen
 
 
-def _holder(held: _Held, cq: ClusterQueue, workload: Workload, now: datetime) -> Holder:
-    running = _running(held, now)
+def _holder(held: _Held, running: int | None, cq: ClusterQueue, workload: Workload) -> Holder:
     maximum = held[_MAXIMUM]
     left = max(0, maximum - running) if maximum is not None and running is not None else None
     borrows = held[_BORROWS] and held[_CQ] != cq.name  # another queue of the cohort that borrows

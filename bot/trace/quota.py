@@ -173,14 +173,16 @@ class QuotaState:
         return self._unreported.get(self.root_of(cq.cohort), ())
 
     def _usage_inputs(self, snapshot: Snapshot, cq: ClusterQueue) -> _Inputs:
-        """The Workload sequences the usage of `cq`'s tree is summed from (empty when all report it)."""
-        return tuple(snapshot.workloads_in_cluster_queue(name) for name in self._unreported_around(cq))
+        """The Workload sequences the usage of `cq`'s tree is summed from (empty when all report it, as a
+        ClusterQueue Kueue has reconciled does: then the one empty tuple, and no sequence is looked up)."""
+        names = self._unreported_around(cq)
+        return tuple(map(snapshot.workloads_in_cluster_queue, names)) if names else ()
 
     def capacity(self, snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> Capacity:
         key = (cq.name, flavor, resource)
         inputs = self._usage_inputs(snapshot, cq)
         known = self._capacities.get(key)
-        if known is not None and known[0] is cq and same_objects(known[1], inputs):
+        if known is not None and known[0] is cq and (known[1] is inputs or same_objects(known[1], inputs)):
             return known[2]
         result = _capacity(self._tree(snapshot, cq, flavor, resource, inputs), cq, flavor, resource)
         self._capacities[key] = (cq, inputs, result)
