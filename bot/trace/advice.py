@@ -425,9 +425,9 @@ def _open_queues(
 
 
 def _fit_elsewhere(snapshot: Snapshot, memo: dict[object, object], cq: ClusterQueue, workload: Workload) -> Fit:
-    """fit_in_queue(...).fit, memoised per (ClusterQueue, pod-set shape) while its usage inputs hold."""
+    """checks.fit_of, memoised per (ClusterQueue, pod-set shape) while its usage inputs hold."""
     if workload.reclaimable:  # its counts are its own
-        return checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+        return checks.fit_of(snapshot, cq, workload.pod_sets, workload)
     table = memo.get(_FIT_ELSEWHERE)
     if not isinstance(table, dict):
         table = memo[_FIT_ELSEWHERE] = {}
@@ -436,6 +436,6 @@ def _fit_elsewhere(snapshot: Snapshot, memo: dict[object, object], cq: ClusterQu
     known = table.get(key)
     if known is not None and known[0] is cq and known[1] is workload.pod_sets and same_objects(known[2], inputs):
         return known[3]  # type: ignore[no-any-return]
-    fit = checks.fit_in_queue(snapshot, cq, workload.pod_sets, workload).fit
+    fit = checks.fit_of(snapshot, cq, workload.pod_sets, workload)
     table[key] = (cq, workload.pod_sets, inputs, fit)  # the pod sets held: their id is not reused meanwhile
     return fit

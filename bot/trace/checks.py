@@ -443,6 +443,60 @@ def fit_in_queue(
     return QueueFit(cq.name, tuple(results))
 
 
+def fit_of(snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], workload: Workload | None) -> Fit:
+    """`fit_in_queue(snapshot, cq, pod_sets, workload).fit` (every pod set at its count, no preemption weighed,
+    nothing excluded) without making the flavor tries, for a question that only asks how well it fits (the
+    namespace's other queues, what-if's checks). With one pod set, a resource group fits as well as its best
+    flavor: the search stops only at a flavor where it fits, and without preemption weighed a flavor it waits
+    for never ends it; the groups cover different resources, so none takes from another's. Several pod sets
+    share what the earlier ones took of a flavor, which depends on the flavor each settled on: those are
+    weighed in full."""
+    if len(pod_sets) != 1:
+        return fit_in_queue(snapshot, cq, pod_sets, workload).fit
+    pod_set = pod_sets[0]
+    per_pod = pod_requests_in(snapshot.derived(), pod_set.template)
+    requested = _pod_set_resources(per_pod, cq, pod_set_count(pod_set, workload))
+    covered = {r for group in cq.resource_groups for r in group.covered}
+    if any(amount > 0 and r not in covered for r, amount in requested.items()):
+        return Fit.NO_MATCH
+    worst = Fit.FITS
+    for group in cq.resource_groups:
+        resources = [r for r in group.covered if requested.get(r, ZERO) > 0]
+        if not resources:
+            continue
+        best = Fit.NO_MATCH
+        for flavor in group.flavors:
+            best = min(best, _flavor_fit(snapshot, cq, pod_set, flavor.name, requested, resources))
+            if best == Fit.FITS:
+                break
+        worst = max(worst, best)
+    return worst
+
+
+def _flavor_fit(
+    snapshot: Snapshot,
+    cq: ClusterQueue,
+    pod_set: PodSet,
+    flavor_name: str,
+    requested: Mapping[str, Decimal],
+    resources: Sequence[str],
+) -> Fit:
+    """`_try_flavor(...).fit` for the first pod set (nothing taken before it), nothing excluded."""
+    if _mismatch(snapshot, cq, pod_set, flavor_name, frozenset()) is not None:
+        return Fit.NO_MATCH
+    quotas = next(f for group in cq.resource_groups for f in group.flavors if f.name == flavor_name)
+    if any(quotas.quota(r) is None for r in resources):
+        return Fit.NO_MATCH
+    fit = Fit.FITS
+    for resource in resources:
+        cap = capacity(snapshot, cq, flavor_name, resource)
+        if requested[resource] > cap.available:
+            if requested[resource] > cap.maximum:
+                return Fit.NEVER
+            fit = Fit.WAITS
+    return fit
+
+
 # A question weighs its Workload in its own ClusterQueue as it is (every pod set at its count, no preemption
 # weighed) twice: who holds what it waits for (bot.trace.holders) and what would admit it (bot.trace.whatif).
 # The last such fit is kept in the view's memo while the ClusterQueue, the pod sets (one tuple object per

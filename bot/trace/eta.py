@@ -226,7 +226,7 @@ class Replay:
         self._busiest = tuple(sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
         self._lengths = tuple(sorted(lengths))
         self._columns: dict[int, tuple[tuple[float, ...], tuple[int, ...]]] = {}
-        self._waits: dict[int, tuple[Value, ...]] = {}
+        self._waits: dict[int, Waits] = {}
         # How many samples each amount has (a job's amount once per moment it waited through), in order.
         ascending = times[::-1]
         weights: dict[Decimal, int] = {}
@@ -262,20 +262,24 @@ class Replay:
             [(position, ends[j] - m, amounts[j], m, censored[j] == 1) for m, j in zip(times, ranks, strict=True)]
         )
 
-    def waits(self, position: int) -> tuple[Value, ...]:
+    def waits(self, position: int) -> Waits:
         """The waits left at `position`, the latest moment first (kept: a question reads a few positions)."""
         found = self._waits.get(position)
         if found is None:
             found = self._waits[position] = self.waits_of(position)
         return found
 
-    def waits_of(self, position: int, alike: bytes | None = None) -> tuple[Value, ...]:
+    def waits_of(self, position: int, alike: bytes | None = None) -> Waits:
         """The waits left at `position` of the jobs `alike` marks (every job without it), the latest first."""
         times, ranks = self.column(position)
+        if alike is not None:
+            kept = [(m, j) for m, j in zip(times, ranks, strict=True) if alike[j]]
+            times, ranks = tuple([m for m, _ in kept]), tuple([j for _, j in kept])
         ends, censored = self._ends, self._censored
-        if alike is None:
-            return tuple([(ends[j] - m, censored[j] == 1) for m, j in zip(times, ranks, strict=True)])
-        return tuple([(ends[j] - m, censored[j] == 1) for m, j in zip(times, ranks, strict=True) if alike[j]])
+        return (
+            tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]),
+            tuple([censored[j] == 1 for j in ranks]),
+        )
 
     def samples(self) -> list[Sample]:
         """Every sample: moment by moment (the latest first), each moment's by position."""
@@ -296,6 +300,7 @@ _NO_COLUMN: tuple[tuple[float, ...], tuple[int, ...]] = ((), ())
 
 
 Value = tuple[float, bool]  # a wait left, censored or not
+Waits = tuple[tuple[float, ...], tuple[bool, ...]]  # waits left, and whether each is censored
 
 
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
@@ -368,8 +373,9 @@ def near(
     to it, until there are enough."""
     grouped = by_position(alike(samples, amount, minimum))
 
-    def waits(at: int) -> list[Value]:
-        return [(s[REMAINING], s[CENSORED]) for s in grouped.get(at, ())]
+    def waits(at: int) -> Waits:
+        found = grouped.get(at, ())
+        return tuple([s[REMAINING] for s in found]), tuple([s[CENSORED] for s in found])
 
     return near_in(waits, max(grouped, default=0), position, minimum)
 
@@ -385,11 +391,14 @@ _position = itemgetter(POSITION)
 
 
 def near_in(
-    at: Callable[[int], Sequence[Value]], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
+    at: Callable[[int], Waits], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
 ) -> list[Value]:
-    """`near` over waits grouped by position: `at(p)` gives the waits left at position p, `top` the last
-    position that has any (or how to find it, asked only when the neighbours above are needed)."""
-    chosen: list[Value] = list(at(position))
+    """`near` over waits grouped by position: `at(p)` gives the waits left at position p (and whether each is
+    censored), `top` the last position that has any (or how to find it, asked only when the neighbours above
+    are needed). The pairs are made here, for the question: what is kept is two tuples of plain values a
+    position, not a pair a sample (each new container counts towards the next young collection)."""
+    waits, censored = at(position)
+    chosen: list[Value] = list(zip(waits, censored, strict=True))
     spread = 1
     last = top if isinstance(top, int) else None
     while len(chosen) < minimum:
@@ -400,7 +409,8 @@ def near_in(
                 break
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
-                chosen.extend((wait * position / other, censored) for wait, censored in at(other))
+                waits, censored = at(other)
+                chosen.extend(zip([wait * position / other for wait in waits], censored, strict=True))
         spread += 1
     return chosen
 
@@ -412,10 +422,10 @@ class _Alike:
     def __init__(self, replay: Replay, low: Decimal, high: Decimal) -> None:
         self.replay = replay
         self.alike = bytes(amount is not None and low <= amount <= high for amount in replay.amounts)
-        self.kept: dict[int, tuple[Value, ...]] = {}
+        self.kept: dict[int, Waits] = {}
         self._top: int | None = None  # the last position with any of them, when first asked
 
-    def waits(self, position: int) -> tuple[Value, ...]:
+    def waits(self, position: int) -> Waits:
         found = self.kept.get(position)
         if found is None:
             found = self.kept[position] = self.replay.waits_of(position, self.alike)

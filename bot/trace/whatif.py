@@ -302,17 +302,24 @@ def apply(snapshot: Snapshot, workload: Workload, change: Change) -> tuple[Snaps
 def verify(snapshot: Snapshot, workload: Workload) -> Fit | None:
     """The engine's verdict on quota and flavors for `workload` in `snapshot` (None: its queue chain or the
     namespace selector stops it before quota is weighed)."""
-    fit = _fit(snapshot, workload)
-    return fit.fit if fit is not None else None
+    cq = _queue_of(snapshot, workload)
+    return checks.fit_of(snapshot, cq, workload.pod_sets, workload) if cq is not None else None
 
 
 def _fit(snapshot: Snapshot, workload: Workload) -> QueueFit | None:
+    cq = _queue_of(snapshot, workload)
+    return checks.shape_fit(snapshot, cq, workload) if cq is not None else None
+
+
+def _queue_of(snapshot: Snapshot, workload: Workload) -> ClusterQueue | None:
+    """The ClusterQueue that would weigh `workload`'s quota (None: its queue chain or the namespace selector
+    stops it before)."""
     chain = checks.queue_chain(snapshot, workload.namespace, workload.queue_name)
     if chain.blocker is not None or chain.cluster_queue is None:
         return None
     if checks.namespace_allowed(snapshot, chain.cluster_queue, workload.namespace) is False:
         return None
-    return checks.shape_fit(snapshot, chain.cluster_queue, workload)
+    return chain.cluster_queue
 
 
 def works(snapshot: Snapshot, workload: Workload, change: Change) -> bool:

@@ -153,6 +153,7 @@ def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> No
     kept: list[object] = [replay._times, replay._busiest, replay._lengths, replay._ends, replay._waiting]
     kept += [replay._starts, replay.amounts, *replay._columns.values(), *replay._waits.values()]
     kept += [waits for pool in estimator._alike.values() for waits in pool.kept.values()]
+    kept += [each for pair in (*replay._columns.values(), *replay._waits.values()) for each in pair]
     assert {type(each) for each in kept} == {tuple}  # a few, however many moments and samples
     assert len(replay._waiting) == replay._starts[-1] > len(replay._times) > 1
     kept += estimator.samples
