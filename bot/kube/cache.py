@@ -59,6 +59,7 @@ from bot.kube.cache_view import CacheView, Small
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.informer import Change, Informer, InformerSettings, Key, default_decoder, wait_all
+from bot.trace.model import Workload
 from bot.trace.snapshot import MemorySnapshot, carry_over
 
 __all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "SYNC_GC_THRESHOLD", "CacheView", "ClusterCache", "order_key"]
@@ -404,7 +405,7 @@ class ClusterCache(CacheIndex):
         workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
-        in_cq = {cq: tuple(self.workloads_in_cluster_queue(cq)) for cq in small.trees_around(focus)}
+        in_cq = self._trees_view(namespace, small, admitted_in, focus)
         return CacheView(
             taken_at=self.taken_at,
             namespace=namespace,
@@ -425,6 +426,22 @@ class ClusterCache(CacheIndex):
             derived=small.derived,
             lists=(workload_list, small.cluster_queue_list, small.cohort_list),
         )
+
+    def _trees_view(
+        self, namespace: str, small: Small, admitted_in: frozenset[str], focus: set[str]
+    ) -> dict[str, tuple[Workload, ...]]:
+        """The Workloads of every ClusterQueue of the cohort trees around `focus` (the namespace's queues and where
+        its Workloads are admitted), by ClusterQueue: kept per namespace (views only read it) while the small kinds
+        (the trees), the namespace's part (where its Workloads are admitted) and those ClusterQueues' Workloads
+        are the same (`_forget_views` lets it go when one of them changes)."""
+        known = self._views.get(("trees", namespace))
+        if known is not None and known[0] is small and known[1] is admitted_in:
+            return known[2]  # type: ignore[no-any-return]
+        found = {cq: self.workloads_in_cluster_queue(cq) for cq in small.trees_around(focus)}
+        self._views[("trees", namespace)] = (small, admitted_in, found)
+        for cq in found:
+            self._trees_read_by.setdefault(cq, set()).add(namespace)
+        return found  # type: ignore[return-value]
 
     def derived(self) -> dict[object, object]:
         return self._small_view().derived
