@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from functools import cached_property
-from itertools import accumulate, groupby
+from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from typing import Final
 
@@ -190,7 +190,7 @@ class Replay:
         jobs.sort()
         self._ends = tuple([job[3] for job in jobs])  # when each job's wait ends (now, when censored)
         self.amounts: tuple[Decimal | None, ...] = tuple([job[4] for job in jobs])
-        self._censored = bytes(job[5] for job in jobs)
+        self._censored: tuple[bool, ...] = tuple([job[5] for job in jobs])
         # Back from now, moment by moment: a job waits at a moment from when it was queued (inclusive) until
         # its admission; its rank joins those waiting (kept sorted) as the moments pass below its admission,
         # and leaves once they pass below when it was queued.
@@ -258,9 +258,7 @@ class Replay:
         """The samples at `position`, the latest moment first (`by_position(samples())[position]`)."""
         times, ranks = self.column(position)
         ends, amounts, censored = self._ends, self.amounts, self._censored
-        return tuple(
-            [(position, ends[j] - m, amounts[j], m, censored[j] == 1) for m, j in zip(times, ranks, strict=True)]
-        )
+        return tuple([(position, ends[j] - m, amounts[j], m, censored[j]) for m, j in zip(times, ranks, strict=True)])
 
     def waits(self, position: int) -> Waits:
         """The waits left at `position`, the latest moment first (kept: a question reads a few positions)."""
@@ -273,19 +271,16 @@ class Replay:
         """The waits left at `position` of the jobs `alike` marks (every job without it), the latest first."""
         times, ranks = self.column(position)
         if alike is not None:
-            kept = [(m, j) for m, j in zip(times, ranks, strict=True) if alike[j]]
-            times, ranks = tuple([m for m, _ in kept]), tuple([j for _, j in kept])
+            mask = [alike[j] for j in ranks]
+            times, ranks = tuple(compress(times, mask)), tuple(compress(ranks, mask))
         ends, censored = self._ends, self._censored
-        return (
-            tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]),
-            tuple([censored[j] == 1 for j in ranks]),
-        )
+        return tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]), tuple([censored[j] for j in ranks])
 
     def samples(self) -> list[Sample]:
         """Every sample: moment by moment (the latest first), each moment's by position."""
         ends, amounts, censored, waiting, starts = self._ends, self.amounts, self._censored, self._waiting, self._starts
         return [
-            (position, ends[j] - moment, amounts[j], moment, censored[j] == 1)
+            (position, ends[j] - moment, amounts[j], moment, censored[j])
             for i, moment in enumerate(self._times)
             for position, j in enumerate(waiting[starts[i] : starts[i + 1]], start=1)
         ]

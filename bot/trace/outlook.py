@@ -7,7 +7,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -86,7 +86,8 @@ def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
     kept, see `_estimator`), then let go."""
     found: list[Observed] = []
     for workload in snapshot.workloads_in_cluster_queue(cluster_queue):
-        found.extend(a for a in admissions_of(workload) if a.cluster_queue == cluster_queue)
+        if workload.admission is not None and workload.admission.cluster_queue == cluster_queue:
+            found += admissions_of(workload)  # each in its admission's ClusterQueue
     return History(tuple(found))
 
 
@@ -195,11 +196,16 @@ def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     asks for (their waits so far are lower bounds the estimator counts)."""
     memo = snapshot.derived()
     found = []
+    # main_resource per demand: Workloads alike share theirs (demand_in); each held, so its id is not reused
+    measured: dict[int, tuple[Mapping[str, Decimal], str]] = {}
     for workload in snapshot.pending_in(cluster_queue):
         since = queued_since(workload)
         if since is not None:
             demand = demand_in(memo, workload)
-            found.append(Waiting(since, demand.get(main_resource(demand))))
+            known = measured.get(id(demand))
+            if known is None or known[0] is not demand:
+                known = measured[id(demand)] = (demand, main_resource(demand))
+            found.append(Waiting(since, demand.get(known[1])))
     return tuple(found)
 
 
