@@ -56,7 +56,7 @@ THIN_HISTORY = "thin-history"
 NEVER_FITS = "never-fits"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Observed:
     """One admission the bot saw: a Workload that waited in `cluster_queue` from `queued_at` and got its
     quota in `flavor` at `admitted_at`."""
@@ -69,7 +69,7 @@ class Observed:
     workload: str = ""  # its UID: a Workload admitted in two flavors is one admission
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Waiting:
     """A Workload waiting now in the ClusterQueue (its wait so far is a lower bound of its whole wait)."""
 
@@ -77,7 +77,7 @@ class Waiting:
     amount: Decimal | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Finished:
     """A Workload that held quota in `cluster_queue`/`flavor` from `admitted_at` until `finished_at`."""
 
