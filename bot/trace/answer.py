@@ -120,6 +120,9 @@ def each_message_once(
     events, and the headline quotes what a step or the advice would; the reader sees each once, where it
     comes first (the headline, then the steps in order, then the advice). A step that only informs, or an
     action, whose sentence cannot do without the repeated words is left out: it would say nothing new."""
+    texts = (headline, *(step.text for step in steps), *(action.text for action in actions))
+    if sum(not text.params.keys().isdisjoint(VERBATIM) for text in texts) < 2:
+        return steps, actions  # the usual case: no words a second sentence could repeat
     shown = _shown(headline)
     kept_steps: list[Step] = []
     for step in steps:
