@@ -431,14 +431,14 @@ class ClusterCache(CacheIndex):
         self, namespace: str, small: Small, admitted_in: frozenset[str], focus: set[str]
     ) -> dict[str, tuple[Workload, ...]]:
         """The Workloads of every ClusterQueue of the cohort trees around `focus` (the namespace's queues and where
-        its Workloads are admitted), by ClusterQueue: kept per namespace (views only read it) while the small kinds
-        (the trees), the namespace's part (where its Workloads are admitted) and those ClusterQueues' Workloads
-        are the same (`_forget_views` lets it go when one of them changes)."""
-        known = self._views.get(("trees", namespace))
-        if known is not None and known[0] is small and known[1] is admitted_in:
-            return known[2]  # type: ignore[no-any-return]
+        its Workloads are admitted), by ClusterQueue: kept per namespace (views only read it) with the small kinds
+        (`Small.trees`: the trees), while the namespace's part (where its Workloads are admitted) and those
+        ClusterQueues' Workloads are the same (`_forget_views` lets it go when one of them changes)."""
+        known = small.trees.get(namespace)
+        if known is not None and known[0] is admitted_in:
+            return known[1]
         found = {cq: self.workloads_in_cluster_queue(cq) for cq in small.trees_around(focus)}
-        self._views[("trees", namespace)] = (small, admitted_in, found)
+        small.trees[namespace] = (admitted_in, found)  # type: ignore[assignment]
         for cq in found:
             self._trees_read_by.setdefault(cq, set()).add(namespace)
         return found  # type: ignore[return-value]

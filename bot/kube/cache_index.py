@@ -156,7 +156,7 @@ class CacheIndex:
         self._priorities: dict[str, PriorityClass] = {}
         self._others: dict[str, dict[Key, object]] = {}
         self._views: dict[tuple[str, Any], Any] = {}  # what questions copy, kept until a change touches it
-        self._trees_read_by: dict[str, set[str]] = {}  # cq -> the namespaces whose trees view holds its Workloads
+        self._trees_read_by: dict[str, set[str]] = {}  # cq -> the namespaces whose trees (Small.trees) hold it
 
     # --- stores and indexes (loop thread only) ------------------------------------------------------
 
@@ -231,8 +231,11 @@ class CacheIndex:
             if cq is not None:
                 views.pop(("cq", cq), None)
                 views.pop(("pending", cq), None)
-                for reader in self._trees_read_by.pop(cq, ()):
-                    views.pop(("trees", reader), None)
+                readers = self._trees_read_by.pop(cq, ())
+                small = views.get(SMALL_KEY) if readers else None
+                if small is not None:
+                    for reader in readers:
+                        small.trees.pop(reader, None)
 
     def _index_workload(self, key: Key, workload: Workload) -> None:
         namespace, name = key

@@ -51,6 +51,10 @@ class Small:
         self.cohort_list = tuple(self.cohorts.values())
         # the trace's, for every view of these (Snapshot.derived): what the last one's carries over, if given
         self.derived: dict[object, object] = derived if derived is not None else {}
+        # Per namespace: the Workloads of every ClusterQueue of the cohort trees its questions read, with the
+        # namespace's admitted-in set they were gathered for (ClusterCache.view; the cache drops a namespace's
+        # entry when a ClusterQueue of its trees changes). Here, so that a renewal lets them all go.
+        self.trees: dict[str, tuple[frozenset[str], dict[str, tuple[Workload, ...]]]] = {}
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
         self._members_of: dict[str, list[str]] = {}
         for name, root in self._root_of.items():

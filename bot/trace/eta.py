@@ -254,12 +254,6 @@ class Replay:
             )
         return found
 
-    def at(self, position: int) -> tuple[Sample, ...]:
-        """The samples at `position`, the latest moment first (`by_position(samples())[position]`)."""
-        times, ranks = self.column(position)
-        ends, amounts, censored = self._ends, self.amounts, self._censored
-        return tuple([(position, ends[j] - m, amounts[j], m, censored[j]) for m, j in zip(times, ranks, strict=True)])
-
     def waits(self, position: int) -> Waits:
         """The waits left at `position`, the latest moment first (kept: a question reads a few positions)."""
         found = self._waits.get(position)

@@ -4,6 +4,9 @@ cohort trees (who holds the quota; the usage of those that report no reservation
 
 from __future__ import annotations
 
+import gc
+import weakref
+
 from bot.kube.cache import ClusterCache
 from bot.kube.informer import Change
 
@@ -114,6 +117,25 @@ def test_the_workloads_of_the_trees_are_kept_per_namespace_until_one_of_their_qu
     assert third.workloads_in_cluster_queue("near") == () and "near" not in third._in_cq
     put(cache, pending("mine"))  # the namespace's own Workloads
     fourth = cache.view(NS)
-    assert len(fourth.pending_in("cq")) == 1 and tuple(fourth.workloads_in_cluster_queue("cq")) == fourth.pending_in(
-        "cq"
-    )
+    mine = fourth.pending_in("cq")
+    assert len(mine) == 1 and tuple(fourth.workloads_in_cluster_queue("cq")) == tuple(mine)
+
+
+def test_a_renewal_of_the_small_kinds_lets_every_namespace_s_trees_go() -> None:
+    """The trees a namespace's questions read are kept with the small kinds: when a ClusterQueue's status changes
+    (at every admission on a live Kueue), the old copies and what the trace derived from them go, whichever
+    namespaces were asked about (kept elsewhere, each would hold an old copy and its memos alive)."""
+    objects = [
+        cluster_queue("cq", cohort="root"),
+        cluster_queue("near", cohort="root"),
+        local_queue(),
+        local_queue("q", "ops", "near"),
+        *pending("a"),
+    ]
+    cache = cache_of(objects)
+    cache.view(NS), cache.view("ops")
+    old = weakref.ref(cache._small_view())
+    put(cache, [cluster_queue("cq", cohort="root", reservation={"default": {"cpu": 1}})])  # a status change
+    cache.view(NS)
+    gc.collect()
+    assert old() is None
