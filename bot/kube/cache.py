@@ -405,7 +405,7 @@ class ClusterCache(CacheIndex):
         workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
-        in_cq = self._trees_view(namespace, small, admitted_in, focus)
+        in_cq = self._trees_view(small, focus)
         return CacheView(
             taken_at=self.taken_at,
             namespace=namespace,
@@ -427,21 +427,18 @@ class ClusterCache(CacheIndex):
             lists=(workload_list, small.cluster_queue_list, small.cohort_list),
         )
 
-    def _trees_view(
-        self, namespace: str, small: Small, admitted_in: frozenset[str], focus: set[str]
-    ) -> dict[str, tuple[Workload, ...]]:
-        """The Workloads of every ClusterQueue of the cohort trees around `focus` (the namespace's queues and where
-        its Workloads are admitted), by ClusterQueue: kept per namespace (views only read it) with the small kinds
-        (`Small.trees`: the trees), while the namespace's part (where its Workloads are admitted) and those
-        ClusterQueues' Workloads are the same (`_forget_views` lets it go when one of them changes)."""
-        known = small.trees.get(namespace)
-        if known is not None and known[0] is admitted_in:
-            return known[1]
-        found = {cq: self.workloads_in_cluster_queue(cq) for cq in small.trees_around(focus)}
-        small.trees[namespace] = (admitted_in, found)  # type: ignore[assignment]
-        for cq in found:
-            self._trees_read_by.setdefault(cq, set()).add(namespace)
-        return found  # type: ignore[return-value]
+    def _trees_view(self, small: Small, focus: set[str]) -> dict[str, tuple[Workload, ...]]:
+        """The Workloads of every ClusterQueue of the cohort trees around `focus` (a namespace's queues and where
+        its Workloads are admitted), by ClusterQueue: kept with the small kinds (`Small.trees`: the trees), shared
+        by the namespaces whose queues are in the same trees, while those ClusterQueues' Workloads are the same
+        (`_forget_views` lets it go when one of them changes)."""
+        key = small.trees_key(focus)
+        found = small.trees.get(key)
+        if found is None:
+            found = small.trees[key] = {cq: self.workloads_in_cluster_queue(cq) for cq in small.trees_around(focus)}  # type: ignore[misc]
+            for cq in found:
+                self._trees_read_by.setdefault(cq, set()).add(key)
+        return found
 
     def derived(self) -> dict[object, object]:
         return self._small_view().derived

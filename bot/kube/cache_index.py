@@ -156,7 +156,7 @@ class CacheIndex:
         self._priorities: dict[str, PriorityClass] = {}
         self._others: dict[str, dict[Key, object]] = {}
         self._views: dict[tuple[str, Any], Any] = {}  # what questions copy, kept until a change touches it
-        self._trees_read_by: dict[str, set[str]] = {}  # cq -> the namespaces whose trees (Small.trees) hold it
+        self._trees_read_by: dict[str, set[Any]] = {}  # cq -> the keys of the trees (Small.trees) that hold it
 
     # --- stores and indexes (loop thread only) ------------------------------------------------------
 

@@ -51,14 +51,19 @@ class Small:
         self.cohort_list = tuple(self.cohorts.values())
         # the trace's, for every view of these (Snapshot.derived): what the last one's carries over, if given
         self.derived: dict[object, object] = derived if derived is not None else {}
-        # Per namespace: the Workloads of every ClusterQueue of the cohort trees its questions read, with the
-        # namespace's admitted-in set they were gathered for (ClusterCache.view; the cache drops a namespace's
-        # entry when a ClusterQueue of its trees changes). Here, so that a renewal lets them all go.
-        self.trees: dict[str, tuple[frozenset[str], dict[str, tuple[Workload, ...]]]] = {}
+        # The Workloads of every ClusterQueue of the cohort trees a question reads, by `trees_key` (the namespaces
+        # whose queues are in the same trees share them; ClusterCache.view, which drops an entry when a
+        # ClusterQueue of its trees changes). Here, so that a renewal lets them all go.
+        self.trees: dict[TreesKey, dict[str, tuple[Workload, ...]]] = {}
         self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
         self._members_of: dict[str, list[str]] = {}
         for name, root in self._root_of.items():
             self._members_of.setdefault(root, []).append(name)
+
+    def trees_key(self, focus: Iterable[str]) -> TreesKey:
+        """What `trees_around(focus)` is made of: the roots of the trees of `focus`, and those of it in none."""
+        root_of = self._root_of
+        return frozenset([("root", root_of[name]) if name in root_of else ("cluster-queue", name) for name in focus])
 
     def trees_around(self, focus: Iterable[str]) -> set[str]:
         """The ClusterQueues sharing a cohort tree with any of `focus`, themselves included: a view holds their
@@ -80,6 +85,9 @@ def _index_in(order: tuple[Workload, ...], workload: Workload) -> int | None:
         if found.name == workload.name and found.namespace == workload.namespace:
             return index
     return None
+
+
+TreesKey = frozenset[tuple[str, str]]
 
 
 def _root(cohort: str, cohorts: Mapping[str, Cohort]) -> str:

@@ -89,28 +89,32 @@ def test_the_view_holds_the_workloads_of_every_cluster_queue_of_its_cohort_trees
     }
 
 
-def test_the_workloads_of_the_trees_are_kept_per_namespace_until_one_of_their_queues_changes() -> None:
+def test_the_workloads_of_the_trees_are_kept_until_one_of_their_queues_changes() -> None:
     """A question's view reads the Workloads of every ClusterQueue of its trees (dozens of queues): what the
-    cache hands out is kept per namespace while the small kinds, the namespace's part and those queues'
-    Workloads are the same; a Workload admitted in a queue of the tree from another namespace, or a queue
-    leaving the tree, reaches the next view, and an earlier view keeps what it was given."""
+    cache hands out is kept, one copy for the namespaces whose queues are in the same trees, while the small
+    kinds and those queues' Workloads are the same; a Workload admitted in a queue of the tree from another
+    namespace, or a queue leaving the tree, reaches the next view, and an earlier view keeps what it was given."""
     objects = [
         cohort("root"),
         cluster_queue("cq", cohort="root"),
         cluster_queue("near", cohort="root"),
         cluster_queue("other-tree", cohort="elsewhere"),
         local_queue(),
+        local_queue("q", "ops", "near"),
+        local_queue("q", "far-away", "other-tree"),
         workload("in-near", namespace="ops", queue="q", status=reserved("near", assignment("main", 1))),
     ]
     cache = cache_of(objects)
     first, again = cache.view(NS), cache.view(NS)
     assert first._in_cq is again._in_cq  # kept: nothing changed
+    assert cache.view("ops")._in_cq is first._in_cq  # the same tree: one copy
+    assert cache.view("far-away")._in_cq is not first._in_cq
     assert [w.name for w in first.workloads_in_cluster_queue("near")] == ["in-near"]
     put(cache, [workload("also-near", namespace="ops", queue="q", status=reserved("near", assignment("main", 1)))])
     second = cache.view(NS)
     assert sorted(w.name for w in second.workloads_in_cluster_queue("near")) == ["also-near", "in-near"]
     assert [w.name for w in first.workloads_in_cluster_queue("near")] == ["in-near"]  # what it was given
-    put(cache, [workload("far-away", namespace="ops", queue="q", status=reserved("other-tree", assignment("main", 1)))])
+    put(cache, [workload("far", namespace="far-away", queue="q", status=reserved("other-tree", assignment("main", 1)))])
     assert cache.view(NS)._in_cq is second._in_cq  # a queue of another tree: nothing of this one changed
     put(cache, [cluster_queue("near", cohort="elsewhere")])  # leaves the tree
     third = cache.view(NS)
