@@ -17,9 +17,9 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from decimal import Decimal
-from itertools import chain, groupby
+from itertools import chain, groupby, islice
 from operator import itemgetter
 from typing import Final
 
@@ -373,6 +373,9 @@ class _Queue:
         self.by_size = tuple([h for _, h in self.sized])
         self.ranked = _Ranked(held)
         self.bounded = tuple([h for h in held if h[_RESERVED] is not None and h[_MAXIMUM] is not None])
+        reserved = [h[_RESERVED] for h in held if h[_RESERVED] is not None]
+        self.latest = max(reserved, default=None)
+        self.whole_seconds = all(at.microsecond == 0 for at in reserved)
 
     def _by_source(self) -> dict[int, tuple[_Held, tuple[Decimal, bool, float, str, str]]]:
         return {id(w): (h, k) for w, h, k in zip(self._sources, self.held, self._keys, strict=True)}
@@ -405,6 +408,22 @@ class _Tree:
         bounded = [h for part in parts.values() for h in part.bounded]
         self.by_deadline = tuple(sorted(bounded, key=_deadline))
         self.latest_start = max((h[_RESERVED] for h in bounded if h[_RESERVED] is not None), default=None)
+        # From when the listing's order is that of the sizes alone (see `_listed`): once every reservation is a
+        # second or more before `now` and all are whole seconds (as Kubernetes writes them), running times
+        # follow reservations exactly, the earliest running the longest, and equal only where those are equal.
+        self.listing_from: datetime | None = None
+        if all(part.whole_seconds for part in self.parts):
+            latest = max((part.latest for part in self.parts if part.latest is not None), default=None)
+            self.listing_from = latest + timedelta(seconds=1) if latest is not None else _ALWAYS
+        self._listings: dict[str, tuple[_Held, ...]] = {}
+
+    def listing(self, own: str) -> tuple[_Held, ...]:
+        """The first MAX_LISTED of own queue's holders then the others', each by size (kept per queue)."""
+        found = self._listings.get(own)
+        if found is None:
+            others = (h for h in self.by_size if h[_CQ] != own)
+            found = self._listings[own] = tuple(islice(chain(self.by_size_in.get(own, ()), others), MAX_LISTED))
+        return found
 
     def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
         """What a job of `preemptor`'s priority in `cq` may preempt: in its own queue (withinClusterQueue) and
@@ -418,6 +437,9 @@ class _Tree:
         if own is not None and cq.name in self.borrowed:
             total -= own.preemptible(reclaim, preemptor)
         return total
+
+
+_ALWAYS: Final = datetime.min.replace(tzinfo=timezone.utc)
 
 
 def _larger_first(held: _Held) -> tuple[Decimal, bool, float, str, str]:
@@ -539,7 +561,7 @@ def _contest(
         held_in_cohort=base.held - held_here,
         reclaimable=min(max(ZERO, own.nominal - own.used), borrowed_elsewhere),
         preemptible=base.preemptible(cq, workload),
-        holders=tuple(_holder(held, running, cq, workload) for held, running in _listed(base, cq, now)),
+        holders=_holders(_listed(base, cq, now), cq, workload),
         count=base.count,
         frees_within=_frees_within(base, needed, now) if needed > 0 else None,
     )
@@ -554,7 +576,10 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[tuple[_Held, i
     are kept by (the largest, the earliest reserved, namespace, name), own queue's and the tree's; the running
     time at `now` can only fall along that order (a reservation after `now` runs 0 s, as an unreserved one),
     so each run of equal amounts is read only until MAX_LISTED are taken and the next one runs less: only
-    those (a few, but for ties of running time) are sorted, at `now`. Each with its running time at `now`."""
+    those (a few, but for ties of running time) are sorted, at `now`. Each with its running time at `now`.
+    From the tree's `listing_from` on, that order is the sizes' alone: the tree's listing, kept."""
+    if base.listing_from is not None and now >= base.listing_from:
+        return [(held, _running(held, now)) for held in base.listing(cq.name)]
     chosen: list[tuple[_Held, int | None]] = []
     own = cq.name
     others = (h for h in base.by_size if h[_CQ] != own)
@@ -572,14 +597,20 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[tuple[_Held, i
     return chosen
 
 
-def _holder(held: _Held, running: int | None, cq: ClusterQueue, workload: Workload) -> Holder:
-    maximum = held[_MAXIMUM]
-    left = max(0, maximum - running) if maximum is not None and running is not None else None
-    borrows = held[_BORROWS] and held[_CQ] != cq.name  # another queue of the cohort that borrows
-    reason = _reason(cq, workload, held[_CQ], held[_PRIORITY], held[_ORDER], borrows)
-    return Holder(
-        held[_NAMESPACE], held[_JOB], held[_CQ], held[_PRIORITY], held[_AMOUNT], running, borrows, reason, left
-    )
+def _holders(listed: list[tuple[_Held, int | None]], cq: ClusterQueue, workload: Workload) -> tuple[Holder, ...]:
+    found = []
+    own = cq.name
+    for held, running in listed:
+        maximum = held[_MAXIMUM]
+        left = max(0, maximum - running) if maximum is not None and running is not None else None
+        borrows = held[_BORROWS] and held[_CQ] != own  # another queue of the cohort that borrows
+        reason = _reason(cq, workload, held[_CQ], held[_PRIORITY], held[_ORDER], borrows)
+        found.append(
+            Holder(
+                held[_NAMESPACE], held[_JOB], held[_CQ], held[_PRIORITY], held[_AMOUNT], running, borrows, reason, left
+            )
+        )
+    return tuple(found)
 
 
 def _frees_within(base: _Tree, needed: Decimal, now: datetime) -> int | None:

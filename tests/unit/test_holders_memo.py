@@ -129,6 +129,17 @@ def _cluster(seed: int) -> list[Raw]:
             f"wait-{n}", rng.choice(["team-a", "team-b"]), queue=f"gpus-{i}", gpus_per_pod=rng.choice([2, 4, 8]),
             priority=rng.choice([0, 100, 1000]), minutes=rng.choice([1, 10, 60]),
         )  # fmt: skip
+    if seed % 3 == 0:  # some reservations with a fraction of a second (Kubernetes writes whole ones)
+        for raw in objects:
+            if raw.get("kind") == "Workload" and rng.random() < 0.5:
+                for condition in raw.get("status", {}).get("conditions", []):
+                    condition["lastTransitionTime"] = condition["lastTransitionTime"].replace("Z", ".5Z")
+    if seed % 3 == 1:  # some holders whose record shows no time (they run 0 s at any moment, and are listed last)
+        for raw in objects:
+            if raw.get("kind") == "Workload" and rng.random() < 0.3:
+                for condition in raw.get("status", {}).get("conditions", []):
+                    if condition["type"] in ("QuotaReserved", "Admitted"):
+                        del condition["lastTransitionTime"]
     return objects
 
 
@@ -138,7 +149,10 @@ def test_a_contest_read_from_the_memo_is_the_full_walk_over_every_holder(seed: i
     pending = [w for ns in ("team-a", "team-b") for w in view.workloads_in(ns) if waits_in_queue(w)]
     assert pending
     compared = 0
-    for moment in (NOW, NOW + timedelta(seconds=1), NOW + timedelta(minutes=20), NOW + timedelta(hours=3)):
+    # A reservation 3 minutes after NOW: before, at, within a second of and after it (the listing's order is
+    # kept once every reservation is a second or more ago and all are whole seconds).
+    later = [NOW + timedelta(minutes=3, seconds=s) for s in (-1, 0, 0.4, 0.7, 1, 1.2, 2)]
+    for moment in (NOW, NOW + timedelta(seconds=1), *later, NOW + timedelta(minutes=20), NOW + timedelta(hours=3)):
         for workload in pending:
             local = view.local_queue(workload.namespace, workload.queue_name)
             assert local is not None
