@@ -402,7 +402,7 @@ class ClusterCache(CacheIndex):
         `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
         `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
         small = self._small_view()
-        workloads, workload_list, admitted_in, lq_orders = self._namespace_view(namespace)
+        workloads, workload_list, admitted_in, lq_orders, lq_keys = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
         in_cq = self._trees_view(small, focus)
@@ -420,6 +420,7 @@ class ClusterCache(CacheIndex):
             priorities=small.priorities,
             cq_orders={cq: tuple(self.pending_in(cq)) for cq in focus},
             lq_orders=lq_orders,
+            order_keys=({cq: self.pending_keys(cq) for cq in focus}, lq_keys),
             in_cluster_queue=in_cq,
             extras=MemorySnapshot(extras),
             owned={name: tuple(self.workloads_of_owner(namespace, name)) for name in owners},

@@ -123,7 +123,13 @@ def _waiting_key(workload: Workload) -> OrderKey | None:
 SMALL_KEY = ("small", "")
 # A namespace's part of a view: its Workloads by name, as a tuple, the ClusterQueues they are admitted in,
 # and the order of each of its LocalQueues.
-_NamespaceView = tuple[dict[str, Workload], tuple[Workload, ...], frozenset[str], dict[Key, tuple[Workload, ...]]]
+_NamespaceView = tuple[
+    dict[str, Workload],
+    tuple[Workload, ...],
+    frozenset[str],
+    dict[Key, tuple[Workload, ...]],
+    dict[Key, tuple[OrderKey, ...]],
+]
 
 
 def _position_in_keys(order: Any, workload: Workload) -> int | None:
@@ -231,6 +237,7 @@ class CacheIndex:
             if cq is not None:
                 views.pop(("cq", cq), None)
                 views.pop(("pending", cq), None)
+                views.pop(("pending-keys", cq), None)
                 readers = self._trees_read_by.pop(cq, ())
                 small = views.get(SMALL_KEY) if readers else None
                 if small is not None:
@@ -494,6 +501,13 @@ class CacheIndex:
             view = self._views[("pending", cluster_queue)] = self._in_order(self._cq_order.get(cluster_queue) or ())
         return view
 
+    def pending_keys(self, cluster_queue: str) -> tuple[OrderKey, ...]:
+        """The order keys of `pending_in` (a view's position is a bisect of them), kept with it."""
+        keys: tuple[OrderKey, ...] | None = self._views.get(("pending-keys", cluster_queue))
+        if keys is None:
+            keys = self._views[("pending-keys", cluster_queue)] = tuple(self._cq_order.get(cluster_queue) or ())
+        return keys
+
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         order = self._cq_order.get(cluster_queue)
         if order is None:
@@ -514,6 +528,10 @@ class CacheIndex:
                 frozenset(w.admission.cluster_queue for w in workloads.values() if w.admission is not None),
                 {
                     (namespace, name): self._in_order(self._lq_order.get((namespace, name)) or ())
+                    for name in self._lq_ns.get(namespace, {})
+                },
+                {
+                    (namespace, name): tuple(self._lq_order.get((namespace, name)) or ())
                     for name in self._lq_ns.get(namespace, {})
                 },
             )

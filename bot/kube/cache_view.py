@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.kube.cache_index import order_key
+from bot.kube.cache_index import OrderKey, order_key
 from bot.kube.informer import Key
 from bot.trace.model import (
     JOB_UID_LABEL,
@@ -77,9 +77,15 @@ class Small:
         return found
 
 
-def _index_in(order: tuple[Workload, ...], workload: Workload) -> int | None:
-    """Where `workload` is in a view's order (a tuple of Workloads sorted by order_key), or None."""
-    index = bisect_left(order, order_key(workload), key=order_key)
+def _index_in(
+    order: tuple[Workload, ...], keys: tuple[OrderKey, ...] | None, workload: Workload, key: OrderKey
+) -> int | None:
+    """Where `workload` (of order key `key`) is in a view's order (a tuple of Workloads sorted by order_key,
+    and those keys when known), or None."""
+    if keys is not None and len(keys) == len(order):
+        index = bisect_left(keys, key)
+    else:
+        index = bisect_left(order, key, key=order_key)
     if index < len(order):
         found = order[index]
         if found.name == workload.name and found.namespace == workload.namespace:
@@ -126,6 +132,7 @@ class CacheView:
         owned: dict[str, tuple[Workload, ...]] | None = None,
         derived: dict[object, object] | None = None,
         lists: tuple[tuple[Workload, ...], tuple[ClusterQueue, ...], tuple[Cohort, ...]] | None = None,
+        order_keys: tuple[dict[str, tuple[OrderKey, ...]], dict[Key, tuple[OrderKey, ...]]] | None = None,
     ) -> None:
         self._taken_at = taken_at
         self.focus = namespace
@@ -147,6 +154,8 @@ class CacheView:
         self._cq_orders = cq_orders
         self._lq_orders = lq_orders
         self._in_cq = in_cluster_queue
+        # The orders' keys, when given (the cache keeps them with its orders): a place is a bisect of them.
+        self._cq_keys, self._lq_keys = order_keys or ({}, {})
         self.extras = extras
         self._owned = owned or {}
         self._derived = derived if derived is not None else {}
@@ -257,11 +266,13 @@ class CacheView:
         order = self._cq_orders.get(cluster_queue)
         if not order:
             return None
-        in_cq = _index_in(order, workload)
+        key = order_key(workload)
+        in_cq = _index_in(order, self._cq_keys.get(cluster_queue), workload, key)
         if in_cq is None:
             return None
         in_lq = None
-        lq_order = self._lq_orders.get((workload.namespace, workload.queue_name))
+        lq = (workload.namespace, workload.queue_name)
+        lq_order = self._lq_orders.get(lq)
         if lq_order:
-            in_lq = _index_in(lq_order, workload)
+            in_lq = _index_in(lq_order, self._lq_keys.get(lq), workload, key)
         return (in_cq, in_lq if in_lq is not None else 0)

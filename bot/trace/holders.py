@@ -17,7 +17,7 @@ import heapq
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from itertools import chain, groupby, islice
 from operator import itemgetter
@@ -373,9 +373,9 @@ class _Queue:
         self.by_size = tuple([h for _, h in self.sized])
         self.ranked = _Ranked(held)
         self.bounded = tuple([h for h in held if h[_RESERVED] is not None and h[_MAXIMUM] is not None])
-        reserved = [h[_RESERVED] for h in held if h[_RESERVED] is not None]
-        self.latest = max(reserved, default=None)
-        self.whole_seconds = all(at.microsecond == 0 for at in reserved)
+        times = [at for h in held if (at := h[_RESERVED]) is not None]
+        self.latest = max(times, default=None)
+        self.whole_seconds = all(at.microsecond == 0 for at in times)
 
     def _by_source(self) -> dict[int, tuple[_Held, tuple[Decimal, bool, float, str, str]]]:
         return {id(w): (h, k) for w, h, k in zip(self._sources, self.held, self._keys, strict=True)}
@@ -439,7 +439,7 @@ class _Tree:
         return total
 
 
-_ALWAYS: Final = datetime.min.replace(tzinfo=timezone.utc)
+_ALWAYS: Final = datetime.min.replace(tzinfo=UTC)
 
 
 def _larger_first(held: _Held) -> tuple[Decimal, bool, float, str, str]:

@@ -7,7 +7,6 @@ summed) only while the queue ahead is short, so that a question stays cheap on a
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from bot.trace import head
@@ -16,6 +15,7 @@ from bot.trace.codes import Outcome
 from bot.trace.demand import demand_before
 from bot.trace.explanation import LOWER_BOUND, Ahead, Position, Value
 from bot.trace.model import Workload, job_name
+from bot.trace.snapshot import lasting, read_current
 from bot.trace.walk import Walk, amounts
 
 MAX_AHEAD_LISTED = 10
@@ -49,12 +49,13 @@ def place(walk: Walk, workload: Workload) -> None:
     # how many wait in the whole queue is not known from one namespace
     pending = walk.snapshot.pending_in(cq_name) if scope is None else ()
     detailed = computed is not None and source == "computed" and computed[0] <= MAX_AHEAD_DETAILED
-    ahead_list = list(pending[: computed[0]]) if detailed and computed is not None else []
-    by_priority = Counter(w.priority for w in ahead_list)
+    before = computed[0] if detailed and computed is not None else 0  # how many are listed ahead
     ahead = Ahead(
         count=cq_pos - 1,
-        by_priority=tuple(sorted(by_priority.items(), key=lambda item: -item[0])) if detailed else None,
-        workloads=tuple((w.namespace, job_name(w), w.priority) for w in ahead_list[-MAX_AHEAD_LISTED:]),
+        by_priority=_priorities_before(walk.snapshot.derived(), cq_name, pending, before) if detailed else None,
+        workloads=tuple(
+            (w.namespace, job_name(w), w.priority) for w in pending[max(0, before - MAX_AHEAD_LISTED) : before]
+        ),
     )
     walk.position = Position(
         cluster_queue=cq_pos,
@@ -71,12 +72,43 @@ def place(walk: Walk, workload: Workload) -> None:
         walk.step("position", Outcome.INFO, "position.lower-bound", params, source=source)
         return
     walk.step("position", Outcome.INFO, "position.in-queue", params, source=source)
-    if ahead_list and ahead.by_priority:
+    if before and ahead.by_priority:
         summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
         # Running totals along the queue's order, kept with the view (not re-summed per question).
-        demand = demand_before(walk.snapshot.derived(), cq_name, pending, len(ahead_list))
+        demand = demand_before(walk.snapshot.derived(), cq_name, pending, before)
         walk.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
     _strict_fifo_head(walk, chain, workload, pending, cq_pos)
+
+
+# The runs of equal priority along a queue order (Kueue's order puts the higher first, so a few), kept per order
+# the view hands out: how many of each priority wait ahead of a place is read from them, not counted.
+_PRIORITY_RUNS = "place.priority-runs"
+lasting(_PRIORITY_RUNS, read_current)
+
+
+def _priorities_before(
+    memo: dict[object, object], key: str, order: Sequence[Workload], count: int
+) -> tuple[tuple[int, int], ...]:
+    """(priority, how many) of the first `count` Workloads of `order` (named `key`), the highest first."""
+    slot = (_PRIORITY_RUNS, key)
+    known = memo.get(slot)
+    if isinstance(known, tuple) and known[0] is order:
+        runs: tuple[tuple[int, int, int], ...] = known[1]
+    else:
+        found: list[tuple[int, int, int]] = []
+        for index, workload in enumerate(order):
+            if found and found[-1][0] == workload.priority:
+                found[-1] = (workload.priority, found[-1][1], index + 1)
+            else:
+                found.append((workload.priority, index, index + 1))
+        runs = tuple(found)
+        memo[slot] = (order, runs)  # holding the order keeps its id from being reused
+    counts: dict[int, int] = {}
+    for priority, start, end in runs:
+        if start >= count:
+            break
+        counts[priority] = counts.get(priority, 0) + min(end, count) - start
+    return tuple(sorted(counts.items(), key=lambda item: -item[0]))
 
 
 def _params(

@@ -6,12 +6,14 @@ No timing here (that is bench/)."""
 from __future__ import annotations
 
 import random
+from collections import Counter
 from decimal import Decimal
 from typing import Any
 
 import pytest
 from bot.trace.demand import demand_before, workload_demand
 from bot.trace.model import ClusterQueue
+from bot.trace.position import _priorities_before
 from bot.trace.quota import QuotaState, _capacity, _Tree, capacity, quota_state
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
@@ -186,6 +188,19 @@ def test_running_totals_of_demand_are_the_sums_of_the_workloads_ahead(count: int
     random.Random(count).shuffle(asked)  # grown out of order, asked again
     for upto in [*asked, *asked]:
         assert demand_before(memo, "cq", order, upto) == _summed(view, upto), upto
+
+
+@pytest.mark.parametrize("count", [0, 1, 2, 17, 40])
+def test_the_priorities_ahead_are_counted_from_the_order_s_runs(count: int) -> None:
+    """position._priorities_before: what a Counter of the Workloads ahead gives, highest first; on Kueue's
+    order (the higher first) and on any order a Snapshot may hand out (priorities mixed)."""
+    view = _queue(count, seed=count)
+    for order in (view.pending_in("cq"), tuple(reversed(view.pending_in("cq")))):
+        memo: dict[object, object] = {}
+        for upto in [*range(count + 2), *range(count + 1, -1, -1)]:
+            counted = Counter(w.priority for w in order[:upto])
+            expected = tuple(sorted(counted.items(), key=lambda item: -item[0]))
+            assert _priorities_before(memo, "cq", order, upto) == expected, upto
 
 
 def test_running_totals_start_again_for_another_order() -> None:
