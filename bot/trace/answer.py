@@ -126,6 +126,9 @@ def each_message_once(
     shown = _shown(headline)
     kept_steps: list[Step] = []
     for step in steps:
+        if step.text.params.keys().isdisjoint(VERBATIM):  # most: nothing to repeat, nothing shown
+            kept_steps.append(step)
+            continue
         text = _once(step.text, shown, droppable=step.outcome == Outcome.INFO)
         if text is None:
             continue
@@ -133,6 +136,9 @@ def each_message_once(
         kept_steps.append(step if text is step.text else replace(step, text=text))
     kept_actions: list[Action] = []
     for action in actions:
+        if action.text.params.keys().isdisjoint(VERBATIM):
+            kept_actions.append(action)
+            continue
         text = _once(action.text, shown, droppable=False)
         if text is None:
             continue
