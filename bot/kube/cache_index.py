@@ -367,7 +367,13 @@ class CacheIndex:
                     self._discard_from(self._cq_order, old_cq, waiting)
                 if new_cq is not None:
                     self._order_of_cq(new_cq).add(waiting)
-        self._views.clear()
+        if old is not None and old.cluster_queue == local_queue.cluster_queue and old_cq == new_cq:
+            # Its place in the queues as it was (Kueue writes a LocalQueue's status with every admission in
+            # it): only the views' copies of the small kinds are renewed, every order and what the trace
+            # derived from them stays.
+            self._views.pop(SMALL_KEY, None)
+        else:
+            self._views.clear()
 
     def _delete_local_queue(self, key: Key) -> None:
         old = self._lqs.pop(key, None)

@@ -18,7 +18,9 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.trace import holders, outlook, quota
+from bot.trace import demand as demand_module
+from bot.trace import holders, outlook, position, quota
+from bot.trace.explain import Query, explain
 from bot.trace.eta import freeing_bound
 from bot.trace.holders import (
     MAX_LISTED,
@@ -36,7 +38,7 @@ from bot.trace.quota import ZERO, capacity, cluster_queue_usage
 from bot.trace.snapshot import Snapshot, waits_in_queue
 from kubernetes import client as k8s_client
 
-from tests.builders import NOW, Raw, snapshot
+from tests.builders import NOW, Raw, condition, snapshot
 from tests.contention import base, gpu_queue, lq, running, waiting
 from tests.raw_objects import flavor_usage, queue_status
 
@@ -374,6 +376,91 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
         view, None, "cq-0", "a100", NOW
     )
     assert _compare_all(last, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
+
+
+def test_the_running_totals_along_an_order_outlive_a_status_change_while_the_order_is_the_same() -> None:
+    """The demand and the priorities ahead along each queue order (bot.trace.demand, bot.trace.position), kept
+    in one table each: a renewal of the small kinds carries over the entries of the orders the cache still
+    hands out, and lets go of those of an order a new waiting job changed."""
+    objects = _reporting(_cluster(5))
+    cache = _cache(objects)
+    for namespace in ("team-a", "team-b"):
+        view = cache.view(namespace, [])
+        for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
+            job = job_name(workload)
+            assert explain(view, Query(namespace, job, "Job"), now=NOW).position is not None
+    old = cache.view("team-a", []).derived()
+    demand, runs = dict(old[demand_module._DEMAND_BEFORE]), dict(old[position._PRIORITY_RUNS])  # type: ignore[call-overload]
+    assert demand and set(demand) <= set(runs)  # the demand ahead is summed only where some wait ahead
+
+    _put(cache, _with_pending_count(objects, "cq-0", 99))
+    later = cache.view("team-a", []).derived()
+    assert later is not old
+    assert later[demand_module._DEMAND_BEFORE] == demand and later[position._PRIORITY_RUNS] == runs
+
+    queue = sorted(demand)[0]
+    _put(cache, waiting("newcomer", "team-c", queue=f"gpus-{queue[3:]}", gpus_per_pod=1, minutes=0.5))
+    _put(cache, _with_pending_count(objects, "cq-1", 98))
+    last = cache.view("team-a", []).derived()
+    assert set(last[demand_module._DEMAND_BEFORE]) == set(demand) - {queue}  # type: ignore[call-overload]
+    assert set(last[position._PRIORITY_RUNS]) == set(runs) - {queue}  # type: ignore[call-overload]
+
+
+def _compare_both(cache: ClusterCache) -> int:
+    return _compare_all(cache.view("team-a", []), "team-a") + _compare_all(cache.view("team-b", []), "team-b")
+
+
+def _local_queue_raw(objects: list[Raw], namespace: str, name: str) -> Raw:
+    return next(
+        raw
+        for raw in objects
+        if raw["kind"] == "LocalQueue" and (raw["metadata"]["namespace"], raw["metadata"]["name"]) == (namespace, name)
+    )
+
+
+def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_from_them() -> None:
+    """Kueue writes a LocalQueue's status with every admission in it: the views' copies of the small kinds are
+    renewed (the new LocalQueue is read), every queue order stays, and so does what the trace derived from
+    them (a queue's Estimator, the trees' holders), where a full renewal rebuilt every tree for the next
+    question (30 ms at 50,000 Workloads). A LocalQueue moved to another ClusterQueue moves its Workloads: the
+    views read as a fresh snapshot of the same objects."""
+    objects = _reporting(_cluster(5))
+    cache = _cache(objects)
+    view = cache.view("team-a", [])
+    assert _compare_both(cache) > 0
+    first = next(w for ns in ("team-a", "team-b") for w in cache.view(ns, []).workloads_in(ns) if waits_in_queue(w))
+    namespace, queue = first.namespace, first.queue_name
+    own = cache.local_queue(namespace, queue)
+    assert own is not None
+    source = own.cluster_queue
+    target = next(cq.name for cq in view.cluster_queues() if cq.name != source)
+    view = cache.view(namespace, [])
+    estimator = outlook._estimator(view, None, source, "a100", NOW)
+    trees = dict(view.derived()[holders._CONTESTS])  # type: ignore[call-overload]
+    orders = {cq.name: view.pending_in(cq.name) for cq in view.cluster_queues()}
+
+    raw = _local_queue_raw(objects, namespace, queue)
+    status = {"pendingWorkloads": 3, "conditions": [condition("Active", True, "Ready", "Can submit new workloads")]}
+    _put(cache, [{**raw, "status": status}])
+    later = cache.view(namespace, [])
+    local = later.local_queue(namespace, queue)
+    assert local is not None and local is not view.local_queue(namespace, queue) and local.conditions
+    assert {cq: later.pending_in(cq) for cq in orders} == orders
+    assert all(later.pending_in(cq) is order for cq, order in orders.items() if cq in later._cq_orders)
+    assert outlook._estimator(later, None, source, "a100", NOW) is estimator
+    kept = later.derived()[holders._CONTESTS]
+    assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree) in trees.items())
+    assert _compare_both(cache) > 0
+
+    moved = {**raw, "spec": {**raw["spec"], "clusterQueue": target}}
+    _put(cache, [moved])
+    objects = [moved if o is raw else o for o in objects]
+    last, fresh = cache.view(namespace, []), snapshot(objects)
+    for cq in (source, target):
+        assert [w.name for w in last.pending_in(cq)] == [w.name for w in fresh.pending_in(cq)]
+    assert first.name in [w.name for w in last.pending_in(target)]
+    assert first.name not in [w.name for w in last.pending_in(source)]
+    assert _compare_both(cache) > 0
 
 
 def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_as_a_fresh_one() -> None:
