@@ -128,14 +128,16 @@ def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload
     """The total demand of the first `count` Workloads of `order` (a queue order the view hands out, named
     `key`): running totals are kept in `memo` (a view's `derived()`) every _CHECKPOINT Workloads, grown as
     far as asked, and start again when the view hands out another order."""
-    slot = (_DEMAND_BEFORE, key)
-    known = memo.get(slot)
+    table = memo.get(_DEMAND_BEFORE)
+    if not isinstance(table, dict):
+        table = memo[_DEMAND_BEFORE] = {}  # one table: a renewal carries it over in one pass, not entry by entry
+    known = table.get(key)
     checkpoints: list[dict[str, Decimal]]
-    if isinstance(known, tuple) and known[0] is order:
+    if known is not None and known[0] is order:
         checkpoints = known[1]
     else:
         checkpoints = [{}]
-        memo[slot] = (order, checkpoints)  # holding the order keeps its id from being reused
+        table[key] = (order, checkpoints)  # holding the order keeps its id from being reused
     count = max(0, min(count, len(order)))
     while len(checkpoints) <= count // _CHECKPOINT:
         start = (len(checkpoints) - 1) * _CHECKPOINT

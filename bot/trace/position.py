@@ -90,9 +90,11 @@ def _priorities_before(
     memo: dict[object, object], key: str, order: Sequence[Workload], count: int
 ) -> tuple[tuple[int, int], ...]:
     """(priority, how many) of the first `count` Workloads of `order` (named `key`), the highest first."""
-    slot = (_PRIORITY_RUNS, key)
-    known = memo.get(slot)
-    if isinstance(known, tuple) and known[0] is order:
+    table = memo.get(_PRIORITY_RUNS)
+    if not isinstance(table, dict):
+        table = memo[_PRIORITY_RUNS] = {}
+    known = table.get(key)
+    if known is not None and known[0] is order:
         runs: tuple[tuple[int, int, int], ...] = known[1]
     else:
         found: list[tuple[int, int, int]] = []
@@ -102,7 +104,7 @@ def _priorities_before(
             else:
                 found.append((workload.priority, index, index + 1))
         runs = tuple(found)
-        memo[slot] = (order, runs)  # holding the order keeps its id from being reused
+        table[key] = (order, runs)  # holding the order keeps its id from being reused
     counts: dict[int, int] = {}
     for priority, start, end in runs:
         if start >= count:
