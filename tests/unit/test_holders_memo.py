@@ -20,8 +20,8 @@ from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.trace import demand as demand_module
 from bot.trace import holders, outlook, position, quota
-from bot.trace.explain import Query, explain
 from bot.trace.eta import freeing_bound
+from bot.trace.explain import Query, explain
 from bot.trace.holders import (
     MAX_LISTED,
     Contest,
