@@ -115,32 +115,52 @@ class QuotaState:
             self._inherit(previous)
 
     def signatures(self) -> dict[str, tuple[object, ...]]:
-        """Per cohort tree (by its root): the ClusterQueue and Cohort objects it is made of, in order."""
+        """Per cohort tree (by its root): what the quota math reads of its ClusterQueues (`quota_signature`)
+        and its Cohort objects, in order."""
         if self._signatures is None:
             found: dict[str, list[object]] = {}
             for cq in self.cluster_queues.values():
                 if cq.cohort:
-                    found.setdefault(self.root_of(cq.cohort), []).append(cq)
+                    found.setdefault(self.root_of(cq.cohort), []).append(quota_signature(cq))
             for cohort in self.cohorts.values():
                 found.setdefault(self.root_of(cohort.name), []).append(cohort)
             self._signatures = {root: tuple(objects) for root, objects in found.items()}
         return self._signatures
 
     def _inherit(self, previous: QuotaState) -> None:
-        """What the state before this one computed for the cohort trees whose ClusterQueues and Cohorts are the
-        same objects (a tree's capacities are a function of them and of the usage inputs, checked when read;
-        a ClusterQueue without a cohort, of itself): on a live Kueue a ClusterQueue's status changes with every
-        admission, and its tree only is computed again."""
+        """What the state before this one computed for the cohort trees whose ClusterQueues read the same to the
+        quota math and whose Cohorts are the same (a tree's capacities are a function of them and of the usage
+        inputs, checked when read; a ClusterQueue without a cohort, of itself): on a live Kueue a ClusterQueue's
+        status changes with every admission, and its tree only is computed again, or none when only its counts
+        or conditions changed (a new object: its capacities are kept for it)."""
         mine, theirs = self.signatures(), previous.signatures()
         kept = set()
         for root, objects in mine.items():
             old = theirs.get(root)
-            if old is not None and same_objects(old, objects):
+            if old is not None and old == objects:
                 kept.add(root)
-        for key, entry in previous._capacities.items():
-            cohort = entry[0].cohort
-            if not cohort or self.root_of(cohort) in kept:
-                self._capacities[key] = entry
+        # The ClusterQueues that are new objects: the new one where it reads the same, else None (or gone).
+        before = previous.cluster_queues
+        renewed: dict[str, ClusterQueue | None] = {}
+        for name, cq in self.cluster_queues.items():
+            old_cq = before.get(name)
+            if old_cq is not cq:
+                same = old_cq is not None and quota_signature(old_cq) == quota_signature(cq)
+                renewed[name] = cq if same else None
+        for name in before.keys() - self.cluster_queues.keys():
+            renewed[name] = None
+        # Those of the trees not kept are computed again.
+        for root, objects in mine.items():
+            if root not in kept:
+                for item in objects:
+                    if isinstance(item, tuple):
+                        renewed[item[0]] = None
+        self._capacities = {k: e for k, e in previous._capacities.items() if k[0] not in renewed}
+        alike = {name: cq for name, cq in renewed.items() if cq is not None}
+        if alike:  # kept for the new object
+            for key, entry in previous._capacities.items():
+                if key[0] in alike:
+                    self._capacities[key] = (alike[key[0]], entry[1], entry[2])
         for key, found in previous._trees.items():
             if key[0] in kept:
                 self._trees[key] = found
@@ -198,6 +218,12 @@ class QuotaState:
         if cq.cohort:
             self._trees[key] = (inputs, tree)
         return tree
+
+
+def quota_signature(cq: ClusterQueue) -> tuple[object, ...]:
+    """What the quota math reads of a ClusterQueue: its name, cohort, resource groups and reported reservation
+    (compared by value: a new object whose counts or conditions changed reads the same)."""
+    return (cq.name, cq.cohort, cq.resource_groups, cq.reservation)
 
 
 _STATE = "quota-state"  # a memo key, not a copy key

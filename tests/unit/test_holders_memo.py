@@ -39,7 +39,7 @@ from bot.trace.snapshot import Snapshot, waits_in_queue
 from kubernetes import client as k8s_client
 
 from tests.builders import NOW, Raw, condition, snapshot
-from tests.contention import base, gpu_queue, lq, running, waiting
+from tests.contention import base, gpu_group, gpu_queue, lq, running, waiting
 from tests.raw_objects import flavor_usage, queue_status
 
 NEEDED = [("a100", "nvidia.com/gpu", Decimal(n)) for n in (1, 2, 3, 5, 8, 13, 21, 100)]
@@ -465,9 +465,9 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
 
 def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_as_a_fresh_one() -> None:
     """After a ClusterQueue's status changes, the views' quota state is built again, inheriting what the one
-    before computed for the cohort trees whose ClusterQueues and Cohorts are the same objects: the other
-    trees' capacities are the same objects, the changed tree's are computed again, every one equals a fresh
-    state's, also when a reservation changed."""
+    before computed for the cohort trees whose ClusterQueues read the same to the quota math (a new object whose
+    pending count changed does) and whose Cohorts are the same: their capacities are the same objects; when a
+    reservation changed, that tree's are computed again; every one equals a fresh state's."""
     ops = [gpu_queue(name, ("a100", 4), cohort_name="ops") for name in ("ops-0", "ops-1")]
     objects = _reporting([*_cluster(3), *ops, lq("ops-q", "team-a", "ops-0")])
     cache = _cache(objects)
@@ -484,7 +484,7 @@ def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_
     _put(cache, _with_pending_count(objects, "cq-0", 99))
     after = capacities(cache.view("team-a", []))
     assert after == before
-    assert all((after[name] is before[name]) == name.startswith("ops-") for name in before)  # research changed
+    assert all(after[name] is before[name] for name in before)  # only cq-0's counts changed: every tree is kept
 
     busy = [
         {**raw, "status": queue_status([], reservation=[flavor_usage("a100", [("nvidia.com/gpu", "3", None)])])}
@@ -494,3 +494,43 @@ def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_
     _put(cache, busy)
     last = capacities(cache.view("team-a", []))
     assert last["ops-0"] != before["ops-0"] and all(last[n] is after[n] for n in after if not n.startswith("ops-"))
+
+    # A spec change (a nominal quota) with the same reservation and counts: that tree is computed again.
+    bigger = {**busy[0], "spec": {**busy[0]["spec"], "resourceGroups": [gpu_group(("a100", 6))]}}
+    _put(cache, [bigger])
+    grown = capacities(cache.view("team-a", []))
+    assert grown["ops-1"] != last["ops-1"] and grown["ops-0"] != last["ops-0"]
+    assert all(grown[n] is last[n] for n in last if not n.startswith("ops-"))
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_quota_state_renewed_after_any_cluster_queue_change_reads_as_a_fresh_one(seed: int) -> None:
+    """Random ClusterQueue changes one after another (its counts, its reported reservation, its nominal quota,
+    another cohort, none): after each, every capacity the renewed state gives (trees and capacities inherited
+    where the queues read the same) equals a fresh state's."""
+    rng = random.Random(seed)
+    objects = _reporting(_cluster(seed))
+    cache = _cache(objects)
+    queues = {raw["metadata"]["name"]: raw for raw in objects if raw["kind"] == "ClusterQueue"}
+    for step in range(10):
+        view = cache.view("team-a", [])
+        for cq in view.cluster_queues():
+            for resource in ("nvidia.com/gpu", "cpu"):
+                got = capacity(view, cq, "a100", resource)
+                assert got == quota.QuotaState(view).capacity(view, cq, "a100", resource), (step, cq.name)
+        name = rng.choice(sorted(queues))
+        raw = queues[name]
+        change = rng.choice(["count", "reservation", "nominal", "cohort"])
+        if change == "count":
+            raw = {**raw, "status": {**raw["status"], "pendingWorkloads": step}}
+        elif change == "reservation":
+            used = [flavor_usage("a100", [("nvidia.com/gpu", str(rng.randint(0, 8)), None)])]
+            raw = {**raw, "status": {**raw["status"], "flavorsReservation": used}}
+        elif change == "nominal":
+            raw = {**raw, "spec": {**raw["spec"], "resourceGroups": [gpu_group(("a100", rng.choice([2, 4, 8, 16])))]}}
+        else:
+            cohort = rng.choice(["research", "other", None])
+            spec = {k: v for k, v in raw["spec"].items() if k != "cohortName"}
+            raw = {**raw, "spec": {**spec, **({"cohortName": cohort} if cohort else {})}}
+        queues[name] = raw
+        _put(cache, [raw])
