@@ -527,7 +527,15 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
     if known is not None and same_objects(known[0], inputs):
         if same_objects(known[1], members):
             return known[2]  # type: ignore[no-any-return]
-        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
+        if len(known[1]) == len(members) and all(a.name == b.name for a, b in zip(known[1], members, strict=True)):
+            # Some are new objects (a status change): only theirs are read again (a part is a function of its
+            # own queue, its Workloads, which are the same, and what that queue borrows).
+            parts = {
+                queue.name: part if queue is old else _queue_part(snapshot, queue, flavor, resource)
+                for queue, old, part in zip(members, known[1], known[2].parts, strict=True)
+            }
+        else:
+            parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
         if same_objects(known[2].parts, tuple(parts.values())):
             table[key] = (inputs, members, known[2])
             return known[2]  # type: ignore[no-any-return]

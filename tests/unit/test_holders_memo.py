@@ -507,7 +507,8 @@ def test_a_renewed_quota_state_inherits_the_trees_that_did_not_change_and_reads_
 def test_a_quota_state_renewed_after_any_cluster_queue_change_reads_as_a_fresh_one(seed: int) -> None:
     """Random ClusterQueue changes one after another (its counts, its reported reservation, its nominal quota,
     another cohort, none): after each, every capacity the renewed state gives (trees and capacities inherited
-    where the queues read the same) equals a fresh state's."""
+    where the queues read the same) equals a fresh state's, and every contest (the tree's holders, kept per
+    queue, read again for the queues that are new objects) the full walk over every holder."""
     rng = random.Random(seed)
     objects = _reporting(_cluster(seed))
     cache = _cache(objects)
@@ -518,6 +519,16 @@ def test_a_quota_state_renewed_after_any_cluster_queue_change_reads_as_a_fresh_o
             for resource in ("nvidia.com/gpu", "cpu"):
                 got = capacity(view, cq, "a100", resource)
                 assert got == quota.QuotaState(view).capacity(view, cq, "a100", resource), (step, cq.name)
+        for namespace in ("team-a", "team-b"):  # who holds it, what borrows: as the full walk finds them
+            view = cache.view(namespace, [])
+            for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
+                local = view.local_queue(namespace, workload.queue_name)
+                cq = view.cluster_queue(local.cluster_queue) if local is not None else None
+                assert cq is not None
+                tree = cohort_tree(view, cq)
+                for flavor, resource, needed in NEEDED[:3]:
+                    memo = _contest(view, workload, cq, tree, flavor, resource, needed, NOW)
+                    assert memo == reference_contest(view, workload, cq, tree, flavor, resource, needed, NOW)
         name = rng.choice(sorted(queues))
         raw = queues[name]
         change = rng.choice(["count", "reservation", "nominal", "cohort"])
