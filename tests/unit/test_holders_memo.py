@@ -523,12 +523,12 @@ def test_a_quota_state_renewed_after_any_cluster_queue_change_reads_as_a_fresh_o
             view = cache.view(namespace, [])
             for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
                 local = view.local_queue(namespace, workload.queue_name)
-                cq = view.cluster_queue(local.cluster_queue) if local is not None else None
-                assert cq is not None
-                tree = cohort_tree(view, cq)
+                waits_in = view.cluster_queue(local.cluster_queue) if local is not None else None
+                assert waits_in is not None
+                tree = cohort_tree(view, waits_in)
                 for flavor, resource, needed in NEEDED[:3]:
-                    memo = _contest(view, workload, cq, tree, flavor, resource, needed, NOW)
-                    assert memo == reference_contest(view, workload, cq, tree, flavor, resource, needed, NOW)
+                    memo = _contest(view, workload, waits_in, tree, flavor, resource, needed, NOW)
+                    assert memo == reference_contest(view, workload, waits_in, tree, flavor, resource, needed, NOW)
         name = rng.choice(sorted(queues))
         raw = queues[name]
         change = rng.choice(["count", "reservation", "nominal", "cohort"])
