@@ -81,7 +81,8 @@ def place(walk: Walk, workload: Workload) -> None:
 
 
 # The runs of equal priority along a queue order (Kueue's order puts the higher first, so a few), kept per order
-# the view hands out: how many of each priority wait ahead of a place is read from them, not counted.
+# the view hands out and grown as far as a question reads: how many of each priority wait ahead of a place is
+# read from them, not counted.
 _PRIORITY_RUNS = "place.priority-runs"
 lasting(_PRIORITY_RUNS, read_current)
 
@@ -94,17 +95,19 @@ def _priorities_before(
     if not isinstance(table, dict):
         table = memo[_PRIORITY_RUNS] = {}
     known = table.get(key)
+    runs: list[tuple[int, int, int]]
     if known is not None and known[0] is order:
-        runs: tuple[tuple[int, int, int], ...] = known[1]
+        runs = known[1]
     else:
-        found: list[tuple[int, int, int]] = []
-        for index, workload in enumerate(order):
-            if found and found[-1][0] == workload.priority:
-                found[-1] = (workload.priority, found[-1][1], index + 1)
-            else:
-                found.append((workload.priority, index, index + 1))
-        runs = tuple(found)
+        runs = []
         table[key] = (order, runs)  # holding the order keeps its id from being reused
+    scanned = runs[-1][2] if runs else 0
+    for index in range(scanned, min(count, len(order))):  # grown as far as asked (a first question reads few)
+        priority = order[index].priority
+        if runs and runs[-1][0] == priority:
+            runs[-1] = (priority, runs[-1][1], index + 1)
+        else:
+            runs.append((priority, index, index + 1))
     counts: dict[int, int] = {}
     for priority, start, end in runs:
         if start >= count:

@@ -197,7 +197,9 @@ def test_the_priorities_ahead_are_counted_from_the_order_s_runs(count: int) -> N
     view = _queue(count, seed=count)
     for order in (view.pending_in("cq"), tuple(reversed(view.pending_in("cq")))):
         memo: dict[object, object] = {}
-        for upto in [*range(count + 2), *range(count + 1, -1, -1)]:
+        asked = list(range(count + 2))
+        random.Random(count).shuffle(asked)  # grown as far as asked, out of order, then asked again
+        for upto in [*asked, *asked]:
             counted = Counter(w.priority for w in order[:upto])
             expected = tuple(sorted(counted.items(), key=lambda item: -item[0]))
             assert _priorities_before(memo, "cq", order, upto) == expected, upto
