@@ -27,6 +27,7 @@ from typing import Protocol, TypeVar
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database
 from bot.notify.state import format_time, parse_time
 from bot.trace.eta import Finished, History, Observed
+from bot.trace.model import Workload
 from bot.trace.outlook import admissions_of
 from bot.trace.snapshot import Snapshot
 
@@ -53,22 +54,40 @@ def observations(
     finishes: list[Finished] = []
     holding: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
     for namespace in namespaces:
-        for workload in snapshot.workloads_in(namespace):
-            admitted = admissions_of(workload)
-            if not admitted:
-                continue
-            admissions.extend(admitted)
-            cq, at, key = admitted[0].cluster_queue, admitted[0].admitted_at, admitted[0].workload
-            flavors = tuple(a.flavor for a in admitted)
-            finished = workload.condition("Finished")
-            if finished is not None and finished.is_true and finished.since is not None:
-                finishes.extend(Finished(cq, flavor, at, finished.since) for flavor in flavors)
-            elif workload.holds_quota:
-                holding[key] = (cq, flavors, at)
-    for key, (queue, held, since) in seen.holding.items():  # gone, or evicted: its quota was freed
+        _scan(snapshot.workloads_in(namespace), admissions, finishes, holding)
+    return admissions, finishes, _gone(seen, holding, finishes, now)
+
+
+def _scan(
+    workloads: Iterable[Workload],
+    admissions: list[Observed],
+    finishes: list[Finished],
+    holding: dict[str, tuple[str, tuple[str, ...], datetime]],
+) -> None:
+    """The admissions, finishes and quota holders of `workloads`, added to the three."""
+    for workload in workloads:
+        admitted = admissions_of(workload)
+        if not admitted:
+            continue
+        admissions.extend(admitted)
+        cq, at, key = admitted[0].cluster_queue, admitted[0].admitted_at, admitted[0].workload
+        flavors = tuple(a.flavor for a in admitted)
+        finished = workload.condition("Finished")
+        if finished is not None and finished.is_true and finished.since is not None:
+            finishes.extend(Finished(cq, flavor, at, finished.since) for flavor in flavors)
+        elif workload.holds_quota:
+            holding[key] = (cq, flavors, at)
+
+
+def _gone(
+    seen: Seen, holding: dict[str, tuple[str, tuple[str, ...], datetime]], finishes: list[Finished], now: datetime
+) -> Seen:
+    """The finishes of those `seen` holding quota that hold none now (gone, or evicted: freed), added to
+    `finishes`; and what to remember."""
+    for key, (queue, held, since) in seen.holding.items():
         if key not in holding and not any(f.admitted_at == since and f.cluster_queue == queue for f in finishes):
             finishes.extend(Finished(queue, flavor, since, now) for flavor in held)
-    return admissions, finishes, Seen(holding)
+    return Seen(holding)
 
 
 def bounded(
@@ -192,6 +211,7 @@ class HistoryRecorder:
         self.history = History()
         self._seen = Seen({})
         self._loaded = False
+        self._known: tuple[History, frozenset[object]] | None = None  # the history's records, as a set
 
     async def load(self) -> History:
         self.history = await self.store.load()
@@ -202,8 +222,16 @@ class HistoryRecorder:
         """Record what changed since the last pass; returns how many new records it made."""
         if not self._loaded:
             await self.load()
-        admissions, finishes, self._seen = observations(snapshot, list(namespaces), self._seen, now)
-        known = set(self.history.admissions) | set(self.history.finishes)
+        # `observations` a namespace at a time, the loop let run in between: at 50,000 Workloads the whole read
+        # took 144 ms, held in one go (the pass's observation 181-215 ms).
+        admissions: list[Observed] = []
+        finishes: list[Finished] = []
+        holding: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
+        for namespace in list(namespaces):
+            _scan(snapshot.workloads_in(namespace), admissions, finishes, holding)
+            await asyncio.sleep(0)
+        self._seen = _gone(self._seen, holding, finishes, now)
+        known = self._known_records()
         new_admissions = [a for a in admissions if a not in known]
         new_finishes = [f for f in finishes if f not in known]
         if not new_admissions and not new_finishes:
@@ -211,3 +239,10 @@ class HistoryRecorder:
         await self.store.add(new_admissions, new_finishes, now)
         self.history = bounded(self.history.union(History(tuple(new_admissions), tuple(new_finishes))), now)
         return len(new_admissions) + len(new_finishes)
+
+    def _known_records(self) -> frozenset[object]:
+        """Every record of the history, kept while the history is the same (a pass that saw nothing new
+        hashed its 20,000 records again at 50,000 Workloads: 17-24 ms)."""
+        if self._known is None or self._known[0] is not self.history:
+            self._known = (self.history, frozenset(self.history.admissions) | frozenset(self.history.finishes))
+        return self._known[1]
