@@ -2,7 +2,9 @@
 benchmark's synced cache, with a real SQLite store (a file in a temporary directory) and a messenger that
 records what it is asked to send (no Slack: that is the Slack phase). Passes are driven one at a time
 (`Notifier.run_pass`), with the clock frozen a day after the Workloads were created, so every pending
-Workload of an owner is due:
+Workload of an owner is due. As in the server, the watcher runs with the queue-history recorder
+(`bot.notify.history`, in the same SQLite database): each pass records the admissions it sees, and every ETA
+rests on that history (`watcher_history_admissions`: its size at the end):
 
   first pass      everything due is told (DMs and digests recorded, intents and deliveries written)
   steady passes   nothing changed in the cluster: CPU seconds per pass (`watcher_steady_cpu_seconds`,
@@ -33,6 +35,7 @@ from typing import Any
 
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import CacheSource, OnDemand
+from bot.notify.history import HistoryRecorder, SQLiteHistory
 from bot.notify.policy import PolicyConfig
 from bot.notify.ports import Closing
 from bot.notify.store import SQLiteStore
@@ -133,10 +136,13 @@ async def watcher_phase(
     with tempfile.TemporaryDirectory() as tmp:
         store = SQLiteStore(Path(tmp) / "state.sqlite3")
         source = CacheSource(cache, OnDemand(cache.client, cache, visibility=False))
+        # As the server runs it (bot.server): the history recorder beside the state, read at every pass.
+        recorder = HistoryRecorder(SQLiteHistory(store.path))
         notifier = Notifier(
             source=source, store=store, messenger=messenger, clock=lambda: now, config=PolicyConfig(),
             max_dms_per_pass=10**9,  # everything told in the first pass: the steady passes then send nothing
             freeze_gc=source.freezes_gc,  # as production (bot.server): with the cache's own freeze_gc
+            history=recorder,
         )  # fmt: skip
         try:
             first = await timed_pass(notifier)
@@ -147,6 +153,7 @@ async def watcher_phase(
             after_change = await timed_pass(notifier)
             steady_after = await timed_pass(notifier)
         finally:
+            await recorder.store.aclose()
             await store.aclose()
     passes = [first, *steady, after_change, steady_after]
     return {
@@ -154,6 +161,7 @@ async def watcher_phase(
         "watcher_steady_cpu_seconds": statistics.median(p["cpu_seconds"] for p in steady) if steady else None,
         "watcher_changed_cpu_seconds": after_change["cpu_seconds"],
         "watcher_changed_workloads": applied,
+        "watcher_history_admissions": len(recorder.history.admissions),  # what its ETAs rest on
         "loop_lag_max_ms": max(p["lag_max_ms"] for p in passes),
         "loop_lag_idle_max_ms": idle,
         "loop_hold_max_ms": max(p["loop_hold_max_ms"] for p in passes),

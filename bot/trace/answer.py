@@ -18,10 +18,7 @@ from bot.trace.walk import Walk, present
 def queued_since(workload: Workload) -> datetime | None:
     """When the last wait began: the last eviction (Evicted, True or flipped back to False on re-admission),
     else the creation."""
-    evicted = workload.condition("Evicted")
-    if evicted is not None and evicted.since and (evicted.is_true or evicted.reason == "QuotaReserved"):
-        return evicted.since
-    return workload.meta.created
+    return workload.queued_at  # read when the Workload was made (bot.trace.model.Workload)
 
 
 def _admitted_at(workload: Workload) -> datetime | None:

@@ -152,6 +152,16 @@ def replay(
     return Replay(admissions, now=now, pending=pending, since=since, step=step).samples()
 
 
+def _queued_first(waiting: tuple[float, Decimal | None]) -> tuple[float, bool, Decimal]:
+    """Those waiting by when they were queued, then by amount (none known last: two queued in the same second,
+    as Kubernetes' whole-second times often have them, one asking for none of the main resource)."""
+    since, amount = waiting
+    return (since, amount is None, amount if amount is not None else _NONE)
+
+
+_NONE: Final = Decimal(0)
+
+
 # One job of a replay: (queued, index, waiting until, wait ends, amount, censored).
 _Job = tuple[float, int, float, float, Decimal | None, bool]
 
@@ -178,7 +188,7 @@ class Replay:
         end = now.timestamp()
         first_moment = (since or now - WINDOW).timestamp()
         ordered = sorted(admissions, key=lambda a: a.admitted_at)
-        still = sorted((w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now)
+        still = sorted([(w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now], key=_queued_first)
         # Every job once, in queue order (when it was queued, then the admissions before the ones still
         # waiting): its rank there. At a moment, those waiting are those queued by then and not admitted yet.
         jobs: list[_Job] = []
@@ -203,20 +213,29 @@ class Replay:
         times: list[float] = []
         flat: list[int] = []  # the moments' ranks, end to end
         starts = [0]
+        # How many moments each job waited through: the moments kept when it joined and when it left (every
+        # moment it waits at is kept, it is there); those still there at the end leave after the last.
+        entered, stayed = [0] * count, [0] * count
         seconds = step.total_seconds()
         moment = end - seconds
         while moment >= first_moment:
             while joined < count and until[joining[joined]] > moment:
-                bisect.insort(waiting, joining[joined])
+                job = joining[joined]
+                bisect.insort(waiting, job)
+                entered[job] = len(times)
                 joined += 1
             while left < count and queued[leaving[left]] > moment:
-                del waiting[bisect.bisect_left(waiting, leaving[left])]
+                job = leaving[left]  # (it joined: queued by its admission, it waits until then)
+                del waiting[bisect.bisect_left(waiting, job)]
+                stayed[job] = len(times) - entered[job]
                 left += 1
             if waiting:
                 times.append(moment)
                 flat += waiting
                 starts.append(len(flat))
             moment -= seconds
+        for job in waiting:
+            stayed[job] = len(times) - entered[job]
         self._times = tuple(times)
         self._waiting, self._starts = tuple(flat), tuple(starts)  # moment i's ranks: flat[starts[i]:starts[i + 1]]
         lengths = [starts[i + 1] - starts[i] for i in range(len(times))]
@@ -228,13 +247,10 @@ class Replay:
         self._columns: dict[int, tuple[tuple[float, ...], tuple[int, ...]]] = {}
         self._waits: dict[int, Waits] = {}
         # How many samples each amount has (a job's amount once per moment it waited through), in order.
-        ascending = times[::-1]
         weights: dict[Decimal, int] = {}
-        for job in jobs:
-            if job[4] is not None:
-                count = bisect.bisect_left(ascending, job[2]) - bisect.bisect_left(ascending, job[0])
-                if count > 0:
-                    weights[job[4]] = weights.get(job[4], 0) + count
+        for amount, many in zip(self.amounts, stayed, strict=True):
+            if amount is not None and many > 0:
+                weights[amount] = weights.get(amount, 0) + many
         self._amounts = sorted(weights)
         self._counts = [0, *accumulate(weights[amount] for amount in self._amounts)]
 

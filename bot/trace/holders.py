@@ -113,11 +113,7 @@ def _seconds(start: datetime | None, now: datetime) -> int | None:
 
 def reserved_at(workload: Workload) -> datetime | None:
     """When the Workload got its quota (QuotaReserved True), else when it was admitted."""
-    for kind in ("QuotaReserved", "Admitted"):
-        condition = workload.condition(kind)
-        if condition is not None and condition.is_true and condition.since is not None:
-            return condition.since
-    return None
+    return workload.reserved_at  # read when the Workload was made (bot.trace.model.Workload)
 
 
 def usage_of(workload: Workload, flavor: str, resource: str) -> Decimal:
@@ -160,17 +156,24 @@ def _cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
             break
         root = cohort.parent
         seen.add(root)
-    members = {root}
-    changed = True
-    cohorts = snapshot.cohorts()
-    while changed:
-        changed = False
-        for cohort in cohorts:
-            if cohort.parent in members and cohort.name not in members:
-                members.add(cohort.name)
-                changed = True
-    others = sorted((q for q in snapshot.cluster_queues() if q.cohort in members and q.name != cq.name), key=_name)
-    return [cq, *others]
+    table = snapshot.derived().setdefault(_ROOTS, {})
+    assert isinstance(table, dict)
+    queues = table.get(root)
+    if queues is None:  # the tree's ClusterQueues by name, once per root (not once per ClusterQueue of it)
+        members = {root}
+        changed = True
+        cohorts = snapshot.cohorts()
+        while changed:
+            changed = False
+            for cohort in cohorts:
+                if cohort.parent in members and cohort.name not in members:
+                    members.add(cohort.name)
+                    changed = True
+        queues = table[root] = tuple(sorted((q for q in snapshot.cluster_queues() if q.cohort in members), key=_name))
+    return [cq, *(q for q in queues if q.name != cq.name)]
+
+
+_ROOTS = "holders.trees-by-root"
 
 
 def _name(cq: ClusterQueue) -> str:

@@ -14,6 +14,7 @@ from bot.trace.quantity import Quantities
 
 _EMPTY: Mapping[str, str] = {}
 _NO_QUANTITIES: Quantities = {}
+_FLAGS: dict[frozenset[str], frozenset[str]] = {}  # Workload.true_conditions: one set per combination
 
 # Labels and annotations Kueue and the bot read.
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
@@ -238,6 +239,46 @@ class Workload:
     nominated_clusters: tuple[str, ...] = ()  # status.nominatedClusterNames (MultiKueue, issue 17)
     maximum_execution_seconds: int | None = None  # spec.maximumExecutionTimeSeconds
     past_execution_seconds: int | None = None  # status.accumulatedPastExecutionTimeSeconds (earlier admissions)
+    # Read of the conditions once, when the object is made (every question reads them, many times per Workload
+    # of a queue): the types whose condition is True, when the last wait began, when it got its quota.
+    true_conditions: frozenset[str] = field(init=False, repr=False, compare=False)
+    queued_at: datetime | None = field(init=False, repr=False, compare=False)
+    reserved_at: datetime | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        true: set[str] = set()
+        seen: set[str] = set()
+        evicted: Condition | None = None
+        reserved: Condition | None = None
+        admitted: Condition | None = None
+        for condition in self.conditions:  # the first of each type counts, as find_condition reads them
+            kind = condition.type
+            if kind in seen:
+                continue
+            seen.add(kind)
+            if condition.status == "True":
+                true.add(kind)
+            if kind == "Evicted":
+                evicted = condition
+            elif kind == "QuotaReserved":
+                reserved = condition
+            elif kind == "Admitted":
+                admitted = condition
+        flags = frozenset(true)
+        object.__setattr__(self, "true_conditions", _FLAGS.setdefault(flags, flags))
+        # When the last wait began: the last eviction (Evicted, True or flipped back to False on re-admission),
+        # else the creation.
+        queued = self.meta.created
+        if evicted is not None and evicted.since and (evicted.status == "True" or evicted.reason == "QuotaReserved"):
+            queued = evicted.since
+        object.__setattr__(self, "queued_at", queued)
+        # When it got its quota (QuotaReserved True), else when it was admitted.
+        at = None
+        for held in (reserved, admitted):
+            if held is not None and held.status == "True" and held.since is not None:
+                at = held.since
+                break
+        object.__setattr__(self, "reserved_at", at)
 
     @property
     def namespace(self) -> str:
@@ -251,20 +292,20 @@ class Workload:
         return find_condition(self.conditions, kind)
 
     def is_true(self, kind: str) -> bool:
-        condition = self.condition(kind)
-        return condition is not None and condition.is_true
+        return kind in self.true_conditions
 
     @property
     def finished(self) -> bool:
-        return self.is_true("Finished")
+        return "Finished" in self.true_conditions
 
     @property
     def holds_quota(self) -> bool:
-        return self.is_true("QuotaReserved") and not self.finished
+        true = self.true_conditions
+        return "QuotaReserved" in true and "Finished" not in true
 
     @property
     def admitted(self) -> bool:
-        return self.is_true("Admitted")
+        return "Admitted" in self.true_conditions
 
 
 def job_name(workload: Workload) -> str:

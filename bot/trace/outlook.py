@@ -21,7 +21,7 @@ from bot.trace.codes import Verdict
 from bot.trace.demand import demand_in, workload_demand
 from bot.trace.eta import Estimator, Eta, History, Observed, Waiting
 from bot.trace.explanation import Explanation, Text
-from bot.trace.holders import Contest, Holders, find_holders, reserved_at
+from bot.trace.holders import Contest, Holders, find_holders
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Live, Snapshot, handed_out, lasting
@@ -64,19 +64,28 @@ def main_resource(names: Iterable[str]) -> str:
 def admissions_of(workload: Workload) -> list[Observed]:
     """The admission a Workload's own record shows, one per flavor it got (none when it holds no quota
     record)."""
-    if workload.admission is None:
+    admission = workload.admission
+    if admission is None:
         return []
-    at, queued = reserved_at(workload), queued_since(workload)
+    at, queued = workload.reserved_at, workload.queued_at
     if at is None or queued is None or queued > at:
         return []
-    resource = main_resource(r for a in workload.admission.assignments for r in a.usage)
+    assignments = admission.assignments
+    key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
+    cq = admission.cluster_queue
+    if len(assignments) == 1:  # most: one pod set
+        usage, flavors = assignments[0].usage, assignments[0].flavors
+        resource = "cpu" if _COMMON.issuperset(usage) else main_resource(usage)
+        if len(set(flavors.values())) == 1:  # one flavor for all its resources
+            amount = usage.get(resource, _ZERO) if resource in flavors else _ZERO
+            return [Observed(cq, next(iter(flavors.values())), queued, at, amount or None, key)]
+    else:
+        resource = main_resource(r for a in assignments for r in a.usage)
     amounts: dict[str, Decimal] = {}
-    for assignment in workload.admission.assignments:
+    for assignment in assignments:
         for name, flavor in assignment.flavors.items():
             amount = assignment.usage.get(resource, _ZERO) if name == resource else _ZERO
             amounts[flavor] = amounts.get(flavor, _ZERO) + amount
-    key = workload.meta.uid or f"{workload.namespace}/{workload.name}"
-    cq = workload.admission.cluster_queue
     return [Observed(cq, flavor, queued, at, amount or None, key) for flavor, amount in sorted(amounts.items())]
 
 

@@ -9,6 +9,7 @@ from decimal import Decimal
 
 import pytest
 from bot.trace.eta import (
+    AMOUNT,
     CENSORED,
     ESTIMATE,
     MIN_ADMISSIONS,
@@ -22,6 +23,7 @@ from bot.trace.eta import (
     Estimator,
     History,
     Observed,
+    Replay,
     Waiting,
     freeing_bound,
     km_curve,
@@ -306,6 +308,37 @@ def test_the_replay_in_queue_order_is_the_replay_sorted_at_every_moment(seed: in
     assert replay(admissions, now=NOW, pending=pending, since=since) == _replay_by_sorting(
         admissions, NOW, pending, since
     )
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_replay_counts_each_amount_s_samples_as_its_samples_show(seed: int) -> None:
+    """`between` (how many samples asked for an amount in a range) is counted from the moments each job
+    waited through; the samples themselves are the reference."""
+    rng = random.Random(seed)
+    admissions = []
+    for n in range(rng.randint(0, 50)):
+        admitted = NOW - timedelta(minutes=rng.randint(0, 30 * 60))
+        queued = admitted - timedelta(minutes=rng.choice([0, 5, 45, 300]))
+        amount = rng.choice([None, Decimal(1), Decimal(2), Decimal(8)])
+        admissions.append(Observed("cq", "f", queued, admitted, amount, f"u{n}"))
+    pending = [Waiting(NOW - timedelta(minutes=rng.randint(-5, 40 * 60)), Decimal(rng.randint(1, 4))) for _ in range(9)]
+    found = Replay(admissions, now=NOW, pending=pending, since=NOW - timedelta(hours=rng.choice([6, 24])))
+    samples = found.samples()
+    ranges = ((Decimal(0), Decimal(100)), (Decimal(1), Decimal(2)), (Decimal(2), Decimal(4)), (Decimal(8), Decimal(8)))
+    for low, high in ranges:
+        expected = sum(1 for s in samples if s[AMOUNT] is not None and low <= s[AMOUNT] <= high)
+        assert found.between(low, high) == expected
+
+
+def test_jobs_queued_in_the_same_second_replay_whatever_they_ask_for() -> None:
+    """Kubernetes writes whole seconds: two Workloads queued in the same one, one asking for none of the main
+    resource (no amount), are replayed (the one without an amount after the other), not a TypeError."""
+    queued = NOW - timedelta(hours=2)
+    pending = (Waiting(queued, None), Waiting(queued, Decimal(2)), Waiting(queued, Decimal(1)))
+    samples = replay(steady(20), now=NOW, pending=pending)
+    latest = max(s[MOMENT] for s in samples)
+    censored = sorted((s[POSITION], s[AMOUNT]) for s in samples if s[CENSORED] and s[MOMENT] == latest)
+    assert censored == [(1, Decimal(1)), (2, Decimal(2)), (3, None)]
 
 
 def test_an_estimator_reads_its_own_queue_s_admissions_from_the_history_s_index() -> None:

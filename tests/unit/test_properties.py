@@ -8,6 +8,7 @@ import json
 import random
 import re
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from bot.trace.explain import Query, explain
 from bot.trace.model import (
     ClusterQueue,
     Cohort,
+    Condition,
     Container,
     FlavorQuotas,
     Meta,
@@ -30,6 +32,7 @@ from bot.trace.model import (
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
+    Workload,
 )
 from bot.trace.quantity import format_quantity, parse
 from bot.trace.resolve import canonical_kind
@@ -400,3 +403,49 @@ param_values = st.one_of(st.text(max_size=30), st.integers(min_value=-(10**12), 
 )
 def test_render_never_raises(key: str, params: dict[str, object], language: str) -> None:
     assert isinstance(render(key, params, language), str)
+
+
+_KINDS = ("QuotaReserved", "Admitted", "Evicted", "Finished", "PodsReady", "Requeued")
+_CONDITIONS = st.lists(
+    st.builds(
+        Condition,
+        type=st.sampled_from(_KINDS),
+        status=st.sampled_from(("True", "False", "Unknown")),
+        reason=st.sampled_from(("", "QuotaReserved", "Preempted", "Pending")),
+        since=st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))),
+    ),
+    max_size=6,
+)
+
+
+@given(conditions=_CONDITIONS, created=st.one_of(st.none(), st.datetimes(timezones=st.just(UTC))))
+def test_a_workload_reads_its_conditions_once_as_every_question_read_them(
+    conditions: list[Condition], created: datetime | None
+) -> None:
+    """The facts a Workload keeps from its conditions when it is made (which are True, when its last wait
+    began, when it got its quota) are what reading the first condition of each type says, duplicates
+    included; and a copy with other conditions reads its own."""
+
+    def first(kind: str) -> Condition | None:
+        return next((c for c in conditions if c.type == kind), None)
+
+    made = Workload(Meta("Workload", "w", "ns", created=created), "q", (), conditions=tuple(conditions))
+    for kind in _KINDS:
+        found = first(kind)
+        assert made.is_true(kind) == (found is not None and found.status == "True")
+    evicted = first("Evicted")
+    if evicted is not None and evicted.since and (evicted.status == "True" or evicted.reason == "QuotaReserved"):
+        assert made.queued_at == evicted.since
+    else:
+        assert made.queued_at == created
+    expected = None
+    for kind in ("QuotaReserved", "Admitted"):
+        found = first(kind)
+        if found is not None and found.status == "True" and found.since is not None:
+            expected = found.since
+            break
+    assert made.reserved_at == expected
+    assert made.holds_quota == (made.is_true("QuotaReserved") and not made.is_true("Finished"))
+    renewed = dataclasses.replace(made, conditions=(Condition("Finished", "True"),))
+    assert renewed.finished and not renewed.holds_quota and renewed.reserved_at is None
+    assert renewed == dataclasses.replace(made, conditions=(Condition("Finished", "True"),))
