@@ -518,6 +518,13 @@ def shape_fit(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> Queue
     return fit
 
 
+def keep_shape_fit(snapshot: Snapshot, cq: ClusterQueue, workload: Workload, fit: QueueFit) -> None:
+    """Keep `fit` as `shape_fit(snapshot, cq, workload)`: a search that is that one (nothing excluded, and no
+    preemption weighed in it: its callback, the only thing that tells the two apart, never asked)."""
+    if not workload.reclaimable:
+        snapshot.derived()[_SHAPE_FIT] = (cq, workload.pod_sets, usage_inputs(snapshot, cq), fit)
+
+
 def _search_group(
     snapshot: Snapshot,
     cq: ClusterQueue,

@@ -93,14 +93,19 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
         namespace_not_selected(walk, cq, workload.namespace)
         return Verdict.NAMESPACE_NOT_ALLOWED
     snapshot, now = walk.snapshot, walk.now
+    weighed = False
+
+    def can_preempt(attempt: FlavorTry) -> bool:
+        nonlocal weighed
+        weighed = True
+        return holders.preemption_could_make_room(snapshot, workload, cq, attempt, now)
+
+    excluded = recorded_exclusions(workload)
     walk.fit = checks.fit_in_queue(
-        snapshot,
-        cq,
-        workload.pod_sets,
-        workload,
-        can_preempt=lambda attempt: holders.preemption_could_make_room(snapshot, workload, cq, attempt, now),
-        excluded=recorded_exclusions(workload),
+        snapshot, cq, workload.pod_sets, workload, can_preempt=can_preempt, excluded=excluded
     )
+    if not weighed and not excluded:  # the same search as without preemption weighed: the one the others read
+        checks.keep_shape_fit(snapshot, cq, workload, walk.fit)
     flavor_steps(walk, walk.fit)
     return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
 

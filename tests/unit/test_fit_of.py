@@ -11,9 +11,12 @@ from typing import Any
 import pytest
 from bot.trace import checks
 from bot.trace.checks import Fit
+from bot.trace.explain import Query, explain
 
 from tests.builders import (
+    NOW,
     Raw,
+    assignment,
     cluster_queue,
     container,
     flavor_quotas,
@@ -23,6 +26,7 @@ from tests.builders import (
     pod_set,
     pod_spec,
     quota,
+    reserved,
     resource_flavor,
     snapshot,
     taint,
@@ -117,3 +121,30 @@ def test_the_random_queues_reach_every_kind_of_fit() -> None:
                 if len(wl.pod_sets) == 1:
                     kinds.add(checks.fit_in_queue(view, cq, wl.pod_sets, wl).fit)
     assert kinds == set(Fit)
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_the_question_s_own_search_stands_for_the_plain_one_only_when_it_is_that_one(seed: int) -> None:
+    """A question's flavor search weighs preemption (queuecheck); holders and what-if read the plain one
+    (checks.shape_fit). The question's is kept for them only when nothing told the two apart (its preemption
+    callback never asked, nothing excluded): what they read is the plain search, on every random queue."""
+    rng = random.Random(seed)
+    objects = _objects(seed)
+    for obj in list(objects):  # preemption that can make room: policies, and lower-priority jobs holding quota
+        if obj["kind"] == "ClusterQueue":
+            obj["spec"]["preemption"] = {"withinClusterQueue": "LowerPriority", "reclaimWithinCohort": "Any"}
+            name, flavor = obj["metadata"]["name"], obj["spec"]["resourceGroups"][0]["flavors"][0]["name"]
+            for k in range(rng.randint(0, 3)):
+                usage = {flavor: {"cpu": str(rng.choice([2, 4, 8])), "memory": "1"}}
+                status = reserved(name, assignment("main", 1, **usage))
+                objects.append(workload(f"held-{name}-{k}", "team-a", queue="elsewhere", priority=0, status=status))
+        elif obj["kind"] == "Workload":
+            obj["spec"]["priority"] = 100
+    view = snapshot(objects)
+    for wl in view.workloads_in("team-a"):
+        if wl.admission is not None:
+            continue
+        answer = explain(view, Query("team-a", wl.name, "Workload"), now=NOW)
+        own = view.cluster_queue(answer.cluster_queue)
+        assert own is not None
+        assert checks.shape_fit(view, own, wl) == checks.fit_in_queue(view, own, wl.pod_sets, wl), wl.name
