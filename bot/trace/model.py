@@ -15,6 +15,7 @@ from bot.trace.quantity import Quantities
 _EMPTY: Mapping[str, str] = {}
 _NO_QUANTITIES: Quantities = {}
 _FLAGS: dict[frozenset[str], frozenset[str]] = {}  # Workload.true_conditions: one set per combination
+_NO_FLAGS: frozenset[str] = frozenset()
 
 # Labels and annotations Kueue and the bot read.
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
@@ -246,39 +247,32 @@ class Workload:
     reserved_at: datetime | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        true: set[str] = set()
-        seen: set[str] = set()
-        evicted: Condition | None = None
-        reserved: Condition | None = None
-        admitted: Condition | None = None
+        setattr_ = object.__setattr__
+        if not self.conditions:
+            setattr_(self, "true_conditions", _NO_FLAGS)
+            setattr_(self, "queued_at", self.meta.created)
+            setattr_(self, "reserved_at", None)
+            return
+        first: dict[str, Condition] = {}
         for condition in self.conditions:  # the first of each type counts, as find_condition reads them
-            kind = condition.type
-            if kind in seen:
-                continue
-            seen.add(kind)
-            if condition.status == "True":
-                true.add(kind)
-            if kind == "Evicted":
-                evicted = condition
-            elif kind == "QuotaReserved":
-                reserved = condition
-            elif kind == "Admitted":
-                admitted = condition
-        flags = frozenset(true)
-        object.__setattr__(self, "true_conditions", _FLAGS.setdefault(flags, flags))
+            if condition.type not in first:
+                first[condition.type] = condition
+        flags = frozenset([kind for kind, condition in first.items() if condition.status == "True"])
+        setattr_(self, "true_conditions", _FLAGS.setdefault(flags, flags))
         # When the last wait began: the last eviction (Evicted, True or flipped back to False on re-admission),
         # else the creation.
+        evicted = first.get("Evicted")
         queued = self.meta.created
         if evicted is not None and evicted.since and (evicted.status == "True" or evicted.reason == "QuotaReserved"):
             queued = evicted.since
-        object.__setattr__(self, "queued_at", queued)
+        setattr_(self, "queued_at", queued)
         # When it got its quota (QuotaReserved True), else when it was admitted.
         at = None
-        for held in (reserved, admitted):
+        for held in (first.get("QuotaReserved"), first.get("Admitted")):
             if held is not None and held.status == "True" and held.since is not None:
                 at = held.since
                 break
-        object.__setattr__(self, "reserved_at", at)
+        setattr_(self, "reserved_at", at)
 
     @property
     def namespace(self) -> str:
