@@ -16,6 +16,7 @@ _EMPTY: Mapping[str, str] = {}
 _NO_QUANTITIES: Quantities = {}
 _FLAGS: dict[frozenset[str], frozenset[str]] = {}  # Workload.true_conditions: one set per combination
 _NO_FLAGS: frozenset[str] = frozenset()
+_MAX_FLAGS = 4096
 
 # Labels and annotations Kueue and the bot read.
 QUEUE_NAME_LABEL = "kueue.x-k8s.io/queue-name"
@@ -258,7 +259,9 @@ class Workload:
             if condition.type not in first:
                 first[condition.type] = condition
         flags = frozenset([kind for kind, condition in first.items() if condition.status == "True"])
-        setattr_(self, "true_conditions", _FLAGS.setdefault(flags, flags))
+        if len(_FLAGS) < _MAX_FLAGS:  # shared (a few combinations in practice; a cluster's own types bounded)
+            flags = _FLAGS.setdefault(flags, flags)
+        setattr_(self, "true_conditions", flags)
         # When the last wait began: the last eviction (Evicted, True or flipped back to False on re-admission),
         # else the creation.
         evicted = first.get("Evicted")
