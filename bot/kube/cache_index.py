@@ -162,6 +162,10 @@ class CacheIndex:
         self._priorities: dict[str, PriorityClass] = {}
         self._others: dict[str, dict[Key, object]] = {}
         self._views: dict[tuple[str, Any], Any] = {}  # what questions copy, kept until a change touches it
+        # How many times a ClusterQueue's Workloads or queue order the cache handed out were let go (a change
+        # in them, or every view cleared): a renewal of the small kinds with none let go since the last one
+        # keeps every memo derived from them without reading them (ClusterCache._small_view).
+        self.sequences_dropped = 0
         self._trees_read_by: dict[str, set[Any]] = {}  # cq -> the keys of the trees (Small.trees) that hold it
 
     # --- stores and indexes (loop thread only) ------------------------------------------------------
@@ -235,8 +239,10 @@ class CacheIndex:
         views.pop(("ns", namespace), None)
         for cq in cluster_queues:
             if cq is not None:
-                views.pop(("cq", cq), None)
-                views.pop(("pending", cq), None)
+                workloads = views.pop(("cq", cq), None)
+                order = views.pop(("pending", cq), None)
+                if workloads is not None or order is not None:
+                    self.sequences_dropped += 1
                 views.pop(("pending-keys", cq), None)
                 readers = self._trees_read_by.pop(cq, ())
                 small = views.get(SMALL_KEY) if readers else None
@@ -374,6 +380,7 @@ class CacheIndex:
             self._views.pop(SMALL_KEY, None)
         else:
             self._views.clear()
+            self.sequences_dropped += 1
 
     def _delete_local_queue(self, key: Key) -> None:
         old = self._lqs.pop(key, None)
@@ -385,6 +392,7 @@ class CacheIndex:
             for waiting in list(self._lq_order.get(key) or ()):
                 self._discard_from(self._cq_order, old.cluster_queue, waiting)
         self._views.clear()
+        self.sequences_dropped += 1
 
     def _in_order(self, order: Iterable[OrderKey]) -> tuple[Workload, ...]:
         """The Workloads of an order's keys, in that order."""

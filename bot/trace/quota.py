@@ -91,6 +91,13 @@ class QuotaState:
     """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc)."""
 
     def __init__(self, snapshot: Snapshot, previous: QuotaState | None = None) -> None:
+        self._capacities: dict[tuple[str, str, str], tuple[ClusterQueue, _Inputs, Capacity]] = {}
+        self._trees: dict[tuple[str, str, str], tuple[_Inputs, _Tree]] = {}
+        self._signatures: dict[str, tuple[object, ...]] | None = None
+        self._signature_at: dict[str, tuple[str, int]] = {}  # a ClusterQueue's place in its tree's signature
+        if previous is not None and self._renewed(snapshot, previous):
+            self._inherit(previous)
+            return
         self.cluster_queues = {cq.name: cq for cq in snapshot.cluster_queues()}
         self.cohorts: dict[str, Cohort] = {cohort.name: cohort for cohort in snapshot.cohorts()}
         self.children_cqs: dict[str, list[ClusterQueue]] = {}
@@ -108,23 +115,64 @@ class QuotaState:
             if cq.cohort and cq.reservation is None:
                 root = self.root_of(cq.cohort)
                 self._unreported[root] = (*self._unreported.get(root, ()), cq.name)
-        self._capacities: dict[tuple[str, str, str], tuple[ClusterQueue, _Inputs, Capacity]] = {}
-        self._trees: dict[tuple[str, str, str], tuple[_Inputs, _Tree]] = {}
-        self._signatures: dict[str, tuple[object, ...]] | None = None
         if previous is not None:
             self._inherit(previous)
+
+    def _renewed(self, snapshot: Snapshot, previous: QuotaState) -> bool:
+        """This state made from `previous`, reading again only the ClusterQueues that are new objects (a status
+        update, as Kueue writes with every admission), when each is in the same cohort and reports its
+        reservation (or not) as before and the Cohorts are the same objects: the forest's shape is then the
+        same, only those queues' objects and signatures are new. False (nothing set): built in full. At 500
+        ClusterQueues building it in full took ~0.4 ms of every question right after a status change."""
+        before = previous.cluster_queues
+        queues = snapshot.cluster_queues()
+        cohorts = snapshot.cohorts()
+        if len(queues) != len(before) or len(cohorts) != len(previous.cohorts) or previous._signatures is None:
+            return False
+        if any(previous.cohorts.get(cohort.name) is not cohort for cohort in cohorts):
+            return False
+        changed = []
+        for cq in queues:
+            old = before.get(cq.name)
+            if old is not cq:
+                if old is None or old.cohort != cq.cohort or (old.reservation is None) != (cq.reservation is None):
+                    return False
+                changed.append(cq)
+        self.cluster_queues = {cq.name: cq for cq in queues}
+        self.cohorts = previous.cohorts
+        self.children_cohorts = previous.children_cohorts
+        self._roots = previous._roots  # the same Cohorts: the same roots (filled as asked, by either state)
+        self._unreported = previous._unreported  # the same queues report, in the same trees
+        self.children_cqs = dict(previous.children_cqs)
+        signatures = dict(previous._signatures)
+        self._signature_at = previous._signature_at
+        for cohort in {cq.cohort for cq in changed if cq.cohort}:
+            self.children_cqs[cohort] = [self.cluster_queues[q.name] for q in self.children_cqs[cohort]]
+        for cq in changed:
+            if cq.cohort:
+                root, index = self._signature_at[cq.name]
+                items = list(signatures[root])
+                items[index] = quota_signature(cq)
+                signatures[root] = tuple(items)
+        self._signatures = signatures
+        return True
 
     def signatures(self) -> dict[str, tuple[object, ...]]:
         """Per cohort tree (by its root): what the quota math reads of its ClusterQueues (`quota_signature`)
         and its Cohort objects, in order."""
         if self._signatures is None:
             found: dict[str, list[object]] = {}
+            at: dict[str, tuple[str, int]] = {}
             for cq in self.cluster_queues.values():
                 if cq.cohort:
-                    found.setdefault(self.root_of(cq.cohort), []).append(quota_signature(cq))
+                    root = self.root_of(cq.cohort)
+                    items = found.setdefault(root, [])
+                    at[cq.name] = (root, len(items))
+                    items.append(quota_signature(cq))
             for cohort in self.cohorts.values():
                 found.setdefault(self.root_of(cohort.name), []).append(cohort)
             self._signatures = {root: tuple(objects) for root, objects in found.items()}
+            self._signature_at = at
         return self._signatures
 
     def _inherit(self, previous: QuotaState) -> None:

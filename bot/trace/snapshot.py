@@ -210,8 +210,10 @@ def reads_all_current(entry: Any, live: Live) -> bool:
     return all(live.get(id(sequence)) is sequence for sequence in entry[0])
 
 
-def carry_over(derived: dict[object, object], live: Live) -> dict[object, object]:
-    """What a new `derived()` starts with: the registered memos' entries of the old one that still hold."""
+def carry_over(derived: dict[object, object], live: Live | None) -> dict[object, object]:
+    """What a new `derived()` starts with: the registered memos' entries of the old one that still hold; every
+    one of them when `live` is None (the source tells that none of the sequences it handed out was let go since
+    the last renewal: each entry was derived from sequences it still hands out)."""
     kept: dict[object, object] = {}
     for key, value in derived.items():
         if isinstance(key, str) and key in _SUCCEEDED:
@@ -221,7 +223,9 @@ def carry_over(derived: dict[object, object], live: Live) -> dict[object, object
         keep = _LASTING.get(name) if isinstance(name, str) else None
         if keep is None:
             continue
-        if isinstance(key, tuple):
+        if live is None:
+            kept[key] = dict(value) if isinstance(value, dict) else value
+        elif isinstance(key, tuple):
             if keep(value, live):
                 kept[key] = value
         elif isinstance(value, dict):

@@ -35,7 +35,7 @@ from bot.trace.holders import (
 )
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity, cluster_queue_usage
-from bot.trace.snapshot import Snapshot, waits_in_queue
+from bot.trace.snapshot import Snapshot, carry_over, waits_in_queue
 from kubernetes import client as k8s_client
 
 from tests.builders import NOW, Raw, condition, snapshot
@@ -406,6 +406,15 @@ def test_the_running_totals_along_an_order_outlive_a_status_change_while_the_ord
     assert set(last[position._PRIORITY_RUNS]) == set(runs) - {queue}  # type: ignore[call-overload]
 
 
+_LASTING_TABLES = (
+    holders._PARTS,
+    holders._CONTESTS,
+    outlook._ESTIMATORS,
+    demand_module._DEMAND_BEFORE,
+    position._PRIORITY_RUNS,
+)
+
+
 def _compare_both(cache: ClusterCache) -> int:
     return _compare_all(cache.view("team-a", []), "team-a") + _compare_all(cache.view("team-b", []), "team-b")
 
@@ -545,3 +554,31 @@ def test_a_quota_state_renewed_after_any_cluster_queue_change_reads_as_a_fresh_o
             raw = {**raw, "spec": {**spec, **({"cohortName": cohort} if cohort else {})}}
         queues[name] = raw
         _put(cache, [raw])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_a_renewal_keeps_exactly_the_memos_whose_sequences_the_cache_still_hands_out(seed: int) -> None:
+    """Status updates (a renewal of the small kinds), jobs arriving and being admitted, questions in between, at
+    random. A renewal with no Workload sequence let go since the last one keeps every memo without reading
+    them; after every renewal, either way, what it kept is what reading every entry against the sequences the
+    cache hands out keeps (nothing derived from a sequence let go stays), and the answers read as fresh ones."""
+    rng = random.Random(seed)
+    objects = _reporting(_cluster(seed))
+    cache = _cache(objects)
+    queues = sorted(raw["metadata"]["name"] for raw in objects if raw["kind"] == "ClusterQueue")
+    for step in range(14):
+        for namespace in ("team-a", "team-b"):
+            view = cache.view(namespace, [])
+            for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)][:4]:
+                explain(view, Query(namespace, job_name(workload), "Job"), now=NOW)
+        change = rng.choice(["status", "status", "arrives", "admitted"])
+        cq = rng.choice(queues)
+        if change == "arrives":
+            _put(cache, waiting(f"new-{step}", rng.choice(["team-a", "team-b"]), queue=f"gpus-{cq[3:]}", minutes=1))
+        elif change == "admitted":
+            _put(cache, running(f"ran-{step}", "team-c", cq, queue=f"gpus-{cq[3:]}", minutes=1))
+        _put(cache, _with_pending_count(objects, rng.choice(queues), step))  # Kueue's status update
+        renewed = cache.view("team-a", []).derived()
+        lasting = {key: value for key, value in renewed.items() if key in _LASTING_TABLES}
+        assert lasting and lasting == carry_over(lasting, cache._hands_out()), (step, change)
+    assert _compare_both(cache) > 0
