@@ -579,6 +579,6 @@ def test_a_renewal_keeps_exactly_the_memos_whose_sequences_the_cache_still_hands
             _put(cache, running(f"ran-{step}", "team-c", cq, queue=f"gpus-{cq[3:]}", minutes=1))
         _put(cache, _with_pending_count(objects, rng.choice(queues), step))  # Kueue's status update
         renewed = cache.view("team-a", []).derived()
-        lasting = {key: value for key, value in renewed.items() if key in _LASTING_TABLES}
+        lasting: dict[object, object] = {key: value for key, value in renewed.items() if key in _LASTING_TABLES}
         assert lasting and lasting == carry_over(lasting, cache._hands_out()), (step, change)
     assert _compare_both(cache) > 0
