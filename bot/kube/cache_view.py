@@ -38,10 +38,17 @@ class Small:
     """Copies of the small kinds for views (shared by every view until one of them changes), and the
     cohort trees: which ClusterQueues share a tree, and which of those report no reservation."""
 
-    def __init__(self, cache: CacheIndex, derived: dict[object, object] | None = None) -> None:
+    def __init__(
+        self, cache: CacheIndex, derived: dict[object, object] | None = None, previous: Small | None = None
+    ) -> None:
         self.local_queues = dict(cache._lqs)
-        self.lqs_by_ns = {ns: tuple(bucket.values()) for ns, bucket in cache._lq_ns.items()}
-        self.lqs_by_cq = {cq: tuple(bucket.values()) for cq, bucket in cache._lq_cq.items()}
+        self.lqs_by_ns: dict[str, tuple[LocalQueue, ...]]
+        self.lqs_by_cq: dict[str, tuple[LocalQueue, ...]]
+        if previous is not None and previous.local_queues == self.local_queues:  # the same objects: the same groups
+            self.lqs_by_ns, self.lqs_by_cq = previous.lqs_by_ns, previous.lqs_by_cq
+        else:
+            self.lqs_by_ns = {ns: tuple(bucket.values()) for ns, bucket in cache._lq_ns.items()}
+            self.lqs_by_cq = {cq: tuple(bucket.values()) for cq, bucket in cache._lq_cq.items()}
         self.cluster_queues = dict(cache._cqs)
         self.flavors = dict(cache._flavors)
         self.cohorts = dict(cache._cohorts)
@@ -55,10 +62,18 @@ class Small:
         # whose queues are in the same trees share them; ClusterCache.view, which drops an entry when a
         # ClusterQueue of its trees changes). Here, so that a renewal lets them all go.
         self.trees: dict[TreesKey, dict[str, tuple[Workload, ...]]] = {}
-        self._root_of = {name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort}
-        self._members_of: dict[str, list[str]] = {}
-        for name, root in self._root_of.items():
-            self._members_of.setdefault(root, []).append(name)
+        self._root_of: dict[str, str]
+        self._members_of: dict[str, list[str]]
+        if previous is not None and previous.cohorts == self.cohorts and _same_cohorts(previous, self):
+            # A status update (Kueue's, with every admission): every ClusterQueue in its cohort, the same trees.
+            self._root_of, self._members_of = previous._root_of, previous._members_of
+        else:
+            self._root_of = {
+                name: _root(cq.cohort, self.cohorts) for name, cq in self.cluster_queues.items() if cq.cohort
+            }
+            self._members_of = {}
+            for name, root in self._root_of.items():
+                self._members_of.setdefault(root, []).append(name)
 
     def trees_key(self, focus: Iterable[str]) -> TreesKey:
         """What `trees_around(focus)` is made of: the roots of the trees of `focus`, and those of it in none."""
@@ -94,6 +109,18 @@ def _index_in(
 
 
 TreesKey = frozenset[tuple[str, str]]
+
+
+def _same_cohorts(previous: Small, small: Small) -> bool:
+    """The same ClusterQueues, each in the cohort it was in (the same objects mostly: one read of each)."""
+    before = previous.cluster_queues
+    if before.keys() != small.cluster_queues.keys():
+        return False
+    for name, cq in small.cluster_queues.items():
+        old = before[name]
+        if old is not cq and old.cohort != cq.cohort:
+            return False
+    return True
 
 
 def _root(cohort: str, cohorts: Mapping[str, Cohort]) -> str:

@@ -143,3 +143,30 @@ def test_a_renewal_of_the_small_kinds_lets_every_namespace_s_trees_go() -> None:
     cache.view(NS)
     gc.collect()
     assert old() is None
+
+
+def test_a_status_update_keeps_the_trees_map_and_a_cohort_change_reads_it_again() -> None:
+    """A ClusterQueue's status update (Kueue's, with every admission) renews the copies of the small kinds:
+    which ClusterQueues share a tree is kept (every one is in the cohort it was in), and the LocalQueues'
+    groups while they are the same objects; a ClusterQueue moved to another cohort reads the trees again."""
+    objects = [
+        resource_flavor("default"),
+        cluster_queue("cq", cohort="research"),
+        cluster_queue("near", cohort="research"),
+        cluster_queue("far", cohort="ops"),
+        local_queue(),
+    ]
+    cache = cache_of(objects)
+    first = cache.view(NS)
+    small = cache._small_view()
+    assert small.trees_around(["cq"]) == {"cq", "near"}
+    status = cluster_queue("near", cohort="research")
+    status["status"]["pendingWorkloads"] = 7
+    put(cache, [status])
+    renewed = cache._small_view()
+    assert renewed is not small and renewed.cluster_queues["near"] is not small.cluster_queues["near"]
+    assert renewed._root_of is small._root_of and renewed.lqs_by_ns is small.lqs_by_ns
+    put(cache, [cluster_queue("far", cohort="research")])
+    moved = cache._small_view()
+    assert moved._root_of is not small._root_of and moved.trees_around(["cq"]) == {"cq", "near", "far"}
+    assert first.cluster_queue("far") is not None
