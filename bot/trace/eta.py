@@ -28,10 +28,9 @@ import bisect
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from functools import cached_property
 from itertools import accumulate, compress, groupby
 from operator import itemgetter
 from typing import Final
@@ -92,17 +91,24 @@ class History:
     admissions: tuple[Observed, ...] = ()
     finishes: tuple[Finished, ...] = ()
 
+    # The admissions by ClusterQueue, made when first asked (a field, not a cached_property: the compiled
+    # engine's classes keep no instance dict).
+    _by_queue: dict[str, tuple[Observed, ...]] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_by_queue", None)  # (a default alone leaves a compiled instance without it)
+
     def admissions_in(self, cluster_queue: str) -> tuple[Observed, ...]:
         """The admissions of one ClusterQueue, in the history's order. A recorded history holds every queue's
         (up to thousands each): the index is made once per History, not one scan of it all per queue."""
-        return self._by_queue.get(cluster_queue, ())
-
-    @cached_property
-    def _by_queue(self) -> dict[str, tuple[Observed, ...]]:
-        found: dict[str, list[Observed]] = {}
-        for admission in self.admissions:
-            found.setdefault(admission.cluster_queue, []).append(admission)
-        return {queue: tuple(admissions) for queue, admissions in found.items()}
+        index = self._by_queue
+        if index is None:
+            found: dict[str, list[Observed]] = {}
+            for admission in self.admissions:
+                found.setdefault(admission.cluster_queue, []).append(admission)
+            index = {queue: tuple(admissions) for queue, admissions in found.items()}
+            object.__setattr__(self, "_by_queue", index)
+        return index.get(cluster_queue, ())
 
     def union(self, other: History) -> History:
         return History(

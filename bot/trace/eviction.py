@@ -67,7 +67,7 @@ def _by_rule(text: str) -> Preemption | None:
     return Preemption(None, None, why, None, None, rule=m["rule"], config=m["config"], preemptor=m["wl"])
 
 
-def parse_preemption(message: str) -> Preemption | None:
+def parse_preemption(message: str | None) -> Preemption | None:
     """Who preempted (or evicted for a migration, or replaced) a workload; None if the text says nothing of it.
 
     Every version: v0.6 "Preempted to accommodate a higher priority Workload"; v0.8-v0.10 "(UID: %s) due
@@ -129,7 +129,7 @@ def _parse_checks(text: str) -> tuple[tuple[str, str, str], ...]:
     return tuple(out)
 
 
-def parse_eviction(reason: str, message: str) -> Eviction:
+def parse_eviction(reason: str | None, message: str | None) -> Eviction:
     """An Evicted condition (reason, message) or an ``EvictedDueTo...`` event of the Workload."""
     raw = (reason if isinstance(reason, str) else "").strip().removeprefix("EvictedDueTo")
     base, _, underlying = raw.partition("DueTo")

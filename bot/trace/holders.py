@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import heapq
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from itertools import chain, groupby, islice
+from itertools import chain, groupby
 from operator import itemgetter
 from typing import Final, NamedTuple
 
@@ -426,8 +426,14 @@ class _Tree:
         """The first MAX_LISTED of own queue's holders then the others', each by size (kept per queue)."""
         found = self._listings.get(own)
         if found is None:
-            others = (h for h in self.by_size if h[_CQ] != own)
-            found = self._listings[own] = tuple(islice(chain(self.by_size_in.get(own, ()), others), MAX_LISTED))
+            chosen = list(self.by_size_in.get(own, ())[:MAX_LISTED])
+            if len(chosen) < MAX_LISTED:
+                for held in self.by_size:  # the largest of the other queues' (a loop: compiled, a generator
+                    if held[_CQ] != own:  # chained to islice read the whole tree)
+                        chosen.append(held)
+                        if len(chosen) == MAX_LISTED:
+                            break
+            found = self._listings[own] = tuple(chosen)
         return found
 
     def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
@@ -595,7 +601,7 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[tuple[_Held, i
         return [(held, _running(held, now)) for held in base.listing(cq.name)]
     chosen: list[tuple[_Held, int | None]] = []
     own = cq.name
-    others = (h for h in base.by_size if h[_CQ] != own)
+    others = _others(base.by_size, own)
     for _, equal in groupby(chain(base.by_size_in.get(own, ()), others), key=lambda h: (h[_CQ] != own, h[_AMOUNT])):
         wanted = MAX_LISTED - len(chosen)
         taken: list[tuple[int, str, str, _Held, int | None]] = []
@@ -608,6 +614,14 @@ def _listed(base: _Tree, cq: ClusterQueue, now: datetime) -> list[tuple[_Held, i
         if len(chosen) >= MAX_LISTED:
             break
     return chosen
+
+
+def _others(by_size: Sequence[_Held], own: str) -> Iterator[_Held]:
+    """The other queues' holders, read as far as asked (a generator function: compiled, a generator expression
+    would be made into a list of them all)."""
+    for held in by_size:
+        if held[_CQ] != own:
+            yield held
 
 
 def _holders(listed: list[tuple[_Held, int | None]], cq: ClusterQueue, workload: Workload) -> tuple[Holder, ...]:

@@ -236,12 +236,14 @@ _KEPT_CLASSIFICATIONS = 1024
 _KEPT_MESSAGE_CHARS = 4096  # longer messages (rare, up to 32 KiB) are read each time rather than kept
 
 
-def classify_quota_reserved(reason: str, message: str, groups: Sequence[GroupShape] = ()) -> Classification:
+def classify_quota_reserved(
+    reason: str | None, message: str | None, groups: Sequence[GroupShape] = ()
+) -> Classification:
     """A QuotaReserved=False condition (or the same text on a Warning event of the Workload).
 
     `groups` are the ClusterQueue's resource groups when known (`group_shapes`): they tell which flavors
     are alternatives and which resources co-requisites (otherwise guessed from the message's names).
-    Total: any reason and message (empty, garbage, huge, cut) give a Classification.
+    Total: any reason and message (empty, garbage, huge, cut, null in decoded YAML) give a Classification.
     """
     if isinstance(reason, str) and isinstance(message, str) and len(message) <= _KEPT_MESSAGE_CHARS:
         try:
@@ -256,7 +258,7 @@ def _classify_kept(reason: str, message: str, groups: tuple[GroupShape, ...]) ->
     return _classify(reason, message, groups)
 
 
-def _classify(reason: str, message: str, groups: Sequence[GroupShape]) -> Classification:
+def _classify(reason: str | None, message: str | None, groups: Sequence[GroupShape]) -> Classification:
     reason_text = (reason or "").strip() if isinstance(reason, str) else ""
     message_text = message if isinstance(message, str) else ""
     body, truncated, pending, failed, migrations = _strip(message_text)

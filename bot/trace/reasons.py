@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
 
 from bot.copy.text import Text
@@ -379,7 +380,7 @@ def scan_reasons(body: str, pod_set: str | None, truncated: bool) -> Scanned:
 
 
 # A ClusterQueue's resource group as the classifier needs it: (covered resources, flavor names in order).
-GroupShape = tuple[frozenset[str], tuple[str, ...]]
+GroupShape = tuple[AbstractSet[str], Sequence[str]]
 
 
 def group_shapes(groups: Iterable[tuple[Iterable[str], Iterable[str]]]) -> tuple[GroupShape, ...]:

@@ -1145,10 +1145,10 @@ def test_empty_and_blank() -> None:
 
 def test_null_from_decoded_yaml() -> None:
     """A condition decoded from YAML can carry null reason or message; the parsers still answer."""
-    got = classify_quota_reserved(None, None)  # type: ignore[arg-type]
+    got = classify_quota_reserved(None, None)
     assert (got.verdict, got.reason, got.message) == (V.NOT_YET_EVALUATED, "", "")
-    assert parse_preemption(None) is None  # type: ignore[arg-type]
-    assert parse_eviction(None, None).reason == ""  # type: ignore[arg-type]
+    assert parse_preemption(None) is None
+    assert parse_eviction(None, None).reason == ""
 
 
 def test_quoted_yaml_apostrophes_are_accepted() -> None:

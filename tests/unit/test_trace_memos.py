@@ -69,8 +69,8 @@ def test_a_kept_classification_is_the_one_read_afresh() -> None:
         assert messages.classify_quota_reserved(reason, text, shapes) == messages._classify(reason, text, shapes)
         assert messages.classify_quota_reserved(reason, text, shapes) == messages._classify(reason, text, shapes)
     unhashable = [({"cpu"}, ["a"])]  # groups that cannot be a key are read as they are
-    got = messages.classify_quota_reserved("Pending", message, unhashable)  # type: ignore[arg-type]
-    assert got == messages._classify("Pending", message, unhashable)  # type: ignore[arg-type]
+    got = messages.classify_quota_reserved("Pending", message, unhashable)
+    assert got == messages._classify("Pending", message, unhashable)
 
 
 def test_quantities_written_twice_read_the_same() -> None:
