@@ -73,7 +73,7 @@ def build(jobs: int) -> int:
         os.chdir(ROOT)  # mypy reads its settings from pyproject.toml and the modules by their paths
         try:
             extensions = mypycify(
-                ["--config-file", str(ROOT / "pyproject.toml"), *modules],
+                ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(Path(tmp) / "mypy"), *modules],
                 opt_level="3",
                 group_name=GROUP,
                 target_dir=str(generated),

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.kube.cache_index import OrderKey, order_key
+from bot.kube.cache_index import OrderEntry, OrderKey, order_key
 from bot.kube.informer import Key
 from bot.trace.model import (
     JOB_UID_LABEL,
@@ -93,10 +93,10 @@ class Small:
 
 
 def _index_in(
-    order: tuple[Workload, ...], keys: tuple[OrderKey, ...] | None, workload: Workload, key: OrderKey
+    order: tuple[Workload, ...], keys: tuple[OrderEntry, ...] | None, workload: Workload, key: OrderKey
 ) -> int | None:
     """Where `workload` (of order key `key`) is in a view's order (a tuple of Workloads sorted by order_key,
-    and those keys when known), or None."""
+    and their order entries when known: a key sorts just before the entry that starts with it), or None."""
     if keys is not None and len(keys) == len(order):
         index = bisect_left(keys, key)
     else:
@@ -159,7 +159,7 @@ class CacheView:
         owned: dict[str, tuple[Workload, ...]] | None = None,
         derived: dict[object, object] | None = None,
         lists: tuple[tuple[Workload, ...], tuple[ClusterQueue, ...], tuple[Cohort, ...]] | None = None,
-        order_keys: tuple[dict[str, tuple[OrderKey, ...]], dict[Key, tuple[OrderKey, ...]]] | None = None,
+        order_keys: tuple[dict[str, tuple[OrderEntry, ...]], dict[Key, tuple[OrderEntry, ...]]] | None = None,
     ) -> None:
         self._taken_at = taken_at
         self.focus = namespace
@@ -222,6 +222,11 @@ class CacheView:
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         return self._in_cq.get(cluster_queue, ())
+
+    def sequences_token(self) -> object | None:
+        # The cache makes this mapping once and hands it to every view of the same trees until one of their
+        # ClusterQueues' Workloads changes (ClusterCache._trees_view): the same mapping, the same sequences.
+        return self._in_cq
 
     def local_queue(self, namespace: str, name: str) -> LocalQueue | None:
         return self._local_queues.get((namespace, name))

@@ -527,13 +527,19 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
     """The tree's holders from the view's memo, while its inputs are the same objects: its Workloads, and its
     ClusterQueues (or, when those changed, as after a status update, each queue's part)."""
     members, names = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
-    inputs = tuple(map(snapshot.workloads_in_cluster_queue, names))
     table = snapshot.derived().setdefault(_CONTESTS, {})
     assert isinstance(table, dict)
     key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
+    token = snapshot.sequences_token()
+    if known is not None and token is not None and known[3].get(id(token)) is token and same_objects(known[1], members):
+        return known[2]  # type: ignore[no-any-return]  # the sequences it was read from, as a token says
+    inputs = tuple(map(snapshot.workloads_in_cluster_queue, names))
     parts = None
     if known is not None and same_objects(known[0], inputs):
+        tokens = known[3] if len(known[3]) < _TOKENS else {}
+        if token is not None:
+            tokens[id(token)] = token  # (held: its id is not reused meanwhile)
         if same_objects(known[1], members):
             return known[2]  # type: ignore[no-any-return]
         if len(known[1]) == len(members) and all(a.name == b.name for a, b in zip(known[1], members, strict=True)):
@@ -546,13 +552,16 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
         else:
             parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
         if same_objects(known[2].parts, tuple(parts.values())):
-            table[key] = (inputs, members, known[2])
+            table[key] = (inputs, members, known[2], tokens)
             return known[2]  # type: ignore[no-any-return]
     if parts is None:
         parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
     found = _Tree(parts)
-    table[key] = (inputs, members, found)
+    table[key] = (inputs, members, found, {id(token): token} if token is not None else {})
     return found
+
+
+_TOKENS = 8  # the tokens known to stand for a tree's sequences (those of the views of a few namespaces)
 
 
 lasting(_CONTESTS, reads_all_current)

@@ -112,6 +112,10 @@ class Snapshot(Protocol):
         """The namespace's Workloads with an owner reference of that name (any kind), from an index."""
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]: ...
+    def sequences_token(self) -> object | None:
+        """An object two views return only while `workloads_in_cluster_queue` gives both the same sequence for
+        every ClusterQueue (a memo read from many of them checks it once, not each); None when there is none."""
+
     def local_queue(self, namespace: str, name: str) -> LocalQueue | None: ...
     def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]: ...
     def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]: ...
@@ -378,6 +382,9 @@ class MemorySnapshot:
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         return self._by_owner.get((namespace, name), [])
+
+    def sequences_token(self) -> object | None:
+        return self  # immutable: the same sequence for a ClusterQueue each time (made once, when first asked)
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         known = self._in_cluster_queue.get(cluster_queue)

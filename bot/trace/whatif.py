@@ -156,6 +156,9 @@ class Changed:
     def derived(self) -> dict[object, object]:
         return self._derived
 
+    def sequences_token(self) -> object | None:
+        return None  # its sequences are made anew each time
+
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
         # The changed Workload holds no quota: leaving it out changes no usage.
         return self._swap(self._base.workloads_in_cluster_queue(cluster_queue))

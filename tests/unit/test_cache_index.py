@@ -139,6 +139,7 @@ def test_incremental_order_is_the_full_sort(ops: list[object]) -> None:
     reference = MemorySnapshot(final.values())
     for cq in CLUSTER_QUEUES:
         assert list(cache.pending_in(cq)) == list(reference.pending_in(cq))  # the same objects, in order
+        assert all(a is b for a, b in zip(cache.pending_in(cq), reference.pending_in(cq), strict=True))
         assert _by_key(cache.workloads_in_cluster_queue(cq)) == _by_key(reference.workloads_in_cluster_queue(cq))
         assert {q.meta.key for q in cache.local_queues_of(cq)} == {q.meta.key for q in reference.local_queues_of(cq)}
     for namespace in NAMESPACES:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import random
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -36,7 +37,7 @@ from bot.trace.holders import (
 )
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity, cluster_queue_usage
-from bot.trace.snapshot import Snapshot, carry_over, waits_in_queue
+from bot.trace.snapshot import MemorySnapshot, Snapshot, carry_over, waits_in_queue
 from kubernetes import client as k8s_client
 
 from tests.builders import NOW, Raw, condition, snapshot
@@ -228,6 +229,56 @@ def test_the_live_cache_and_its_views_follow_new_and_finished_holders(seed: int)
     assert compared > 0
 
 
+class _Counting(MemorySnapshot):
+    """A snapshot that counts the ClusterQueues' sequences read, its memo shared with others."""
+
+    reads = 0
+
+    def __init__(self, objects: list[object], memo: dict[object, object]) -> None:
+        super().__init__(objects)
+        self.memo = memo
+
+    def derived(self) -> dict[object, object]:
+        return self.memo
+
+    def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
+        self.reads += 1
+        return super().workloads_in_cluster_queue(cluster_queue)
+
+
+def test_a_tree_s_holders_are_checked_by_the_view_s_token_not_by_each_queue_s_sequence() -> None:
+    """At 500 ClusterQueues a contest checked the 50 sequences of its tree, twice a question: a view whose
+    token already stood for the tree's sequences reads none of them; another view (another token) reads them
+    again, and its token stands for them from then on; a view without a token reads them each time."""
+    objects = [item for raw in _cluster(3) for item in decode(raw)]
+    memo: dict[object, object] = {}
+    first = _Counting(objects, memo)
+    cq = first.cluster_queue("cq-0")
+    assert cq is not None
+    tree = cohort_tree(first, cq)
+    assert len(tree) > 1
+    found = holders._tree(first, tree, "a100", "nvidia.com/gpu")
+    assert first.reads >= len(tree)
+    before = first.reads
+    assert holders._tree(first, tree, "a100", "nvidia.com/gpu") is found and first.reads == before  # none read
+    second = _Counting(objects, memo)
+    again = holders._tree(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu")
+    assert second.reads >= len(tree) and again.held == found.held  # its own sequences read, the same holders
+    before = second.reads
+    assert holders._tree(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu") is again
+    assert second.reads == before
+    tokenless = _Tokenless(objects, memo)
+    for _ in range(2):
+        before = tokenless.reads
+        holders._tree(tokenless, cohort_tree(tokenless, cq), "a100", "nvidia.com/gpu")
+        assert tokenless.reads - before >= len(tree)
+
+
+class _Tokenless(_Counting):
+    def sequences_token(self) -> object | None:
+        return None
+
+
 def test_a_reservation_after_now_counts_its_whole_maximum_in_the_freeing_bound() -> None:
     """A clock's skew: `skewed` got its quota 3 minutes after now (left: its whole 600 s), `soon` 2 minutes
     ago with 820 s at most (left: 700 s); by deadline `soon` comes first, by time left `skewed` does."""
@@ -326,7 +377,7 @@ def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
     assert _compare_all(view, "team-a") > 0
     table = view.derived()[holders._CONTESTS]
     assert isinstance(table, dict) and table
-    trees = [tree for _, _, tree in table.values()]
+    trees = [tree for _, _, tree, _ in table.values()]
     records = [h for tree in trees for h in tree.by_size]
     keys = [k for tree in trees for part in tree.ranked_in.values() for k in part.keys]
     assert records and keys and all(type(h) is tuple for h in records)
@@ -366,7 +417,7 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
     renewed = later.derived()[holders._CONTESTS]
     assert isinstance(renewed, dict)
-    assert all(renewed[key][2] is tree for key, (_, _, tree) in trees.items())  # the same parts: the same tree
+    assert all(renewed[key][2] is tree for key, (_, _, tree, _) in trees.items())  # the same parts: the same tree
 
     late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
     _put(cache, late)
@@ -463,7 +514,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     assert all(later.pending_in(cq) is order for cq, order in orders.items() if cq in later._cq_orders)
     assert outlook._estimator(later, None, source, "a100", NOW) is estimator
     kept = later.derived()[holders._CONTESTS]
-    assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree) in trees.items())
+    assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree, _) in trees.items())
     assert _compare_both(cache) > 0
 
     moved = {**raw, "spec": {**raw["spec"], "clusterQueue": target}}
