@@ -42,7 +42,9 @@ production (--no-freeze-gc: not). Then this process measures:
                           events_cpu_us_each: this process's CPU (every thread) per change in that time
   gc_ms, gc_collections   time in the cyclic garbage collector and collections, per phase
   machine                 nproc, CPU model, Python, the JSON parser, the 1-minute load average at the
-                          start and at the end
+                          start and at the end, and the engine that ran (`engine`: compiled or python; the
+                          compiled one when tools/compile_engine.py built it for these sources, unless
+                          KUEUE_BOT_ENGINE=python: bot/engine.py)
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot import engine  # noqa: E402
 from bot.kube.cache import ClusterCache  # noqa: E402
 from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402
@@ -346,6 +349,7 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "json": parse_json.__module__,
         "loadavg_1m": round(os.getloadavg()[0], 2),
+        "engine": engine.running(),
     }
 
 

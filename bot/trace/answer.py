@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
@@ -130,7 +129,7 @@ def each_message_once(
         if text is None:
             continue
         shown.extend(_shown(text))
-        kept_steps.append(step if text is step.text else replace(step, text=text))
+        kept_steps.append(step if text is step.text else Step(step.step, step.outcome, step.code, text, step.data))
     kept_actions: list[Action] = []
     for action in actions:
         if action.text.params.keys().isdisjoint(VERBATIM):
@@ -140,7 +139,7 @@ def each_message_once(
         if text is None:
             continue
         shown.extend(_shown(text))
-        kept_actions.append(action if text is action.text else replace(action, text=text))
+        kept_actions.append(action if text is action.text else Action(action.code, text, action.data))
     return tuple(kept_steps), tuple(kept_actions)
 
 

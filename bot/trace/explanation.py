@@ -149,3 +149,30 @@ class Explanation:
     @property
     def never_fixes_itself(self) -> bool:
         return self.verdict.never_fixes_itself
+
+    def with_outlook(self, holders: Holders | None, eta: Eta | None, what_if: WhatIf | None) -> Explanation:
+        """`dataclasses.replace(self, holders=..., eta=..., what_if=...)` spelled out: every question ends with it,
+        and replace reads the fields anew each time (tests/unit/test_explanation_fields.py: every field)."""
+        return Explanation(
+            job=self.job,
+            workload=self.workload,
+            verdict=self.verdict,
+            headline=self.headline,
+            steps=self.steps,
+            actions=self.actions,
+            demand=self.demand,
+            assigned=self.assigned,
+            position=self.position,
+            local_queue=self.local_queue,
+            cluster_queue=self.cluster_queue,
+            waiting_since=self.waiting_since,
+            queued_since=self.queued_since,
+            admitted_at=self.admitted_at,
+            snapshot_taken_at=self.snapshot_taken_at,
+            owners=self.owners,
+            holders=holders,
+            eta=eta,
+            what_if=what_if,
+            suggestions=self.suggestions,
+            other_namespaces=self.other_namespaces,
+        )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
@@ -531,7 +531,7 @@ def with_outlook(
         now=now,
         with_what_if=with_what_if,
     )
-    return replace(explanation, holders=found.holders, eta=found.eta, what_if=found.what_if)
+    return explanation.with_outlook(found.holders, found.eta, found.what_if)
 
 
 ETA_MARK = "|eta="  # between a delivery's headline key and its ETA mark (bot.notify)
