@@ -12,12 +12,14 @@ modules need neither at run time, only this interpreter's version (the extension
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +55,26 @@ def clean() -> int:
     return 0
 
 
+@contextlib.contextmanager
+def _output_to(log: Path) -> Iterator[None]:
+    """This process's and its compilers' output into `log` (mypyc's notes, gcc's lines), shown on failure."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with log.open("w") as sink:
+        os.dup2(sink.fileno(), 1)
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
 def build(jobs: int) -> int:
     try:
         from mypyc.build import mypycify
@@ -71,24 +93,22 @@ def build(jobs: int) -> int:
         out, temp, generated = Path(tmp) / "lib", Path(tmp) / "temp", Path(tmp) / "c"
         cwd = Path.cwd()
         os.chdir(ROOT)  # mypy reads its settings from pyproject.toml and the modules by their paths
+        log = Path(tmp) / "build.log"
         try:
-            extensions = mypycify(
-                ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(Path(tmp) / "mypy"), *modules],
-                opt_level="3",
-                group_name=GROUP,
-                target_dir=str(generated),
-            )
-            steps = [
-                "--quiet",
-                "build_ext",
-                "--build-lib",
-                str(out),
-                "--build-temp",
-                str(temp),
-                "--parallel",
-                str(jobs),
-            ]
-            setup(name="kueue-bot-engine", ext_modules=extensions, script_args=steps)
+            with _output_to(log):
+                extensions = mypycify(
+                    ["--config-file", str(ROOT / "pyproject.toml"), "--cache-dir", str(Path(tmp) / "mypy"), *modules],
+                    opt_level="3",
+                    group_name=GROUP,
+                    target_dir=str(generated),
+                )
+                steps = ["--quiet", "build_ext", "--build-lib", str(out), "--build-temp", str(temp)]
+                setup(name="kueue-bot-engine", ext_modules=extensions, script_args=[*steps, "--parallel", str(jobs)])
+        except (SystemExit, OSError) as error:  # mypy and setuptools end a failed build with SystemExit
+            tail = log.read_text(errors="replace").splitlines()[-40:] if log.exists() else []
+            print("\n".join(tail), file=sys.stderr)
+            print(f"compiling the engine failed ({error!r}); the pure-Python engine still runs", file=sys.stderr)
+            return 1
         finally:
             os.chdir(cwd)
         if engine.sources() != before:
