@@ -109,6 +109,16 @@ class Outlook:
     eta: Eta | None = None
     what_if: WhatIf | None = None
 
+    def __init__(
+        self,
+        holders: Holders | None = None,
+        eta: Eta | None = None,
+        what_if: WhatIf | None = None,
+    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
+        object.__setattr__(self, "holders", holders)
+        object.__setattr__(self, "eta", eta)
+        object.__setattr__(self, "what_if", what_if)
+
 
 def outlook(
     snapshot: Snapshot,
