@@ -245,8 +245,27 @@ class Changed:
 
 
 def fresh(workload: Workload) -> Workload:
-    """The Workload as Kueue would create it again after the job changed: no record, no quota."""
-    return replace(workload, conditions=(), admission=None, requeue=None, checks=(), reclaimable={})
+    """The Workload as Kueue would create it again after the job changed: no record, no quota. (`replace(workload,
+    conditions=(), admission=None, requeue=None, checks=(), reclaimable={})` spelled out: a question makes
+    one, and replace reads every field anew; tests/unit/test_explanation_fields.py: every field.)"""
+    return Workload(
+        meta=workload.meta,
+        queue_name=workload.queue_name,
+        pod_sets=workload.pod_sets,
+        priority=workload.priority,
+        priority_class=workload.priority_class,
+        active=workload.active,
+        conditions=(),
+        admission=None,
+        requeue=None,
+        checks=(),
+        resource_requests=workload.resource_requests,
+        reclaimable={},
+        cluster_name=workload.cluster_name,
+        nominated_clusters=workload.nominated_clusters,
+        maximum_execution_seconds=workload.maximum_execution_seconds,
+        past_execution_seconds=workload.past_execution_seconds,
+    )
 
 
 def _with_pod_set(workload: Workload, index: int, pod_set: PodSet) -> Workload:

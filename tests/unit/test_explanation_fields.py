@@ -1,5 +1,5 @@
-"""`Explanation.with_outlook` is `dataclasses.replace` spelled out (every question ends with it): it must carry
-every field, the ones added after it was written too."""
+"""`Explanation.with_outlook` and `whatif.fresh` are `dataclasses.replace` spelled out (every question makes them):
+they must carry every field, the ones added after they were written too."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import dataclasses
 from datetime import timedelta
 
 from bot.trace.explanation import Explanation
+from bot.trace.model import Workload
+from bot.trace.whatif import fresh
 
-from tests.builders import NOW, explain_objects
+from tests.builders import NOW, explain_objects, snapshot
 from tests.contention import research_cohort
 from tests.paths import ROOT
 
@@ -32,4 +34,22 @@ def test_with_outlook_is_replace() -> None:
     bare = dataclasses.replace(found, holders=None, eta=None, what_if=None, admitted_at=NOW - timedelta(hours=1))
     assert bare.with_outlook(found.holders, found.eta, found.what_if) == dataclasses.replace(
         bare, holders=found.holders, eta=found.eta, what_if=found.what_if
+    )
+
+
+def _keywords(path: str, function: str, constructor: str) -> list[str]:
+    tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+    [method] = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == function]
+    calls = [node for node in ast.walk(method) if isinstance(node, ast.Call)]
+    [call] = [node for node in calls if isinstance(node.func, ast.Name) and node.func.id == constructor]
+    assert not call.args
+    return sorted(k.arg or "" for k in call.keywords)
+
+
+def test_fresh_names_every_field_of_a_workload_and_is_replace() -> None:
+    fields = sorted(f.name for f in dataclasses.fields(Workload) if f.init)
+    assert _keywords("bot/trace/whatif.py", "fresh", "Workload") == fields
+    [workload] = [w for w in snapshot(research_cohort()).workloads_in("team-a") if w.admission is not None][:1]
+    assert fresh(workload) == dataclasses.replace(
+        workload, conditions=(), admission=None, requeue=None, checks=(), reclaimable={}
     )
