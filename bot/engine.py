@@ -5,9 +5,10 @@ project's dev extra, with a C compiler) into bot/trace/_compiled/, beside a mani
 from. Importing `bot` (bot/__init__.py imports this module) puts that folder first on bot.trace's path, so its
 compiled modules are imported instead of the sources, only while the manifest matches the sources byte for byte
 and this interpreter's extension suffix: an edited source, or another Python, falls back to the pure-Python
-engine (with a warning when a build is there but stale). KUEUE_BOT_ENGINE chooses: `auto` (the default: compiled
-when current), `python` (never), `compiled` (required: an ImportError saying why otherwise, for images and CI
-that must run what they built). bench/README.md has the speed of each. Here, not in bot.trace: the engine does
+engine (with a warning when a build is there but stale). KUEUE_BOT_ENGINE (the process environment, read when
+`bot` is first imported; not a .env setting) chooses: `auto` (the default: compiled when current), `python`
+(never), `compiled` (required: the process stops with one line saying why otherwise, for images and CI that must
+run what they built). bench/README.md has the speed of each. Here, not in bot.trace: the engine does
 no I/O (the import contracts).
 """
 
@@ -67,17 +68,22 @@ def stale_because(directory: Path = COMPILED_DIR) -> str | None:
 
 
 def choose(wanted: str | None, directory: Path = COMPILED_DIR) -> tuple[bool, str]:
-    """(whether the compiled modules in `directory` run, why) for KUEUE_BOT_ENGINE=`wanted`."""
-    wanted = (wanted or "auto").strip().lower() or "auto"
-    if wanted not in ENGINES:
-        raise ImportError(f"{ENGINE_ENV}={wanted!r}: expected one of {', '.join(ENGINES)}")
-    if wanted == "python":
+    """(whether the compiled modules in `directory` run, why) for KUEUE_BOT_ENGINE=`wanted`. `compiled` that
+    cannot run stops the process with one line saying why (SystemExit: no traceback); an unknown value is said
+    once and read as `auto`."""
+    given = (wanted or "auto").strip().lower() or "auto"
+    if given not in ENGINES:
+        logging.getLogger("bot.trace").warning(
+            "%s=%r is not one of %s: read as auto", ENGINE_ENV, wanted, ", ".join(ENGINES)
+        )
+        given = "auto"
+    if given == "python":
         return False, f"{ENGINE_ENV}=python"
     reason = stale_because(directory)
     if reason is None:
         return True, "compiled"
-    if wanted == "compiled":
-        raise ImportError(f"{ENGINE_ENV}=compiled, but the compiled engine cannot be used: {reason}")
+    if given == "compiled":
+        raise SystemExit(f"kueue-bot: {ENGINE_ENV}=compiled, but the compiled engine cannot be used: {reason}")
     if directory.is_dir():
         logging.getLogger("bot.trace").warning("using the pure-Python engine: the compiled one is stale: %s", reason)
     return False, reason

@@ -53,3 +53,22 @@ def test_a_module_that_does_not_type_check_fails_the_build_with_mypy_s_words(tmp
     assert "compiling the engine failed" in built.stderr and "the pure-Python engine still runs" in built.stderr
     assert "Traceback" not in built.stderr
     assert not (root / "bot" / "trace" / "_compiled").exists()
+
+
+def test_a_process_that_requires_the_compiled_engine_and_has_none_stops_with_one_line(tmp_path: Path) -> None:
+    root = _copy(tmp_path / "clone")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST", "COV_CORE", "COVERAGE_"))}
+    for wanted, code in (("compiled", 1), ("fast", 0)):
+        done = subprocess.run(
+            [sys.executable, "-c", "import bot.engine as e; print(e.running())"],
+            cwd=root,
+            env={**env, "PYTHONPATH": str(root), "KUEUE_BOT_ENGINE": wanted},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+        assert done.returncode == code, done
+        assert "Traceback" not in done.stderr
+    assert done.stdout.strip() == "python"  # "fast": said, read as auto, no build here
+    assert "KUEUE_BOT_ENGINE='fast' is not one of auto, python, compiled: read as auto" in done.stderr

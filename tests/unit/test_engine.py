@@ -67,13 +67,18 @@ def test_a_build_that_is_not_of_these_sources_is_not_taken(
     assert [r.getMessage() for r in caplog.records] == (
         [f"using the pure-Python engine: the compiled one is stale: {reason}"] if kind != "none" else []
     )
-    with pytest.raises(ImportError, match="KUEUE_BOT_ENGINE=compiled, but the compiled engine cannot be used: "):
+    with pytest.raises(SystemExit, match=r"^kueue-bot: KUEUE_BOT_ENGINE=compiled, but the compiled engine cannot be"):
         choose("compiled", directory)
 
 
-def test_an_unknown_choice_is_an_error_that_names_the_choices(tmp_path: Path) -> None:
-    with pytest.raises(ImportError, match=r"KUEUE_BOT_ENGINE='fast': expected one of auto, python, compiled"):
-        choose("fast", tmp_path)
+def test_an_unknown_choice_is_said_and_read_as_auto(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    directory = _build(tmp_path / "built")
+    with caplog.at_level(logging.WARNING, logger="bot.trace"):
+        assert choose("fast", directory) == (True, "compiled")
+        assert choose("fast", tmp_path / "none") == (False, stale_because(tmp_path / "none"))
+    assert [r.getMessage() for r in caplog.records] == [
+        "KUEUE_BOT_ENGINE='fast' is not one of auto, python, compiled: read as auto"
+    ] * 2
 
 
 def test_the_engine_running_is_the_one_chosen() -> None:
