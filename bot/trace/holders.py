@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
-from itertools import chain, groupby
+from itertools import chain, groupby, islice
 from operator import itemgetter
 from typing import Final, NamedTuple
 
@@ -466,14 +466,8 @@ class _Tree:
         """The first MAX_LISTED of own queue's holders then the others', each by size (kept per queue)."""
         found = self._listings.get(own)
         if found is None:
-            chosen = list(self.by_size_in.get(own, ())[:MAX_LISTED])
-            if len(chosen) < MAX_LISTED:
-                for held in self.by_size:  # the largest of the other queues' (a loop: compiled, a generator
-                    if held[_CQ] != own:  # chained to islice read the whole tree)
-                        chosen.append(held)
-                        if len(chosen) == MAX_LISTED:
-                            break
-            found = self._listings[own] = tuple(chosen)
+            others = _others(self.by_size, own)
+            found = self._listings[own] = tuple(islice(chain(self.by_size_in.get(own, ()), others), MAX_LISTED))
         return found
 
     def preemptible(self, cq: ClusterQueue, preemptor: Workload) -> Decimal:
