@@ -14,9 +14,12 @@ production (--no-freeze-gc: not). Then this process measures:
   sync_seconds            from ClusterCache.start() until every informer has synced
   rss_bytes_per_workload  growth of this process's resident memory over the sync (after gc and
                           malloc_trim), divided by N
-  trace_p50_ms/p99_ms     a question about a random pending Workload: OnDemand.snapshot_for() (the
-                          detached view) + explain(), position included; requests_per_question counts
-                          the API requests those questions made
+  trace_p50_ms/p99_ms     a question about a random pending Workload, as the bot answers it: explain_job
+                          (OnDemand.snapshot_for(), the detached view, + explain()), position included;
+                          requests_per_question counts the API requests those questions made. Between two
+                          questions the loop turns once, as a server's does while its answer is posted:
+                          the young collection the bot asks for then (bot.service.collector) runs there;
+                          between_gc_collections, between_gc_ms (total), between_gc_longest_ms report it
   render_p50_ms/p99_ms    rendering that answer for Slack (bot.slack.render: the summary and the details)
   floor_p50_us            the least an answer with a position costs, on the same Workloads in the same run:
                           the owner index lookup, two bisects (ClusterQueue and LocalQueue order), one
@@ -81,9 +84,9 @@ from bot.kube.informer import InformerSettings, parse_json  # noqa: E402
 from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.notify.history import Seen, observations  # noqa: E402
+from bot.service import collector  # noqa: E402
 from bot.slack import render  # noqa: E402
 from bot.trace.eta import History  # noqa: E402
-from bot.trace.explain import Query, explain  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
 from tests import raw_objects as raw  # noqa: E402
 from tests.cache_support import wait_for, wait_ready  # noqa: E402
@@ -506,15 +509,13 @@ async def recorded_questions(args: argparse.Namespace, sample: list[Any]) -> dic
     history = recorded_history(cache)
     gc.collect()
     gc.freeze()
-    ondemand = OnDemand(cache.client, cache, visibility=False)
+    service = sweep.asker(cache, OnDemand(cache.client, cache, visibility=False), NOW, history)
     timings = []
     for workload in sample:
-        job = workload.meta.owners[0].name
-        started = time.perf_counter()
-        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
-        answer = explain(view, Query(workload.namespace, job, "Job"), now=NOW, history=history)
-        timings.append((time.perf_counter() - started) * 1000)
+        answer, took = await sweep.ask(service, workload)
+        timings.append(took)
         assert answer.position is not None and answer.eta is not None, (workload.name, answer.verdict)
+        await sweep.between()
     return {
         "trace_recorded_p50_ms": round(statistics.median(timings), 3),
         "trace_recorded_p99_ms": round(percentile(timings, 0.99), 3),
@@ -531,20 +532,21 @@ async def questions(
     args: argparse.Namespace, cache: ClusterCache, client: KubeClient, timer: GcTimer, sample: list[Any]
 ) -> dict[str, Any]:
     ondemand = OnDemand(client, cache, visibility=False)
+    service = sweep.asker(cache, ondemand, NOW)
     requests_before = client.requests
+    between_before = collector.stats()
     timings = []
     rendering = []
     for workload in sample:
-        job = workload.meta.owners[0].name
-        started = time.perf_counter()
-        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
-        answer = explain(view, Query(workload.namespace, job, "Job"), now=NOW)
-        traced = time.perf_counter()
-        timings.append((traced - started) * 1000)
+        answer, took = await sweep.ask(service, workload)
+        timings.append(took)
         assert answer.position is not None, (workload.name, answer.verdict)
+        rendered = time.perf_counter()
         render.answer_summary(answer, language="en", snapshot_age_seconds=0)
         render.answer_details(answer, language="en", show_names=True)
-        rendering.append((time.perf_counter() - traced) * 1000)
+        rendering.append((time.perf_counter() - rendered) * 1000)
+        await sweep.between()
+    between_after = collector.stats()
     # The floor, on the same Workloads, right after: the owner index, two bisects, one formatted line.
     floor = sweep.floor_us(cache, sample)
     result: dict[str, Any] = {
@@ -556,6 +558,9 @@ async def questions(
         "render_p99_ms": round(percentile(rendering, 0.99), 3),
         "floor_p50_us": round(statistics.median(floor), 2),
         "floor_p99_us": round(percentile(floor, 0.99), 2),
+        "between_gc_collections": int(between_after["collections"] - between_before["collections"]),
+        "between_gc_ms": round((between_after["seconds"] - between_before["seconds"]) * 1000, 1),
+        "between_gc_longest_ms": round(between_after["longest_seconds"] * 1000, 3),
     }
     result["trace_p50_over_floor"] = round(result["trace_p50_ms"] * 1000 / result["floor_p50_us"])
     result["question_p50_over_floor"] = round(

@@ -3,12 +3,13 @@ from 100 to 5,000 Workloads per namespace (`bench/run.py --sweep`).
 
 Each row fills a `ClusterCache` in this process (the objects of `bench.run.cluster`, decoded with shared
 parts and applied as the informers would, no server), then asks about random pending Workloads exactly as
-the questions phase does (`OnDemand.snapshot_for` + `explain`, position included), with the floor measured
-on the same cache between them. The fill is not timed: only the questions are.
+the questions phase does (`ask`: the bot's `explain_job` over the cache, position included), with the floor
+measured on the same cache between them. The fill is not timed: only the questions are.
 """
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 import random
@@ -24,8 +25,10 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
-from bot.kube.ondemand import OnDemand
-from bot.trace.explain import Query, explain
+from bot.kube.ondemand import CacheSource, OnDemand
+from bot.service.base import ServiceBase
+from bot.trace.eta import History
+from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
 from bot.trace.snapshot import waits_in_queue
 from kubernetes import client as k8s_client
@@ -133,6 +136,30 @@ def local_queue_status_changed(cache: ClusterCache, workload: Workload) -> None:
     cache.apply([Change("LocalQueue", "upsert", (workload.namespace, local_queue.name), changed)])
 
 
+def asker(cache: ClusterCache, ondemand: OnDemand, now: datetime, history: History | None = None) -> ServiceBase:
+    """The bot's own way to a question's answer: `explain_job` (of bot.service's BotService) over the cache's
+    snapshot source, as the server wires it (bot.kube.ondemand.CacheSource), with the recorder's history or
+    none (as the CLI asks)."""
+    recorded = (lambda: history) if history is not None else None
+    return ServiceBase(CacheSource(cache, ondemand), clock=lambda: now, history=recorded)
+
+
+async def ask(service: ServiceBase, workload: Workload) -> tuple[Explanation, float]:
+    """A question about `workload`'s Job and its time in ms: the view (`snapshot_for`) and the trace."""
+    job = workload.meta.owners[0].name
+    started = time.perf_counter()
+    answer = await service.explain_job(workload.namespace, job, "Job")
+    return answer, (time.perf_counter() - started) * 1000
+
+
+async def between() -> None:
+    """What a server has between two questions: its loop turns (the answer's post is in flight, the next
+    question arrives from the network). What the bot asked to run then (bot.service.collector: the young
+    garbage collection a question leaves) runs here, outside the next question's time; the bench reports it
+    apart (run.py: `between_gc_*`) and the collector's time of the phase (`gc_ms`) counts it."""
+    await asyncio.sleep(0)
+
+
 async def trace_ms(
     cache: ClusterCache,
     ondemand: OnDemand,
@@ -143,17 +170,16 @@ async def trace_ms(
     after_local_queue_change: bool = False,
 ) -> list[float]:
     timings = []
+    service = asker(cache, ondemand, now)
     for workload in sample:
         if after_status_change:
             status_changed(cache, workload)  # not timed
         if after_local_queue_change:
             local_queue_status_changed(cache, workload)
-        job = workload.meta.owners[0].name
-        started = time.perf_counter()
-        view = await ondemand.snapshot_for(workload.namespace, job, "Job")
-        answer = explain(view, Query(workload.namespace, job, "Job"), now=now)
-        timings.append((time.perf_counter() - started) * 1000)
+        answer, took = await ask(service, workload)
+        timings.append(took)
         assert answer.position is not None, (workload.name, answer.verdict)
+        await between()
     return timings
 
 

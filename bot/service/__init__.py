@@ -13,7 +13,8 @@ counted otherwise. Each question (`ask`, `queue`) gives one `AuditEntry` to the 
 One module a use case, one class holding them (BotService, below): `ask` (a question about a job),
 `views` (who holds a resource, a LocalQueue), `watches` (watch, unwatch, mute, snooze, the App Home), on
 `base` (explaining a job, what an asker and an answer's readers may see, the audit); the ports and simple
-adapters in `ports`, what the use cases take and give in `results`.
+adapters in `ports`, what the use cases take and give in `results`; `collector`: the garbage collector's
+young generations collected between two questions, not in one.
 """
 
 from __future__ import annotations

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from bot.errors import ClusterUnavailable
+from bot.service import collector
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.trace.eta import History
@@ -65,7 +66,9 @@ class ServiceBase:
         # On the loop thread: the trace is short (bench/: p99 well under 2 ms) and pure, and a worker thread
         # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
-        return explain(snapshot, Query(namespace, name, kind), now=self.clock(), history=history)
+        explanation = explain(snapshot, Query(namespace, name, kind), now=self.clock(), history=history)
+        collector.after_question()  # what it built is walked at the loop's next turn, not in the next question
+        return explanation
 
     async def _visible(self, asker: Asker) -> Sequence[str] | None:
         try:
