@@ -1,0 +1,76 @@
+"""bench/run.py, small: it runs end to end (the fake API server in its subprocess, the cache, the questions as the
+bot asks them, the Slack phase through the real server app, the watcher, the events, the recorded questions)
+and prints the JSON object issue 14 names, keys and all. The numbers themselves are the bench's to record
+(bench/README.md), never asserted here: only what they must be whatever the machine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from tests.paths import ROOT
+
+QUESTIONS = 40
+
+# The keys issue 14 names (a contract), and the ones the bench had before it (kept).
+CONTRACT = (
+    "floor_p50_us",
+    "watcher_steady_cpu_seconds",
+    "watcher_changed_cpu_seconds",
+    "loop_lag_max_ms",
+    "slack_p50_ms",
+    "slack_p99_ms",
+)
+BEFORE = (
+    "sync_seconds",
+    "rss_bytes_per_workload",
+    "trace_p50_ms",
+    "trace_p99_ms",
+    "live_p50_ms",
+    "live_p50_over_trace_p99",
+    "live_floor_ms",
+    "events_per_second",
+    "requests_per_question",
+)
+
+
+def _bench(*arguments: str) -> dict[str, Any]:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "run.py"), *arguments, "--format", "json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
+
+
+def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
+    result = _bench(
+        "--workloads", "300", "--queues", "10", "--owners", "5", "--questions", str(QUESTIONS),
+        "--slack-samples", "25", "--live-samples", "1", "--events", "50", "--steady-passes", "1",
+    )  # fmt: skip
+    for key in (*CONTRACT, *BEFORE, "between_gc_collections", "between_gc_ms", "between_gc_longest_ms"):
+        assert isinstance(result[key], int | float) and result[key] >= 0, key
+    assert result["workloads"] == 300 and result["trace_samples"] == QUESTIONS
+    assert result["requests_per_question"] == 0  # every pending Workload answered from the cache
+    assert 0 < result["trace_p50_ms"] <= result["trace_p99_ms"]
+    assert 0 < result["slack_p50_ms"] <= result["slack_p99_ms"]
+    # The young collection the bot asks for after a question ran between questions, once a turn at most.
+    assert 1 <= result["between_gc_collections"] <= QUESTIONS
+    assert result["between_gc_longest_ms"] <= result["between_gc_ms"] + 1e-9
+    assert result["watcher_dms"]["first_pass"] >= 1  # the owners named in the annotations were told
+    assert result["machine"]["engine"] in ("compiled", "python")
+
+
+def test_a_small_sweep_prints_its_row() -> None:
+    result = _bench("--sweep", "--sweep-largest", "1000", "--questions", "30")
+    (row,) = result["sweep"]
+    assert row["sweep"] == "size" and row["workloads"] == 1000
+    for key in ("trace_p50_ms", "trace_p99_ms", "trace_warm_p50_ms", "trace_status_p50_ms", "floor_p50_us"):
+        assert row[key] > 0, key
