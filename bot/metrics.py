@@ -78,6 +78,10 @@ class Metrics:
         """Issue 17 (CLUSTERS): each cluster's state (name, ok|stale|starting, snapshot age) and cache counts."""
         self.registry.register(_ClustersCollector(states, dict(stats or {})))
 
+    def watch_collections(self, stats: Callable[[], Mapping[str, float]]) -> None:
+        """Expose the young collections run between questions (bot.service.collector.stats) at each scrape."""
+        self.registry.register(_BetweenCollector(stats))
+
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
 
@@ -99,6 +103,24 @@ class _CacheCollector(Collector):
             for kind, count in sorted(stats.get(key, {}).items()):
                 restarts.add_metric([kind, why], count)
         yield restarts
+
+
+class _BetweenCollector(Collector):
+    def __init__(self, stats: Callable[[], Mapping[str, float]]) -> None:
+        self._stats = stats
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        stats = self._stats()
+        yield CounterMetricFamily(
+            "kueue_bot_gc_between_questions",
+            "Young garbage collections run at the event loop's turn after a question (not inside the next one)",
+            value=stats.get("collections", 0),
+        )
+        yield CounterMetricFamily(
+            "kueue_bot_gc_between_questions_seconds",
+            "Time spent in those collections",
+            value=stats.get("seconds", 0.0),
+        )
 
 
 class _ClustersCollector(Collector):

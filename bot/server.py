@@ -30,7 +30,7 @@ from bot.notify.scoped import Scope, ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource
+from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, collector
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
@@ -267,6 +267,7 @@ def build_server(
     stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
     if callable(stats):
         metrics.watch_cluster(stats)
+    metrics.watch_collections(collector.stats)
     scopes = _scopes(clusters)
     stores = {name: ScopedStore(store, scope) for name, scope in scopes.items()} if store is not None else {}
     watches = StoreWatches(next(iter(stores.values()), store)) if store is not None else None

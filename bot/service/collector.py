@@ -11,7 +11,8 @@ So once a question is explained, the collection is asked for at the event loop's
 (`loop.call_soon`): the answer's post is then on its way to Slack (the loop turns while its request is in
 flight), and the collection walks only what that one question left (~10-50 us). The automatic collector stays
 on as it was (thresholds untouched); it just seldom finds its young generation full in the middle of a
-question. `stats()` says how many such collections ran and how long they took (for /metrics and the bench).
+question. `stats()` says how many such collections ran and how long they took (/metrics:
+`kueue_bot_gc_between_questions_total`, `..._seconds_total`; the bench: `between_gc_*`).
 """
 
 from __future__ import annotations
