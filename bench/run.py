@@ -19,7 +19,8 @@ production (--no-freeze-gc: not). Then this process measures:
                           requests_per_question counts the API requests those questions made. Between two
                           questions the loop turns once, as a server's does while its answer is posted:
                           the young collection the bot asks for then (bot.service.collector) runs there;
-                          between_gc_collections, between_gc_ms (total), between_gc_longest_ms report it
+                          between_gc_collections, between_gc_ms (total), between_gc_longest_ms report it,
+                          between_gc_freezes: those that froze what was alive (a full collection due)
   render_p50_ms/p99_ms    rendering that answer for Slack (bot.slack.render: the summary and the details)
   floor_p50_us            the least an answer with a position costs, on the same Workloads in the same run:
                           the owner index lookup, two bisects (ClusterQueue and LocalQueue order), one
@@ -43,7 +44,8 @@ production (--no-freeze-gc: not). Then this process measures:
   events_per_second       K Workloads modified while the cache is cut off, then the time from the first
                           to the last of the K changes applied by the cache once it watches again;
                           events_cpu_us_each: this process's CPU (every thread) per change in that time
-  gc_ms, gc_collections   time in the cyclic garbage collector and collections, per phase
+  gc_ms, gc_collections   time in the cyclic garbage collector and collections, per phase;
+                          gc_collections_by_generation ([0, 1, 2] per phase) and gc_longest_ms (one pause)
   machine                 nproc, CPU model, Python, the JSON parser, the 1-minute load average at the
                           start and at the end, and the engine that ran (`engine`: compiled or python; the
                           compiled one when tools/compile_engine.py built it for these sources, unless
@@ -363,6 +365,8 @@ class GcTimer:
         self.phase = "setup"
         self.seconds: dict[str, float] = {}
         self.collections: dict[str, int] = {}
+        self.by_generation: dict[str, list[int]] = {}  # collections of generation 0, 1, 2
+        self.longest: dict[str, float] = {}
         self._started = 0.0
 
     def __enter__(self) -> GcTimer:
@@ -376,13 +380,18 @@ class GcTimer:
         if stage == "start":
             self._started = time.perf_counter()
             return
-        self.seconds[self.phase] = self.seconds.get(self.phase, 0.0) + time.perf_counter() - self._started
+        took = time.perf_counter() - self._started
+        self.seconds[self.phase] = self.seconds.get(self.phase, 0.0) + took
         self.collections[self.phase] = self.collections.get(self.phase, 0) + 1
+        self.by_generation.setdefault(self.phase, [0, 0, 0])[info["generation"]] += 1
+        self.longest[self.phase] = max(self.longest.get(self.phase, 0.0), took)
 
     def report(self) -> dict[str, Any]:
         return {
             "gc_ms": {phase: round(seconds * 1000, 1) for phase, seconds in self.seconds.items()},
             "gc_collections": dict(self.collections),
+            "gc_collections_by_generation": dict(self.by_generation),
+            "gc_longest_ms": {phase: round(seconds * 1000, 1) for phase, seconds in self.longest.items()},
         }
 
 
@@ -559,6 +568,7 @@ async def questions(
         "floor_p50_us": round(statistics.median(floor), 2),
         "floor_p99_us": round(percentile(floor, 0.99), 2),
         "between_gc_collections": int(between_after["collections"] - between_before["collections"]),
+        "between_gc_freezes": int(between_after["freezes"] - between_before["freezes"]),
         "between_gc_ms": round((between_after["seconds"] - between_before["seconds"]) * 1000, 1),
         "between_gc_longest_ms": round(between_after["longest_seconds"] * 1000, 3),
     }

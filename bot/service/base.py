@@ -67,7 +67,9 @@ class ServiceBase:
         # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
         explanation = explain(snapshot, Query(namespace, name, kind), now=self.clock(), history=history)
-        collector.after_question()  # what it built is walked at the loop's next turn, not in the next question
+        # What it built is walked at the loop's next turn, not in the next question (frozen, when a full
+        # collection is due, where the source freezes the collector's view as the production cache does).
+        collector.after_question(freeze=bool(getattr(self.source, "freezes_gc", False)))
         return explanation
 
     async def _visible(self, asker: Asker) -> Sequence[str] | None:

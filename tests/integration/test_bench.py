@@ -55,7 +55,8 @@ def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
         "--workloads", "300", "--queues", "10", "--owners", "5", "--questions", str(QUESTIONS),
         "--slack-samples", "25", "--live-samples", "1", "--events", "50", "--steady-passes", "1",
     )  # fmt: skip
-    for key in (*CONTRACT, *BEFORE, "between_gc_collections", "between_gc_ms", "between_gc_longest_ms"):
+    between = ("between_gc_collections", "between_gc_freezes", "between_gc_ms", "between_gc_longest_ms")
+    for key in (*CONTRACT, *BEFORE, *between):
         assert isinstance(result[key], int | float) and result[key] >= 0, key
     assert result["workloads"] == 300 and result["trace_samples"] == QUESTIONS
     assert result["requests_per_question"] == 0  # every pending Workload answered from the cache

@@ -20,12 +20,20 @@ NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
 
 @pytest.fixture(autouse=True)
 def _collector_on() -> Iterator[None]:
-    was = gc.isenabled()
+    was, frozen = gc.isenabled(), gc.get_freeze_count()
     gc.enable()
     gc.collect()
     yield
+    if gc.get_freeze_count() > frozen:
+        gc.unfreeze()  # what a test froze goes back to the collector (with anything frozen before: harmless)
     if not was:
         gc.disable()
+
+
+def _full_collection_due() -> None:
+    for _ in range(gc.get_threshold()[2]):
+        gc.collect(1)  # each counts towards the next full collection
+    assert gc.get_count()[2] >= gc.get_threshold()[2]
 
 
 def _young(count: int) -> list[list[int]]:
@@ -90,3 +98,42 @@ async def test_explaining_a_job_asks_for_the_collection() -> None:
     after = collector.stats()
     assert after["collections"] == before["collections"] + 1
     assert after["seconds"] > before["seconds"] and after["longest_seconds"] >= after["seconds"] - before["seconds"]
+
+
+async def test_where_the_view_is_frozen_a_due_full_collection_freezes_what_is_alive_instead() -> None:
+    before, frozen = collector.stats()["freezes"], gc.get_freeze_count()
+    kept = _young(300)
+    _full_collection_due()
+    collector.after_question(freeze=True)
+    await asyncio.sleep(0)
+    assert gc.get_freeze_count() >= frozen + 300  # the answer's memos (here: kept) out of the collector's sight
+    assert gc.get_count()[2] == 0  # the full collection that was due ran, over nothing old
+    assert collector.stats()["freezes"] == before + 1
+    assert len(kept) == 300
+
+
+async def test_without_freezing_or_before_it_is_due_nothing_is_frozen() -> None:
+    frozen, before = gc.get_freeze_count(), collector.stats()["freezes"]
+    _full_collection_due()
+    collector.after_question()  # a dump or the CLI: full collections stay the collector's
+    await asyncio.sleep(0)
+    assert gc.get_freeze_count() == frozen
+    assert gc.get_count()[2] >= gc.get_threshold()[2]  # the full collection left to the collector, still due
+    gc.collect()
+    collector.after_question(freeze=True)  # no full collection due yet
+    await asyncio.sleep(0)
+    assert gc.get_freeze_count() == frozen
+    assert collector.stats()["freezes"] == before
+
+
+async def test_explaining_a_job_freezes_where_its_source_freezes_the_view() -> None:
+    class Frozen(StaticSource):
+        freezes_gc = True  # as bot.kube.ondemand.CacheSource over the production cache
+
+    source = Frozen(read_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").snapshot)
+    service = ServiceBase(source, clock=lambda: NOW)
+    frozen = gc.get_freeze_count()
+    _full_collection_due()
+    await service.explain_job("ml-vision", "segformer-finetune", None)
+    await asyncio.sleep(0)
+    assert gc.get_freeze_count() > frozen
