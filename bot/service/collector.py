@@ -21,7 +21,10 @@ that finds a full collection due (as many collections of the older young generat
 what is alive out of the collector's sight instead, as they do: `gc.collect(1)` first (only what is alive is
 frozen), `gc.freeze()`, then the full collection, over nothing old now. Frozen objects are still freed by
 reference counting when let go; the views and the trace's memos make no reference cycle (tests/unit/
-test_watcher.py fails on one). Without `freeze` (a dump, the CLI, tests) full collections stay the collector's.
+test_watcher.py fails on one). What else is alive at that turn (a request in flight) is frozen with them: a
+cycle among those, let go later, would stay (the same bargain as the watcher's freeze at the end of a pass; one
+freeze per ~110 questions at the default thresholds). Without `freeze` (a dump, the CLI, tests) full
+collections stay the collector's.
 
 `stats()` says how many such collections ran and how long they took (/metrics:
 `kueue_bot_gc_between_questions_total`, `..._seconds_total`; the bench: `between_gc_*`).
@@ -46,13 +49,14 @@ def after_question(*, freeze: bool = False) -> None:
     it comes); with `freeze`, freeze what is alive when a full collection is due. Outside a running loop (the
     CLI's one question) nothing is done: the process ends soon."""
     global _scheduled, _freeze
-    if freeze:
-        _freeze = True
-    if _scheduled or not gc.isenabled():
+    if not gc.isenabled():
         return
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
+        return
+    _freeze = _freeze or freeze  # any question of the turn whose source freezes
+    if _scheduled:
         return
     _scheduled = True
     loop.call_soon(_collect)

@@ -76,16 +76,18 @@ async def test_nothing_is_collected_while_the_collector_is_off() -> None:
 
 
 def test_outside_a_running_loop_nothing_is_scheduled() -> None:
-    before = collector.stats()["collections"]
-    collector.after_question()  # the CLI's one question: no loop, no error
+    before, frozen = collector.stats()["collections"], gc.get_freeze_count()
+    collector.after_question(freeze=True)  # the CLI's one question: no loop, no error
     assert collector.stats()["collections"] == before
 
-    async def in_a_loop() -> None:  # nothing was left marked as scheduled: the next loop's question is served
+    async def in_a_loop() -> None:  # nothing was left scheduled or armed: the next loop's question is served
+        _full_collection_due()
         collector.after_question()
         await asyncio.sleep(0)
 
     asyncio.run(in_a_loop())
     assert collector.stats()["collections"] == before + 1
+    assert gc.get_freeze_count() == frozen  # the first question's freezing did not carry over to this one
 
 
 async def test_explaining_a_job_asks_for_the_collection() -> None:
