@@ -519,16 +519,21 @@ async def recorded_questions(args: argparse.Namespace, sample: list[Any]) -> dic
     gc.collect()
     gc.freeze()
     service = sweep.asker(cache, OnDemand(cache.client, cache, visibility=False), NOW, history)
+    warmer = await sweep.warmed(service) if args.warmer else {}
     timings = []
+    estimates = 0  # answers with an interval (their queue's calibration read)
     for workload in sample:
         answer, took = await sweep.ask(service, workload)
         timings.append(took)
+        estimates += answer.eta is not None and answer.eta.status == "estimate"
         assert answer.position is not None and answer.eta is not None, (workload.name, answer.verdict)
         await sweep.between()
     return {
         "trace_recorded_p50_ms": round(statistics.median(timings), 3),
         "trace_recorded_p99_ms": round(percentile(timings, 0.99), 3),
         "recorded_admissions": len(history.admissions),
+        "recorded_estimates": estimates,
+        **{f"recorded_{key}": value for key, value in warmer.items()},
     }
 
 
@@ -542,6 +547,7 @@ async def questions(
 ) -> dict[str, Any]:
     ondemand = OnDemand(client, cache, visibility=False)
     service = sweep.asker(cache, ondemand, NOW)
+    warmer = await sweep.warmed(service) if args.warmer else {}
     requests_before = client.requests
     between_before = collector.stats()
     timings = []
@@ -571,6 +577,7 @@ async def questions(
         "between_gc_freezes": int(between_after["freezes"] - between_before["freezes"]),
         "between_gc_ms": round((between_after["seconds"] - between_before["seconds"]) * 1000, 1),
         "between_gc_longest_ms": round(between_after["longest_seconds"] * 1000, 3),
+        **warmer,
     }
     result["trace_p50_over_floor"] = round(result["trace_p50_ms"] * 1000 / result["floor_p50_us"])
     result["question_p50_over_floor"] = round(
@@ -627,7 +634,7 @@ def run_sweep(args: argparse.Namespace) -> None:
         asyncio.run(
             sweep.sweep(
                 cluster, percentile, questions=min(args.questions, 1000), seed=args.seed, now=NOW,
-                largest=args.sweep_largest,
+                largest=args.sweep_largest, warmer=args.warmer,
             )
         )
     )  # fmt: skip
@@ -669,6 +676,12 @@ def main() -> None:
         help="skip the questions asked with the recorder's history (a cache of their own: twice the memory)",
     )
     parser.add_argument("--steady-passes", type=int, default=2, help="watcher passes with nothing changed")
+    parser.add_argument(
+        "--no-warmer",
+        dest="warmer",
+        action="store_false",
+        help="ask without the ETA warmer's pass first (each queue's first question makes its Estimator)",
+    )
     parser.add_argument(
         "--sweep", action="store_true", help="only the table of trace p50/p99 against size and Workloads per namespace"
     )

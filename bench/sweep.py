@@ -27,6 +27,7 @@ from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.kube.ondemand import CacheSource, OnDemand
 from bot.service.base import ServiceBase
+from bot.service.warmer import Warmer
 from bot.trace.eta import History
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
@@ -62,6 +63,7 @@ class Row:
     # ... and right after its LocalQueue's status changed too (Kueue writes both at every admission).
     trace_queues_status_p50_ms: float = 0.0
     trace_queues_status_p99_ms: float = 0.0
+    warmer_pass_ms: float = 0.0  # the ETA warmer's pass before the questions (0: none, --no-warmer)
 
     @property
     def over_floor(self) -> float:
@@ -136,12 +138,37 @@ def local_queue_status_changed(cache: ClusterCache, workload: Workload) -> None:
     cache.apply([Change("LocalQueue", "upsert", (workload.namespace, local_queue.name), changed)])
 
 
+class _Filled(CacheSource):
+    """A cache filled in this process (`filled_cache`) as the source of a synced one: it holds every object and
+    has no informer to wait for."""
+
+    @property
+    def ready(self) -> bool:
+        return True
+
+
 def asker(cache: ClusterCache, ondemand: OnDemand, now: datetime, history: History | None = None) -> ServiceBase:
     """The bot's own way to a question's answer: `explain_job` (of bot.service's BotService) over the cache's
     snapshot source, as the server wires it (bot.kube.ondemand.CacheSource), with the recorder's history or
     none (as the CLI asks)."""
     recorded = (lambda: history) if history is not None else None
-    return ServiceBase(CacheSource(cache, ondemand), clock=lambda: now, history=recorded)
+    source = CacheSource(cache, ondemand) if cache.informers else _Filled(cache, ondemand)
+    return ServiceBase(source, clock=lambda: now, history=recorded)
+
+
+async def warmed(service: ServiceBase) -> dict[str, Any]:
+    """What the server's ETA warmer does once its cache has synced (bot.service.warmer): a pass that makes every
+    ClusterQueue's Estimators before the first question. Its cost (`warmer_*`), not counted in the questions'."""
+    warmer = Warmer(service)
+    started = time.perf_counter()
+    made = await warmer.run_pass()
+    stats = warmer.stats()
+    return {
+        "warmer_made": made,
+        "warmer_pass_ms": round((time.perf_counter() - started) * 1000, 1),
+        "warmer_cpu_seconds": round(stats["cpu_seconds"], 3),
+        "warmer_longest_slice_ms": round(stats["longest_slice_seconds"] * 1000, 2),
+    }
 
 
 async def ask(service: ServiceBase, workload: Workload) -> tuple[Explanation, float]:
@@ -191,6 +218,7 @@ async def row(
     questions: int,
     seed: int,
     now: datetime,
+    warmer: bool = True,
 ) -> Row:
     workloads, queues, namespaces = shape
     objects = cluster(workloads, queues, seed, namespaces=namespaces, queues_per_namespace=QUEUES_PER_NAMESPACE)
@@ -201,10 +229,11 @@ async def row(
     try:
         sample = pending_sample(cache, questions, seed + 2)
         ondemand = OnDemand(cache.client, cache, visibility=False)
+        warm = (await warmed(asker(cache, ondemand, now)))["warmer_pass_ms"] if warmer else 0.0
         await trace_ms(cache, ondemand, sample[:50], now)  # warm the views, as a running bot has them
         floor = floor_us(cache, sample)
         trace = await trace_ms(cache, ondemand, sample, now)
-        warm = await trace_ms(cache, ondemand, sample, now)
+        again = await trace_ms(cache, ondemand, sample, now)
         status = await trace_ms(cache, ondemand, sample, now, after_status_change=True)
         both = await trace_ms(cache, ondemand, sample, now, after_status_change=True, after_local_queue_change=True)
     finally:
@@ -218,12 +247,13 @@ async def row(
         trace_p99_ms=round(percentile(trace, 0.99), 3),
         floor_p50_us=round(statistics.median(floor), 2),
         loadavg_1m=round(os.getloadavg()[0], 2),
-        trace_warm_p50_ms=round(statistics.median(warm), 3),
-        trace_warm_p99_ms=round(percentile(warm, 0.99), 3),
+        trace_warm_p50_ms=round(statistics.median(again), 3),
+        trace_warm_p99_ms=round(percentile(again, 0.99), 3),
         trace_status_p50_ms=round(statistics.median(status), 3),
         trace_status_p99_ms=round(percentile(status, 0.99), 3),
         trace_queues_status_p50_ms=round(statistics.median(both), 3),
         trace_queues_status_p99_ms=round(percentile(both, 0.99), 3),
+        warmer_pass_ms=warm,
     )
 
 
@@ -235,12 +265,14 @@ async def sweep(
     seed: int,
     now: datetime,
     largest: int,
+    warmer: bool = True,
 ) -> Iterator[tuple[str, Row]]:
     rows = []
     for label, shapes in (("size", SIZES), ("density", DENSITIES)):
         for shape in shapes:
             if shape[0] <= largest:
-                rows.append((label, await row(cluster, percentile, shape, questions=questions, seed=seed, now=now)))
+                made = await row(cluster, percentile, shape, questions=questions, seed=seed, now=now, warmer=warmer)
+                rows.append((label, made))
                 gc.collect()
     return iter(rows)
 
@@ -249,8 +281,8 @@ def table(rows: list[tuple[str, Row]]) -> str:
     lines = [
         "| sweep | Workloads | ClusterQueues | namespaces | Workloads/namespace | trace p50 ms | trace p99 ms "
         "| warm p50 ms | warm p99 ms | after a status change p50 ms | p99 ms | after both queues' p50 ms | p99 ms "
-        "| floor p50 µs | p50 / floor | load 1m |",
-        "| --- " + "| ---: " * 15 + "|",
+        "| floor p50 µs | p50 / floor | warmer pass ms | load 1m |",
+        "| --- " + "| ---: " * 16 + "|",
     ]
     for label, r in rows:
         lines.append(
@@ -258,6 +290,6 @@ def table(rows: list[tuple[str, Row]]) -> str:
             f"| {r.trace_p99_ms} | {r.trace_warm_p50_ms} | {r.trace_warm_p99_ms} | {r.trace_status_p50_ms} "
             f"| {r.trace_status_p99_ms} | {r.trace_queues_status_p50_ms} | {r.trace_queues_status_p99_ms} "
             f"| {r.floor_p50_us} "
-            f"| {r.over_floor:.0f} × | {r.loadavg_1m} |"
+            f"| {r.over_floor:.0f} × | {r.warmer_pass_ms} | {r.loadavg_1m} |"
         )
     return "\n".join(lines)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
@@ -82,6 +82,10 @@ class Metrics:
         """Expose the young collections run between questions (bot.service.collector.stats) at each scrape."""
         self.registry.register(_BetweenCollector(stats))
 
+    def watch_warmers(self, stats: Callable[[], Sequence[Mapping[str, float]]]) -> None:
+        """Expose the ETA warmers' passes (bot.service.warmer.Warmer.stats, summed over clusters) at each scrape."""
+        self.registry.register(_WarmerCollector(stats))
+
     def exposition(self) -> bytes:
         return generate_latest(self.registry)
 
@@ -121,6 +125,20 @@ class _BetweenCollector(Collector):
             "Time spent in those collections",
             value=stats.get("seconds", 0.0),
         )
+
+
+class _WarmerCollector(Collector):
+    def __init__(self, stats: Callable[[], Sequence[Mapping[str, float]]]) -> None:
+        self._stats = stats
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        every = self._stats()
+        for name, key, text in (
+            ("kueue_bot_eta_warmer_passes", "passes", "Passes of the ETA warmer (every queue's Estimators, ahead)"),
+            ("kueue_bot_eta_warmer_made", "made", "ETA Estimators the warmer made (a queue's history replayed)"),
+            ("kueue_bot_eta_warmer_seconds", "cpu_seconds", "CPU time of the warmer's passes"),
+        ):
+            yield CounterMetricFamily(name, text, value=sum(stats.get(key, 0) for stats in every))
 
 
 class _ClustersCollector(Collector):

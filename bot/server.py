@@ -31,6 +31,7 @@ from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
 from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, collector
+from bot.service.warmer import Warmer
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
@@ -74,6 +75,7 @@ class Server:
     notifier: Notifier | None = None
     cluster_notifiers: dict[str, Notifier] = field(default_factory=dict)  # issue 17: CLUSTERS after the first
     admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
+    warmers: list[Warmer] = field(default_factory=list)  # each informer cache's ETA Estimators, made ahead
     router: ClusterRouter | None = None  # issue 17: with CLUSTERS, the service of every cluster
     other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
     _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
@@ -111,6 +113,12 @@ class Server:
                 listen(notifier.wake)
             await notifier.start()
             self.background.append(notifier.stop)
+        for warmer in self.warmers:
+            listen = getattr(warmer.service.source, "add_listener", None)
+            if listen is not None:
+                listen(warmer.wake)
+            await warmer.start()
+            self.background.append(warmer.stop)
         if self.admin_digest is not None:
             await self.admin_digest.start()
             self.background.append(self.admin_digest.stop)
@@ -293,6 +301,8 @@ def build_server(
         watches.wake = server.notifier.wake
         server.background.append(recorder.store.aclose)
     server.admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds, router)
+    server.warmers = _warmers(service, router)
+    metrics.watch_warmers(lambda: [warmer.stats() for warmer in server.warmers])
     if close_review is not None:
         closing = close_review
 
@@ -301,6 +311,14 @@ def build_server(
 
         server.background.append(close_kube_client)
     return server
+
+
+def _warmers(service: BotService, router: ClusterRouter | None) -> list[Warmer]:
+    """Every cluster's ETA Estimators made ahead of the questions (bot.service.warmer), where its source is an
+    informer cache (it tells of changes, and questions come for as long as it runs); none over a dump. Each reads
+    its service's history (the recorder's, wired above) at each pass."""
+    services = list(router.services.values()) if router is not None else [service]
+    return [Warmer(each) for each in services if callable(getattr(each.source, "add_listener", None))]
 
 
 def _scopes(clusters: Mapping[str, SnapshotSource] | None) -> dict[str, Scope]:

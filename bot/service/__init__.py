@@ -14,7 +14,8 @@ One module a use case, one class holding them (BotService, below): `ask` (a ques
 `views` (who holds a resource, a LocalQueue), `watches` (watch, unwatch, mute, snooze, the App Home), on
 `base` (explaining a job, what an asker and an answer's readers may see, the audit); the ports and simple
 adapters in `ports`, what the use cases take and give in `results`; `collector`: the garbage collector's
-young generations collected between two questions, not in one.
+young generations collected between two questions, not in one; `warmer`: every ClusterQueue's ETA Estimators
+made ahead of the questions (on cluster changes and before each minute), so that no question replays a queue.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -448,12 +448,30 @@ def alike(samples: Sequence[Sample], amount: Decimal | None, minimum: int = MIN_
     return similar if len(similar) >= minimum * 4 else samples
 
 
+_EVERY: Final[tuple[Decimal | None, ...]] = (None,)  # `_alike_amounts`: every sample
+
+
+def _alike_amounts(
+    by_amount: Mapping[Decimal | None, Sequence[Sample]], amount: Decimal | None
+) -> tuple[Decimal | None, ...]:
+    """`alike` over samples gathered by amount: the amounts whose samples it keeps (_EVERY: all of them)."""
+    if amount is None or amount <= 0:
+        return _EVERY
+    low, high = amount / 2, amount * 2
+    chosen = tuple(sorted(a for a in by_amount if a is not None and low <= a <= high))
+    return chosen if sum(len(by_amount[a]) for a in chosen) >= MIN_SAMPLES * 4 else _EVERY
+
+
 def near(
     samples: Sequence[Sample], position: int, minimum: int = MIN_SAMPLES, amount: Decimal | None = None
 ) -> list[Value]:
     """Waits left at `position` (of jobs of about `amount`, when known); neighbouring positions, scaled
     to it, until there are enough."""
-    grouped = by_position(alike(samples, amount, minimum))
+    return near_grouped(by_position(alike(samples, amount, minimum)), position, minimum)
+
+
+def near_grouped(grouped: Mapping[int, Sequence[Sample]], position: int, minimum: int = MIN_SAMPLES) -> list[Value]:
+    """`near` over samples already grouped `by_position` (the calibration asks many positions of one pool)."""
 
     def waits(at: int) -> Waits:
         found = grouped.get(at, ())
@@ -545,7 +563,11 @@ class Estimator:
         flavor: str,
         now: datetime,
         pending: Sequence[Waiting] = (),
+        twin: Estimator | None = None,
     ) -> None:
+        if twin is not None:  # the same admissions replayed (all of the queue's are the flavor's): its replay
+            self._twin(twin, "flavor" if flavor else "cluster-queue")
+            return
         span = window(history, cluster_queue, now)
         since = now - span
         self.window_hours = int(span.total_seconds() // 3600)
@@ -577,6 +599,16 @@ class Estimator:
         self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
 
     @property
+    def calibrated(self) -> bool:
+        """Whether its calibration was read (`factor`): a question got an estimate from it."""
+        return bool(self._factors)
+
+    def _twin(self, twin: Estimator, scope: str) -> None:
+        self.window_hours, self.scope, self.admissions, self.now = twin.window_hours, scope, twin.admissions, twin.now
+        self._replay, self._samples, self.origins = twin._replay, twin._samples, twin.origins
+        self._factors, self._backtests, self._alike = twin._factors, twin._backtests, twin._alike  # shared as made
+
+    @property
     def samples(self) -> list[Sample]:
         """Every sample of the replay (`replay(...)`)."""
         if self._samples is None:
@@ -605,18 +637,35 @@ class Estimator:
             return self._backtests
         tests: list[tuple[list[Value], float, bool]] = []
         end = self.now.timestamp()
+        samples = self.samples
+        back = [-s[MOMENT] for s in samples]  # ascending: the samples are the latest moment first
         for hour in range(1, self.origins + 1):
             origin = end - hour * 3600
-            asked = [s for s in self.samples if abs(s[MOMENT] - origin) < 1]
+            # The samples at the origin (within a second of it), and those before it (bisected, not scanned).
+            asked = samples[bisect.bisect_right(back, -origin - 1) : bisect.bisect_left(back, -origin + 1)]
             if not asked:
                 continue
-            known = _as_of(self.samples, origin)
-            pools: dict[Decimal | None, Sequence[Sample]] = {}
+            known = _as_of(samples[bisect.bisect_right(back, -origin) :], origin)
+            # `near(alike(known, amount), position)` for each job asked, with each pool gathered from the known
+            # samples by amount and grouped by position once (not a scan and a sort per job): the same samples
+            # a position, in another order, which no use of them depends on (counts, Kaplan-Meier).
+            by_amount: dict[Decimal | None, list[Sample]] = {}
+            for s in known:
+                by_amount.setdefault(s[AMOUNT], []).append(s)
+            pools: dict[Decimal | None, Mapping[int, Sequence[Sample]]] = {}
+            grouped: dict[tuple[Decimal | None, ...], Mapping[int, Sequence[Sample]]] = {}
             for sample in asked:
                 amount = sample[AMOUNT]
-                if amount not in pools:
-                    pools[amount] = alike(known, amount)
-                values = near(pools[amount], sample[POSITION])
+                pool = pools.get(amount)
+                if pool is None:
+                    chosen = _alike_amounts(by_amount, amount)
+                    pool = grouped.get(chosen)
+                    if pool is None:
+                        pool = grouped[chosen] = by_position(
+                            known if chosen == _EVERY else [s for a in chosen for s in by_amount[a]]
+                        )
+                    pools[amount] = pool
+                values = near_grouped(pool, sample[POSITION])
                 if len(values) >= MIN_SAMPLES:
                     tests.append((values, sample[REMAINING], sample[CENSORED]))
         self._backtests = tests
@@ -714,6 +763,19 @@ def window(history: History, cluster_queue: str, now: datetime) -> timedelta:
     typical = waits[len(waits) // 2]
     hours = math.ceil(WAITS_PER_WINDOW * typical / 3600)
     return min(MAX_WINDOW, max(WINDOW, timedelta(hours=hours)))
+
+
+def flavor_counts(history: History, cluster_queue: str, flavor: str, now: datetime) -> tuple[int, int]:
+    """The admissions in the queue's window of `flavor`, and of the whole queue. With fewer than MIN_ADMISSIONS
+    of its own, an Estimator for the flavor is the queue's (`flavor=""`: the same replay, the same answers); with
+    all of the queue's, its replay is the queue's (`Estimator(twin=...)`)."""
+    since = now - window(history, cluster_queue, now)
+    mine = every = 0
+    for admission in history.admissions_in(cluster_queue):
+        if since <= admission.admitted_at <= now:
+            every += 1
+            mine += admission.flavor == flavor
+    return mine, every
 
 
 def never() -> Eta:

@@ -7,7 +7,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -24,7 +24,7 @@ from bot.trace.explanation import Explanation, Text
 from bot.trace.holders import Contest, Holders, find_holders
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
-from bot.trace.snapshot import Live, Snapshot, handed_out, lasting
+from bot.trace.snapshot import Live, Snapshot, handed_out, lasting, same_objects
 from bot.trace.whatif import WhatIf, what_if
 
 WAITS = frozenset(
@@ -169,17 +169,24 @@ def _eta(
 
 
 # A queue's Estimator replays its history once; every question about the queue reads it (a Slack question, each
-# Workload of a watcher pass). Kept in the view's memo while its sources are the same objects (the history, or
-# without one the ClusterQueue's Workloads it is read from, and the queue's order), as of the minute: the replay
-# rests on the recorder's last pass (up to a pass behind) and a 10-minute grid, so answers within one minute
-# share it. The History and waiting jobs it is made from are let go once it is: thousands of small objects per
-# queue that every full collection would walk (its replay keeps plain tuples).
+# Workload of a watcher pass). Kept in the view's memo while its sources are the same (the queue's admissions in
+# the recorded history, or without one the ClusterQueue's Workloads they are read from, and the queue's order),
+# as of the minute: the replay rests on the recorder's last pass (up to a pass behind) and a 10-minute grid, so
+# answers within one minute share it. Two minutes' are kept per queue and flavor: the current one and the next,
+# which the warmer makes ahead (`prepare`, bot.service.warmer) so that the turn of a minute rebuilds nothing in
+# a question. A flavor without enough admissions of its own shares the queue's (`eta.own_flavor`). The History
+# and waiting jobs it is made from are let go once it is: thousands of small objects per queue that every full
+# collection would walk (its replay keeps plain tuples).
 _ESTIMATORS = "outlook.estimators"
+_KEPT_GRAINS = 2  # per queue and flavor: this minute's and the next's
+
+# One kept Estimator: (its source: the queue's recorded admissions or its Workloads, whether recorded, its
+# queue order, as of, the Estimator).
+_Kept = tuple[Any, bool, Any, datetime, Estimator]
 
 
-def _current_sources(entry: Any, live: Live) -> bool:
-    source, order = entry[0], entry[1]
-    return handed_out(live, order) and (isinstance(source, History) or handed_out(live, source))
+def _current_sources(entry: tuple[_Kept, ...], live: Live) -> bool:
+    return all(handed_out(live, kept[2]) and (kept[1] or handed_out(live, kept[0])) for kept in entry)
 
 
 lasting(_ESTIMATORS, _current_sources)
@@ -192,22 +199,108 @@ def estimate_as_of(now: datetime) -> datetime:
     return now - timedelta(seconds=late) if late else now
 
 
+def next_estimate_at(now: datetime) -> datetime:
+    """When the next minute's estimates are made as of (what `prepare` makes ahead)."""
+    return estimate_as_of(now) + timedelta(seconds=ESTIMATE_GRAIN_SECONDS)
+
+
+def _sources(snapshot: Snapshot, history: History | None, cq_name: str) -> tuple[Any, bool, Any]:
+    if history is not None:
+        return history.admissions_in(cq_name), True, snapshot.pending_in(cq_name)
+    return snapshot.workloads_in_cluster_queue(cq_name), False, snapshot.pending_in(cq_name)
+
+
+def _found(
+    table: dict[tuple[str, str], tuple[_Kept, ...]],
+    key: tuple[str, str],
+    sources: tuple[Any, bool, Any],
+    as_of: datetime,
+) -> Estimator | None:
+    """The kept Estimator of `key` as of `as_of` made from these same sources. A new recorded History (the
+    recorder's pass) holds the same admission objects for a queue nothing was admitted in: still the same."""
+    source, recorded, order = sources
+    entries = table.get(key, ())
+    for index, kept in enumerate(entries):
+        if kept[2] is not order or kept[3] != as_of or kept[1] is not recorded:
+            continue
+        if kept[0] is source:
+            return kept[4]
+        if recorded and same_objects(kept[0], source):
+            table[key] = (*entries[:index], (source, *kept[1:]), *entries[index + 1 :])  # read by identity next
+            return kept[4]
+    return None
+
+
+def _keep(table: dict[tuple[str, str], tuple[_Kept, ...]], key: tuple[str, str], kept: _Kept) -> None:
+    """Keep `kept` with the other minutes' of the same sources (the latest _KEPT_GRAINS)."""
+    others = [k for k in table.get(key, ()) if k[3] != kept[3] and k[0] is kept[0] and k[2] is kept[2]]
+    table[key] = tuple(sorted([*others, kept], key=lambda k: k[3])[-_KEPT_GRAINS:])
+
+
+def _estimators(
+    snapshot: Snapshot, history: History | None, cq_name: str, flavors: Sequence[str], as_of: datetime
+) -> tuple[list[Estimator], int, list[Estimator]]:
+    """The queue's Estimators for `flavors` as of `as_of`, from the view's memo or made (and kept); how many
+    were made; those made whose predecessor (another minute's, or other sources') was calibrated: questions
+    there get estimates, and will read the calibration."""
+    table: Any = snapshot.derived().setdefault(_ESTIMATORS, {})
+    sources = _sources(snapshot, history, cq_name)
+    found: list[Estimator] = []
+    made = 0
+    calibrate: list[Estimator] = []
+    full: History | None = None
+    pending: tuple[Waiting, ...] | None = None
+    for flavor in flavors:
+        estimator = _found(table, (cq_name, flavor), sources, as_of)
+        if estimator is None:
+            if full is None:
+                full = history if history is not None else snapshot_history(snapshot, cq_name)
+            mine, every = eta_module.flavor_counts(full, cq_name, flavor, as_of) if flavor else (0, 0)
+            own = flavor if mine >= eta_module.MIN_ADMISSIONS else ""
+            estimator = _found(table, (cq_name, own), sources, as_of) if own != flavor else None
+            if estimator is None:
+                # All of the queue's admissions are the flavor's: the queue's replay, when it is made already.
+                twin = _found(table, (cq_name, ""), sources, as_of) if own and mine == every else None
+                if twin is None and pending is None:
+                    pending = waiting(snapshot, cq_name)
+                estimator = Estimator(
+                    full, cluster_queue=cq_name, flavor=own, now=as_of, pending=pending or (), twin=twin
+                )
+                made += twin is None
+                if _calibrated(table, (cq_name, own)) or _calibrated(table, (cq_name, flavor)):
+                    calibrate.append(estimator)
+                _keep(table, (cq_name, own), (*sources[:2], sources[2], as_of, estimator))
+            if own != flavor:
+                _keep(table, (cq_name, flavor), (*sources[:2], sources[2], as_of, estimator))
+        found.append(estimator)
+    return found, made, calibrate
+
+
+def _calibrated(table: dict[tuple[str, str], tuple[_Kept, ...]], key: tuple[str, str]) -> bool:
+    return any(kept[4].calibrated for kept in table.get(key, ()))
+
+
 def _estimator(snapshot: Snapshot, history: History | None, cq_name: str, flavor: str, now: datetime) -> Estimator:
     """The queue's Estimator from the view's memo. The recorded `history` already holds what the snapshot shows
     (the recorder reads the same Workloads); without one (the CLI, a dump) the snapshot's own admitted Workloads
     are all there is."""
-    source = history if history is not None else snapshot.workloads_in_cluster_queue(cq_name)
-    order = snapshot.pending_in(cq_name)
-    as_of = estimate_as_of(now)
-    table = snapshot.derived().setdefault(_ESTIMATORS, {})
-    assert isinstance(table, dict)
-    known = table.get((cq_name, flavor))
-    if known is not None and known[0] is source and known[1] is order and known[2] == as_of:
-        return known[3]  # type: ignore[no-any-return]
-    full = history if history is not None else snapshot_history(snapshot, cq_name)
-    estimator = Estimator(full, cluster_queue=cq_name, flavor=flavor, now=as_of, pending=waiting(snapshot, cq_name))
-    table[(cq_name, flavor)] = (source, order, as_of, estimator)  # holding them keeps their ids from reuse
-    return estimator
+    return _estimators(snapshot, history, cq_name, (flavor,), estimate_as_of(now))[0][0]
+
+
+def prepare(snapshot: Snapshot, cluster_queue: str, *, history: History | None, now: datetime) -> int:
+    """Make the queue's ETA Estimators as of `now`'s minute (the queue's and each of its flavors') ready in the
+    view's memo, as a question about a Workload waiting in it would find them; nothing for a queue with none
+    waiting (no question reads an ETA there), and their calibration where the last ones' was read (a question
+    got an estimate there). The warmer (bot.service.warmer) calls it for every queue, this minute's and ahead
+    of the next, so that no question replays a queue's history. How many it made (0: all were there)."""
+    if not snapshot.pending_in(cluster_queue):
+        return 0
+    queue = snapshot.cluster_queue(cluster_queue)
+    flavors = ("", *queue.flavor_names()) if queue is not None else ("",)
+    _, made, calibrate = _estimators(snapshot, history, cluster_queue, flavors, estimate_as_of(now))
+    for estimator in calibrate:  # (tens of ms a queue: only where questions got estimates, see `_estimators`)
+        estimator.factor(eta_module.CONFIDENCE)
+    return made
 
 
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:

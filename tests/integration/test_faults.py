@@ -545,3 +545,25 @@ async def test_metrics_count_cached_objects_and_watch_restarts(live: Live, api: 
     await api.wait_for_request(watch=True, count=watches + 8)  # every informer watches again
     after = await _metrics(live)
     assert 'kueue_bot_watch_restarts_total{kind="Workload",why="watch"} 0.0' not in after
+
+
+async def test_the_eta_warmer_makes_the_queues_estimators_once_synced_and_a_question_makes_none(
+    slack: FakeSlack, api: FakeKubeAPI, live: Live
+) -> None:
+    # Fails if the production server runs no warmer over its informer cache, if it does not wake when the cache
+    # syncs, or if a question still replays its queue (bot.service.warmer; the memo: bot.trace.outlook).
+    (warmer,) = live.server.warmers
+    assert warmer.service.source is live.server.source
+    async with asyncio.timeout(10):
+        while warmer.made < 1:  # the pass after the sync (woken by it, or by its poll for readiness)
+            await warmer.wait_for_pass(warmer.passes + 1)
+    passes = warmer.passes
+    table = live.cache.derived()[("outlook.estimators")]
+    assert isinstance(table, dict) and table
+    kept = dict(table)
+    assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")
+    assert all(table[key] is entries for key, entries in kept.items())  # found, not made by the question
+    metrics = await _metrics(live)
+    made = [line for line in metrics.splitlines() if line.startswith("kueue_bot_eta_warmer_made_total ")]
+    assert len(made) == 1 and float(made[0].split()[1]) >= 1
+    assert f"kueue_bot_eta_warmer_passes_total {float(warmer.passes)}" in metrics and warmer.passes >= passes

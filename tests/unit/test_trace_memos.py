@@ -10,15 +10,17 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from bot.trace import eta as eta_module
 from bot.trace import messages, outlook
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
 from bot.trace.eta import Estimator, History, Observed, Waiting, near
+from bot.trace.explain import Query, explain
 from bot.trace.outlook import main_resource, waiting
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
 
-from tests.builders import NOW
+from tests.builders import NOW, resource_flavor
 from tests.cache_support import cache_of, put
 from tests.contention import base, gpu_queue, lq, running
 from tests.contention import waiting as waiting_job
@@ -105,11 +107,98 @@ def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting
     assert first.now == NOW == outlook.estimate_as_of(NOW + timedelta(seconds=59))  # as of the minute
     assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=60)) is not first
     again = outlook._estimator(view, history, "cq-0", "a100", NOW)
-    assert outlook._estimator(view, History(history.admissions), "cq-0", "a100", NOW) is not again  # new history
+    assert again is first  # the minute before kept beside the next one
+    # The recorder's next History holding the same admissions of this queue (admissions elsewhere): the same.
+    elsewhere = Observed("cq-9", "a100", NOW - timedelta(hours=2), NOW - timedelta(hours=1), Decimal(1), "uid-x")
+    assert outlook._estimator(view, History((*history.admissions, elsewhere)), "cq-0", "a100", NOW) is again
+    one_more = Observed("cq-0", "a100", NOW - timedelta(hours=2), NOW - timedelta(minutes=30), Decimal(1), "uid-y")
+    assert outlook._estimator(view, History((*history.admissions, one_more)), "cq-0", "a100", NOW) is not again
+    assert (
+        outlook._estimator(view, History(history.admissions), "cq-0", "a100", NOW) is not again
+    )  # the kept one is now the last History's
     fresh = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=waiting(view, "cq-0"))
     for position in (1, 2, 3, 7):
         for amount in (None, Decimal(1), Decimal(2), Decimal(8)):
             assert again.eta(position, amount=amount) == fresh.eta(position, amount=amount)
+
+
+def _two_flavor_queue() -> tuple[Snapshot, History]:
+    """cq-0 with flavors a100 (twenty admissions in the last day) and h100 (two), three jobs waiting."""
+    flavors = [resource_flavor(name, labels={"gpu": name}) for name in ("a100", "h100")]
+    objects = base(gpu_queue("cq-0", ("a100", 4), ("h100", 4)), namespaces=("team-a",), flavors=flavors)
+    objects += [lq("gpus", "team-a", "cq-0")]
+    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
+    for n in range(3):
+        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
+    thin = tuple(
+        Observed("cq-0", "h100", NOW - timedelta(hours=h, minutes=30), NOW - timedelta(hours=h), Decimal(2), f"h-{h}")
+        for h in (3, 5)
+    )
+    return cache_of(objects).view("team-a", []), History((*_busy_history().admissions, *thin))
+
+
+def test_a_flavor_without_enough_admissions_of_its_own_shares_the_queue_s_estimator() -> None:
+    view, history = _two_flavor_queue()
+    assert eta_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 22)
+    assert eta_module.flavor_counts(history, "cq-0", "h100", NOW) == (2, 22)  # < MIN_ADMISSIONS: the queue's
+    queue = outlook._estimator(view, history, "cq-0", "", NOW)
+    assert outlook._estimator(view, history, "cq-0", "h100", NOW) is queue
+    own = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert own is not queue and own.scope == "flavor" and queue.scope == "cluster-queue"
+    pending = waiting(view, "cq-0")
+    for flavor, kept in (("h100", queue), ("a100", own), ("", queue)):
+        fresh = Estimator(history, cluster_queue="cq-0", flavor=flavor, now=NOW, pending=pending)
+        assert (fresh.scope, fresh.admissions, fresh.window_hours) == (kept.scope, kept.admissions, kept.window_hours)
+        for position in (1, 2, 3, 7):
+            for amount in (None, Decimal(2), Decimal(8)):
+                assert kept.eta(position, amount=amount) == fresh.eta(position, amount=amount)
+
+
+def test_a_flavor_holding_all_of_its_queue_s_admissions_shares_the_queue_s_replay_under_its_own_scope() -> None:
+    objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a",))
+    objects += [lq("gpus", "team-a", "cq-0")]
+    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
+    for n in range(3):
+        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
+    view, history = cache_of(objects).view("team-a", []), _busy_history()
+    assert eta_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 20)
+    queue = outlook._estimator(view, history, "cq-0", "", NOW)
+    twin = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert (
+        twin is not queue and twin._replay is queue._replay and (twin.scope, queue.scope) == ("flavor", "cluster-queue")
+    )
+    pending = waiting(view, "cq-0")
+    for flavor, kept in (("a100", twin), ("", queue)):
+        fresh = Estimator(history, cluster_queue="cq-0", flavor=flavor, now=NOW, pending=pending)
+        assert (fresh.scope, fresh.admissions, fresh.window_hours) == (kept.scope, kept.admissions, kept.window_hours)
+        for position in (1, 2, 3, 7):
+            for amount in (None, Decimal(1), Decimal(2), Decimal(8)):
+                assert kept.eta(position, amount=amount) == fresh.eta(position, amount=amount)
+
+
+def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
+    """The warmer's step: every flavor's Estimator of a queue with jobs waiting, this minute's and the next's
+    (made ahead); a question then makes none; a queue with nobody waiting gets none."""
+    view, history = _two_flavor_queue()
+    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=50)) == 2  # queue's, a100's
+    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=51)) == 0
+    table = view.derived()[outlook._ESTIMATORS]
+    assert isinstance(table, dict) and set(table) == {("cq-0", ""), ("cq-0", "a100"), ("cq-0", "h100")}
+    ahead = outlook.next_estimate_at(NOW + timedelta(seconds=50))
+    assert ahead == NOW + timedelta(seconds=60)
+    assert outlook.prepare(view, "cq-0", history=history, now=ahead) == 2
+    kept = {key: entries for key, entries in table.items()}
+    assert all(len(entries) == 2 for entries in kept.values())  # this minute's and the next's
+    answer = explain(view, Query("team-a", "w2", "Job"), now=NOW + timedelta(seconds=59), history=history)
+    assert answer.eta is not None and answer.eta.status == "estimate"
+    later = explain(view, Query("team-a", "w2", "Job"), now=ahead, history=history)  # the one made ahead
+    fresh, _ = _two_flavor_queue()  # nothing kept: made by the question
+    assert later.eta == explain(fresh, Query("team-a", "w2", "Job"), now=ahead, history=history).eta
+    assert table == kept and all(table[key] is kept[key] for key in kept)  # nothing made by the questions
+    made = outlook._estimator(view, history, "cq-0", "a100", ahead + timedelta(seconds=5))
+    assert made is kept[("cq-0", "a100")][1][4]
+    assert outlook.prepare(view, "cq-other", history=history, now=NOW) == 0  # no such queue, nobody waiting
+    assert not view.pending_in("cq-other")
 
 
 def _dense_history() -> History:
@@ -162,3 +251,52 @@ def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> No
     assert not any(gc.is_tracked(each) for each in kept)
     assert not any(gc.is_tracked(inner) for each in kept if isinstance(each, tuple) for inner in each)
     assert not any(gc.is_tracked(pool.alike) for pool in estimator._alike.values())  # bytes: never tracked
+
+
+def _calibration_as_asked_one_by_one(estimator: Estimator) -> list[tuple[list[tuple[float, bool]], float, bool]]:
+    """The calibration questions as `Estimator._tests` first asked them: every origin's samples found by a scan,
+    and `near(alike(known, amount), position)` for each job asked."""
+    tests = []
+    end = estimator.now.timestamp()
+    for hour in range(1, estimator.origins + 1):
+        origin = end - hour * 3600
+        asked = [s for s in estimator.samples if abs(s[3] - origin) < 1]
+        known = eta_module._as_of(estimator.samples, origin)
+        for sample in asked:
+            values = near(eta_module.alike(known, sample[2]), sample[0])
+            if len(values) >= eta_module.MIN_SAMPLES:
+                tests.append((values, sample[1], sample[4]))
+    return tests
+
+
+@pytest.mark.parametrize("history", [_busy_history(), _dense_history()], ids=["sparse", "dense"])
+def test_the_calibration_grouped_once_per_origin_asks_what_it_asked_job_by_job(history: History) -> None:
+    pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
+    estimator = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    expected = _calibration_as_asked_one_by_one(estimator)
+    got = estimator._tests()
+    assert len(got) == len(expected) > 0
+    for (values, left, censored), (want, want_left, want_censored) in zip(got, expected, strict=True):
+        assert (left, censored) == (want_left, want_censored)
+        assert sorted(values) == sorted(want)  # the same waits (in another order: nothing reads their order)
+    reference = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    reference._backtests = expected  # its factor from the questions asked one by one
+    assert [estimator.factor(c) for c in (50, 80, 95)] == [reference.factor(c) for c in (50, 80, 95)]
+
+
+def test_prepare_calibrates_ahead_only_where_a_question_read_the_calibration() -> None:
+    """The calibration costs tens of ms a queue: made ahead only where the last Estimator's was read (its
+    questions got estimates), else left to the question that reads it (as before the warmer)."""
+    view, history = _two_flavor_queue()
+    outlook.prepare(view, "cq-0", history=history, now=NOW)
+    table = view.derived()[outlook._ESTIMATORS]
+    assert isinstance(table, dict)
+    assert not any(kept[4].calibrated for entries in table.values() for kept in entries)
+    answer = explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert answer.eta is not None and answer.eta.status == "estimate" and answer.eta.scope == "flavor"
+    assert table[("cq-0", "a100")][0][4].calibrated and not table[("cq-0", "")][0][4].calibrated
+    outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60))
+    ahead = {key: entries[-1][4] for key, entries in table.items()}
+    assert all(estimator.now == NOW + timedelta(seconds=60) for estimator in ahead.values())
+    assert ahead[("cq-0", "a100")].calibrated
+    assert not ahead[("cq-0", "")].calibrated and ahead[("cq-0", "h100")] is ahead[("cq-0", "")]

@@ -1,0 +1,201 @@
+"""bot.service.warmer: every ClusterQueue's ETA Estimators made ahead of the questions, on the loop between them:
+on a pass when the cluster changed and ahead of each minute; a question then makes none. No timing here."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from bot.kube.cache import ClusterCache
+from bot.kube.cache_view import CacheView
+from bot.service.base import ServiceBase
+from bot.service.warmer import Warmer
+from bot.trace import outlook
+from bot.trace.eta import History, Observed
+from bot.trace.outlook import _ESTIMATORS
+
+from tests.builders import NOW
+from tests.cache_support import cache_of, put
+from tests.contention import base, gpu_queue, lq, running, waiting
+
+
+class CachedSource:
+    """The cache as the service's snapshot source, ready (a cache never started has no informer to sync)."""
+
+    def __init__(self, cache: ClusterCache) -> None:
+        self.cache = cache
+        self.ready = True
+
+    def taken_at(self) -> datetime | None:
+        return NOW
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> CacheView:
+        return self.cache.view(namespace, owners=(name,))
+
+    async def snapshot(self) -> ClusterCache:
+        return self.cache
+
+
+def _objects(queues: Sequence[str] = ("cq-0", "cq-1"), *, idle: str = "cq-idle") -> list[dict[str, Any]]:
+    """Queues with three jobs waiting each (team-a's LocalQueue q-<queue>), and one with nobody waiting."""
+    objects = base(*(gpu_queue(name, ("a100", 4)) for name in (*queues, idle)), namespaces=("team-a",))
+    for queue in (*queues, idle):
+        objects += [lq(f"q-{queue}", "team-a", queue)]
+    for queue in queues:
+        objects += running(f"big-{queue}", "team-a", queue, gpus_per_pod=4)
+        for n in range(3):
+            objects += waiting(f"w{n}-{queue}", "team-a", queue=f"q-{queue}", gpus_per_pod=2, minutes=40 - 10 * n)
+    return objects
+
+
+def _history(queues: Sequence[str] = ("cq-0", "cq-1")) -> History:
+    found = []
+    for queue in queues:
+        for hour in range(1, 21):
+            admitted = NOW - timedelta(hours=hour, minutes=hour % 7)
+            wait = timedelta(minutes=20 + (hour * 13) % 40)
+            found.append(Observed(queue, "a100", admitted - wait, admitted, None, f"{queue}-{hour}"))
+    return History(tuple(found))
+
+
+def _service(cache: ClusterCache, at: list[datetime], history: History | None = None) -> ServiceBase:
+    return ServiceBase(
+        CachedSource(cache), clock=lambda: at[0], history=(lambda: history) if history is not None else None
+    )
+
+
+def _table(cache: ClusterCache) -> dict[Any, Any]:
+    table = cache.derived().get(_ESTIMATORS, {})
+    assert isinstance(table, dict)
+    return table
+
+
+async def test_a_pass_makes_every_waited_in_queue_s_estimators_and_a_question_then_makes_none() -> None:
+    cache = cache_of(_objects())
+    at = [NOW + timedelta(seconds=5)]
+    service = _service(cache, at, _history())
+    warmer = Warmer(service)
+    assert await warmer.run_pass() == 2  # cq-0's and cq-1's (a100's shares its queue's replay: all its admissions)
+    table = _table(cache)
+    assert {key[0] for key in table} == {"cq-0", "cq-1"}  # none for the queue nobody waits in
+    kept = dict(table)
+    assert await warmer.run_pass() == 0  # nothing changed: all found
+    for queue in ("cq-0", "cq-1"):
+        answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
+        assert answer.eta is not None and answer.eta.status == "estimate", answer
+    assert all(_table(cache)[key] is entries for key, entries in kept.items())  # the questions made nothing
+    assert warmer.stats()["made"] == 2 and warmer.stats()["passes"] == 2
+
+
+async def test_within_the_lead_a_pass_also_makes_the_next_minute_s() -> None:
+    cache = cache_of(_objects(("cq-0",)))
+    at = [NOW + timedelta(seconds=30)]
+    warmer = Warmer(_service(cache, at, _history(("cq-0",))), lead_seconds=15)
+    assert await warmer.run_pass() == 1  # 30 s before the next minute: this minute's only
+    at[0] = NOW + timedelta(seconds=46)
+    assert await warmer.run_pass() == 1  # 14 s before: the next minute's too
+    (entries,) = [entries for key, entries in _table(cache).items() if key == ("cq-0", "")]
+    assert [kept[3] for kept in entries] == [NOW, NOW + timedelta(seconds=60)]
+    at[0] = NOW + timedelta(seconds=61)
+    before = _table(cache)[("cq-0", "")]
+    answer = await warmer.service.explain_job("team-a", "w2-cq-0", "Job")
+    assert answer.eta is not None and _table(cache)[("cq-0", "")] is before  # made ahead, found
+
+
+async def test_a_change_to_a_queue_makes_its_estimators_again_and_only_its() -> None:
+    cache = cache_of(_objects())
+    warmer = Warmer(_service(cache, [NOW], _history()), settle_seconds=0)
+    await warmer.start()
+    try:
+        await warmer.wait_for_pass(1)
+        assert warmer.made == 2
+        put(cache, waiting("late", "team-a", queue="q-cq-1", gpus_per_pod=2, minutes=1))
+        warmer.wake()
+        await warmer.wait_for_pass(2)
+        assert warmer.made == 3  # cq-1's again: its order changed
+    finally:
+        await warmer.stop()
+    assert warmer._task is None
+
+
+async def test_nothing_while_the_source_is_not_ready_and_a_failing_pass_does_not_stop_it() -> None:
+    cache = cache_of(_objects())
+    service = _service(cache, [NOW], _history())
+    source = service.source
+    assert isinstance(source, CachedSource)
+    source.ready = False
+    warmer = Warmer(service, settle_seconds=0)
+    assert await warmer.run_pass() == 0 and not _table(cache)
+    source.ready = True
+    broken = [True]
+
+    def history() -> History:
+        if broken[0]:
+            broken[0] = False
+            raise RuntimeError("the recorder is away")
+        return _history()
+
+    service.history = history
+    await warmer.start()
+    try:
+        await warmer.wait_for_pass(2)  # the one that failed (logged): the loop goes on
+        assert warmer.made == 0
+        warmer.wake()
+        await warmer.wait_for_pass(3)
+        assert warmer.made == 2
+    finally:
+        await warmer.stop()
+
+
+async def test_a_pass_gives_the_loop_its_turn_between_slices() -> None:
+    cache = cache_of(_objects(("cq-0", "cq-1", "cq-2")))
+    ticks = iter(range(1000))
+    warmer = Warmer(
+        _service(cache, [NOW], _history(("cq-0", "cq-1", "cq-2"))), slice_seconds=1, timer=lambda: next(ticks)
+    )
+    turns = 0
+
+    async def count() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    counter = asyncio.create_task(count())
+    await asyncio.sleep(0)
+    before = turns
+    assert await warmer.run_pass() == 3
+    counter.cancel()
+    assert turns - before >= 4  # a turn after each queue's slice (a tick each, one second a slice)
+    assert warmer.stats()["longest_slice_seconds"] >= 1
+
+
+@pytest.mark.parametrize("lead", [0.0, 15.0])
+def test_the_next_pass_is_due_lead_seconds_before_the_minute(lead: float) -> None:
+    warmer = Warmer(_service(cache_of(), [NOW]), lead_seconds=lead)
+    assert warmer._until_next(NOW + timedelta(seconds=10)) == 50 - lead
+    assert warmer._until_next(NOW + timedelta(seconds=59)) == max(0.0, 1 - lead)
+    assert outlook.next_estimate_at(NOW + timedelta(seconds=59)) == NOW + timedelta(seconds=60)
+
+
+async def test_a_source_that_becomes_ready_without_a_change_is_warmed_at_the_next_poll() -> None:
+    cache = cache_of(_objects(("cq-0",)))
+    service = _service(cache, [NOW], _history(("cq-0",)))
+    source = service.source
+    assert isinstance(source, CachedSource)
+    source.ready = False
+    warmer = Warmer(service, ready_poll_seconds=0.01)
+    await warmer.start()
+    try:
+        await warmer.wait_for_pass(2)  # not ready: polled, not left until the next minute
+        assert warmer.made == 0
+        source.ready = True  # (its last batch changed nothing: no wake)
+        async with asyncio.timeout(5):
+            while warmer.made == 0:
+                await warmer.wait_for_pass(warmer.passes + 1)
+        assert warmer.made == 1
+    finally:
+        await warmer.stop()
