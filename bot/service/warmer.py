@@ -12,7 +12,8 @@ waiting, in slices of `slice_seconds` with the loop's turn between them):
   pass): a queue's Estimator is made again only where its sources changed (its order, its Workloads or its
   recorded admissions), the others are found in the memo;
 - `lead_seconds` before each minute: the next minute's, so that the turn of the minute finds them made (kept
-  beside the current minute's: both answer their own minute exactly as a question's own would).
+  beside the current minute's: both answer their own minute exactly as a question's own would); just after the
+  turn, a pass lets the past minute's go (and finds the new one's made).
 
 What it costs is in `stats()` (/metrics: `kueue_bot_warmer_*`; bench/: `warmer_*`): about 0.6 CPU-seconds a
 minute at 200,000 Workloads, nothing for queues nobody waits in.
@@ -31,6 +32,7 @@ from bot.service.base import ServiceBase
 from bot.trace import outlook
 
 log = logging.getLogger(__name__)
+TURN_SECONDS = 0.5  # the pass at the turn of a minute comes this long after it
 
 
 class Warmer:
@@ -59,6 +61,7 @@ class Warmer:
         self._task: asyncio.Task[None] | None = None
         self.passes = 0
         self.made = 0  # Estimators made, every pass
+        self.forgotten = 0  # Estimators of minutes past let go
         self.cpu_seconds = 0.0  # the passes' CPU time, slice by slice (not what ran between them)
         self.longest_slice_seconds = 0.0
         self.pass_done = asyncio.Condition()
@@ -84,6 +87,12 @@ class Warmer:
         """Seconds until the next minute's Estimators are due (`lead_seconds` before it; 0: now)."""
         return max(0.0, (outlook.next_estimate_at(now) - now).total_seconds() - self.lead_seconds)
 
+    def _delay(self, now: datetime) -> float:
+        """Until the next pass: the lead before the next minute, or, within it (the next minute's made), just
+        after the turn of the minute (the past minute's let go; the pass finds the new one's made)."""
+        until = self._until_next(now)
+        return until if until > 0 else (outlook.next_estimate_at(now) - now).total_seconds() + TURN_SECONDS
+
     async def _run(self) -> None:
         while True:
             try:
@@ -92,10 +101,7 @@ class Warmer:
                 raise
             except Exception:
                 log.exception("warmer: a pass failed")
-            # After a pass in the lead, the next is due with the minute after (`+ grain`): not at once again.
-            delay = self._until_next(self.service.clock())
-            if delay == 0:
-                delay = self._until_next(outlook.next_estimate_at(self.service.clock()))
+            delay = self._delay(self.service.clock())
             if not self.service.source.ready:  # its sync may end in a batch that changes nothing: no wake
                 delay = min(delay, self.ready_poll_seconds)
             with contextlib.suppress(TimeoutError):
@@ -135,6 +141,7 @@ class Warmer:
             moments = [now]
             if self._until_next(now) == 0:
                 moments.append(outlook.next_estimate_at(now))
+            self.forgotten += outlook.forget_before(snapshot, now)
             for name in [queue.name for queue in snapshot.cluster_queues()]:
                 # Read each time: the loop turned (the cache may have renewed its memo, the recorder its History).
                 history = service.history() if service.history is not None else None
@@ -157,6 +164,7 @@ class Warmer:
         return {
             "passes": self.passes,
             "made": self.made,
+            "forgotten": self.forgotten,
             "cpu_seconds": self.cpu_seconds,
             "longest_slice_seconds": self.longest_slice_seconds,
         }

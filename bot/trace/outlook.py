@@ -303,6 +303,26 @@ def prepare(snapshot: Snapshot, cluster_queue: str, *, history: History | None, 
     return made
 
 
+def forget_before(snapshot: Snapshot, now: datetime) -> int:
+    """Let go of the Estimators made as of a minute before `now`'s: no question asks about a minute past (the
+    warmer calls it at the turn of each minute, so that two minutes' are kept only while the next one's is made
+    ahead). How many it let go."""
+    table = snapshot.derived().get(_ESTIMATORS)
+    if not isinstance(table, dict):
+        return 0
+    as_of = estimate_as_of(now)
+    dropped = 0
+    for key, entries in list(table.items()):
+        kept = tuple(k for k in entries if k[3] >= as_of)
+        if len(kept) != len(entries):
+            dropped += len(entries) - len(kept)
+            if kept:
+                table[key] = kept
+            else:
+                del table[key]
+    return dropped
+
+
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     """The Workloads waiting in the ClusterQueue now: since when, and how much of its main resource each
     asks for (their waits so far are lower bounds the estimator counts)."""

@@ -12,7 +12,7 @@ import pytest
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
 from bot.service.base import ServiceBase
-from bot.service.warmer import Warmer
+from bot.service.warmer import TURN_SECONDS, Warmer
 from bot.trace import outlook
 from bot.trace.eta import History, Observed
 from bot.trace.outlook import _ESTIMATORS
@@ -174,11 +174,30 @@ async def test_a_pass_gives_the_loop_its_turn_between_slices() -> None:
 
 
 @pytest.mark.parametrize("lead", [0.0, 15.0])
-def test_the_next_pass_is_due_lead_seconds_before_the_minute(lead: float) -> None:
+def test_the_next_pass_is_due_lead_seconds_before_the_minute_then_just_after_its_turn(lead: float) -> None:
     warmer = Warmer(_service(cache_of(), [NOW]), lead_seconds=lead)
     assert warmer._until_next(NOW + timedelta(seconds=10)) == 50 - lead
     assert warmer._until_next(NOW + timedelta(seconds=59)) == max(0.0, 1 - lead)
     assert outlook.next_estimate_at(NOW + timedelta(seconds=59)) == NOW + timedelta(seconds=60)
+    assert warmer._delay(NOW + timedelta(seconds=10)) == 50 - lead  # the lead pass
+    if lead:
+        assert warmer._delay(NOW + timedelta(seconds=50)) == 10 + TURN_SECONDS  # made ahead: the turn's pass
+
+
+async def test_the_pass_after_the_turn_of_a_minute_lets_the_past_minute_s_go() -> None:
+    cache = cache_of(_objects(("cq-0", "cq-1")))
+    at = [NOW + timedelta(seconds=50)]
+    warmer = Warmer(_service(cache, at, _history()), lead_seconds=15)
+    assert await warmer.run_pass() == 4  # this minute's and the next's, two queues
+    assert {len(entries) for entries in _table(cache).values()} == {2}
+    at[0] = NOW + timedelta(seconds=60 + TURN_SECONDS)
+    assert await warmer.run_pass() == 0  # the new minute's were made ahead
+    assert {tuple(kept[3] for kept in entries) for entries in _table(cache).values()} == {
+        (NOW + timedelta(seconds=60),)
+    }
+    assert warmer.stats()["forgotten"] == 4  # two queues' (the queue's and its flavor's each) of the past minute
+    assert outlook.forget_before(cache, NOW + timedelta(seconds=60)) == 0
+    assert outlook.forget_before(cache, NOW + timedelta(hours=1)) == 4 and not _table(cache)
 
 
 async def test_a_source_that_becomes_ready_without_a_change_is_warmed_at_the_next_poll() -> None:
