@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
+from bot.service import collector
 from bot.service.base import ServiceBase
 from bot.trace import outlook
 
@@ -149,6 +150,9 @@ class Warmer:
                     made += outlook.prepare(snapshot, name, history=history, now=moment)
                 if self._timer() - started >= self.slice_seconds:
                     self._slice_ends(started, cpu)
+                    # What the slice built is collected at the turn, as a question's is (bot.service.collector),
+                    # not by a collection that falls inside the next slice (or the next question).
+                    collector.after_question(freeze=bool(getattr(service.source, "freezes_gc", False)))
                     await asyncio.sleep(0)  # a question waiting gets its turn
                     started, cpu = self._timer(), self._cpu_timer()
         finally:

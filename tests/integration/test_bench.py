@@ -66,6 +66,10 @@ def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
     assert 1 <= result["between_gc_collections"] <= QUESTIONS
     assert result["between_gc_longest_ms"] <= result["between_gc_ms"] + 1e-9
     assert result["watcher_dms"]["first_pass"] >= 1  # the owners named in the annotations were told
+    # The server's ETA warmer ran its pass before the questions (every queue with jobs waiting), for both.
+    assert result["warmer_made"] >= 1 and result["recorded_warmer_made"] >= 1
+    assert 0 <= result["warmer_longest_slice_ms"] <= result["warmer_pass_ms"] + 1e-9
+    assert 0 <= result["recorded_estimates"] <= QUESTIONS
     assert result["machine"]["engine"] in ("compiled", "python")
 
 
@@ -75,3 +79,10 @@ def test_a_small_sweep_prints_its_row() -> None:
     assert row["sweep"] == "size" and row["workloads"] == 1000
     for key in ("trace_p50_ms", "trace_p99_ms", "trace_warm_p50_ms", "trace_status_p50_ms", "floor_p50_us"):
         assert row[key] > 0, key
+    assert row["warmer_pass_ms"] > 0
+
+
+def test_without_the_warmer_there_is_no_warm_pass() -> None:
+    result = _bench("--sweep", "--sweep-largest", "1000", "--questions", "20", "--no-warmer")
+    (row,) = result["sweep"]
+    assert row["warmer_pass_ms"] == 0 and row["trace_p50_ms"] > 0

@@ -4,6 +4,7 @@ on a pass when the cluster changed and ahead of each minute; a question then mak
 from __future__ import annotations
 
 import asyncio
+import gc
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
+from bot.service import collector
 from bot.service.base import ServiceBase
 from bot.service.warmer import TURN_SECONDS, Warmer
 from bot.trace import outlook
@@ -218,3 +220,19 @@ async def test_a_source_that_becomes_ready_without_a_change_is_warmed_at_the_nex
         assert warmer.made == 1
     finally:
         await warmer.stop()
+
+
+async def test_what_a_slice_built_is_collected_at_the_loop_s_turn_not_in_the_next_slice() -> None:
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        cache = cache_of(_objects(("cq-0", "cq-1")))
+        ticks = iter(range(1000))
+        warmer = Warmer(_service(cache, [NOW], _history()), slice_seconds=1, timer=lambda: next(ticks))
+        before = collector.stats()["collections"]
+        await warmer.run_pass()
+        await asyncio.sleep(0)  # the turn after the last slice
+        assert collector.stats()["collections"] >= before + 1  # asked at each slice's end, run at the turn
+    finally:
+        if not was:
+            gc.disable()
