@@ -13,7 +13,6 @@ fingerprint, is kept in the notifier's store (migration 5), so a restart does no
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import sqlite3
 from collections.abc import Awaitable, Callable, Sequence
@@ -26,6 +25,7 @@ from bot.admin.view import AdminView
 from bot.errors import BotError
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database
 from bot.notify.state import format_time, parse_time
+from bot.service.tasks import stop_task
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -212,9 +212,6 @@ class AdminDigest:
                 log.exception("admin digest: a look failed")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
         await self.store.aclose()

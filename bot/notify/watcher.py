@@ -37,6 +37,7 @@ from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
 from bot.service import SnapshotSource, known_namespaces
+from bot.service.tasks import stop_task
 from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
@@ -124,11 +125,8 @@ class Notifier:
             self._task = asyncio.create_task(self._run(), name="kueue-bot-notifier")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     async def _run(self) -> None:
         while True:

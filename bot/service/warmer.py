@@ -30,6 +30,7 @@ from datetime import datetime
 
 from bot.service import collector
 from bot.service.base import ServiceBase
+from bot.service.tasks import stop_task
 from bot.trace import outlook
 
 log = logging.getLogger(__name__)
@@ -78,11 +79,8 @@ class Warmer:
             self._task = asyncio.create_task(self._run(), name="kueue-bot-warmer")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await stop_task(self._task)
+        self._task = None
 
     def _until_next(self, now: datetime) -> float:
         """Seconds until the next minute's Estimators are due (`lead_seconds` before it; 0: now)."""
