@@ -556,10 +556,11 @@ async def questions(
         answer, took = await sweep.ask(service, workload)
         timings.append(took)
         assert answer.position is not None, (workload.name, answer.verdict)
-        rendered = time.perf_counter()
-        render.answer_summary(answer, language="en", snapshot_age_seconds=0)
-        render.answer_details(answer, language="en", show_names=True)
-        rendering.append((time.perf_counter() - rendered) * 1000)
+        if args.render:  # between two questions, as the server renders each answer before the next question
+            rendered = time.perf_counter()
+            render.answer_summary(answer, language="en", snapshot_age_seconds=0)
+            render.answer_details(answer, language="en", show_names=True)
+            rendering.append((time.perf_counter() - rendered) * 1000)
         await sweep.between()
     between_after = collector.stats()
     # The floor, on the same Workloads, right after: the owner index, two bisects, one formatted line.
@@ -569,8 +570,8 @@ async def questions(
         "trace_p99_ms": round(percentile(timings, 0.99), 3),
         "trace_samples": len(timings),
         "requests_per_question": (client.requests - requests_before) / len(timings),
-        "render_p50_ms": round(statistics.median(rendering), 3),
-        "render_p99_ms": round(percentile(rendering, 0.99), 3),
+        "render_p50_ms": round(statistics.median(rendering), 3) if rendering else 0.0,
+        "render_p99_ms": round(percentile(rendering, 0.99), 3) if rendering else 0.0,
         "floor_p50_us": round(statistics.median(floor), 2),
         "floor_p99_us": round(percentile(floor, 0.99), 2),
         "between_gc_collections": int(between_after["collections"] - between_before["collections"]),
@@ -676,6 +677,12 @@ def main() -> None:
         help="skip the questions asked with the recorder's history (a cache of their own: twice the memory)",
     )
     parser.add_argument("--steady-passes", type=int, default=2, help="watcher passes with nothing changed")
+    parser.add_argument(
+        "--no-render",
+        dest="render",
+        action="store_false",
+        help="ask the questions back to back, without rendering each answer between them (render_* then 0)",
+    )
     parser.add_argument(
         "--no-warmer",
         dest="warmer",

@@ -82,6 +82,14 @@ def test_a_small_sweep_prints_its_row() -> None:
     assert row["warmer_pass_ms"] > 0
 
 
+def test_without_rendering_between_questions_there_is_no_render_time() -> None:
+    result = _bench(
+        "--workloads", "200", "--queues", "10", "--questions", "20", "--no-render", "--no-watcher", "--no-recorded",
+        "--slack-samples", "0", "--live-samples", "0", "--events", "0",
+    )  # fmt: skip
+    assert result["render_p50_ms"] == 0 and result["trace_p50_ms"] > 0 and result["trace_samples"] == 20
+
+
 def test_without_the_warmer_there_is_no_warm_pass() -> None:
     result = _bench("--sweep", "--sweep-largest", "1000", "--questions", "20", "--no-warmer")
     (row,) = result["sweep"]
