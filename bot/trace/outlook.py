@@ -174,7 +174,7 @@ def _eta(
 # as of the minute: the replay rests on the recorder's last pass (up to a pass behind) and a 10-minute grid, so
 # answers within one minute share it. Two minutes' are kept per queue and flavor: the current one and the next,
 # which the warmer makes ahead (`prepare`, bot.service.warmer) so that the turn of a minute rebuilds nothing in
-# a question. A flavor without enough admissions of its own shares the queue's (`eta.own_flavor`). The History
+# a question. A flavor without enough admissions of its own shares the queue's (`eta.flavor_counts`). The History
 # and waiting jobs it is made from are let go once it is: thousands of small objects per queue that every full
 # collection would walk (its replay keeps plain tuples).
 _ESTIMATORS = "outlook.estimators"
@@ -269,9 +269,9 @@ def _estimators(
                 made += twin is None
                 if _calibrated(table, (cq_name, own)) or _calibrated(table, (cq_name, flavor)):
                     calibrate.append(estimator)
-                _keep(table, (cq_name, own), (*sources[:2], sources[2], as_of, estimator))
+                _keep(table, (cq_name, own), (*sources, as_of, estimator))
             if own != flavor:
-                _keep(table, (cq_name, flavor), (*sources[:2], sources[2], as_of, estimator))
+                _keep(table, (cq_name, flavor), (*sources, as_of, estimator))
         found.append(estimator)
     return found, made, calibrate
 
