@@ -64,11 +64,11 @@ def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
     assert 0 < result["slack_p50_ms"] <= result["slack_p99_ms"]
     # The young collection the bot asks for after a question ran between questions, once a turn at most.
     assert 1 <= result["between_gc_collections"] <= QUESTIONS
-    assert result["between_gc_longest_ms"] <= result["between_gc_ms"] + 1e-9
+    assert result["between_gc_longest_ms"] <= result["between_gc_ms"] + 0.05  # (the total's to 0.1 ms)
     assert result["watcher_dms"]["first_pass"] >= 1  # the owners named in the annotations were told
     # The server's ETA warmer ran its pass before the questions (every queue with jobs waiting), for both.
     assert result["warmer_made"] >= 1 and result["recorded_warmer_made"] >= 1
-    assert 0 <= result["warmer_longest_slice_ms"] <= result["warmer_pass_ms"] + 1e-9
+    assert 0 <= result["warmer_longest_slice_ms"] <= result["warmer_pass_ms"] + 0.05  # (the pass's to 0.1 ms)
     assert 0 <= result["recorded_estimates"] <= QUESTIONS
     assert result["machine"]["engine"] in ("compiled", "python")
 
