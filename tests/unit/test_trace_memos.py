@@ -94,13 +94,23 @@ def _busy_history(cq: str = "cq-0") -> History:
     return History(tuple(found))
 
 
-def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting_jobs() -> None:
-    objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a",))
+def _queue_view(*flavors: str) -> Snapshot:
+    """team-a's view of cq-0, 4 GPUs of each flavor (a100 by default): one job running, w0-w2 waiting."""
+    names = flavors or ("a100",)
+    objects = base(
+        gpu_queue("cq-0", *((name, 4) for name in names)),
+        namespaces=("team-a",),
+        flavors=[resource_flavor(name, labels={"gpu": name}) for name in names],
+    )
     objects += [lq("gpus", "team-a", "cq-0")]
     objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
     for n in range(3):
         objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
-    view = cache_of(objects).view("team-a", [])
+    return cache_of(objects).view("team-a", [])
+
+
+def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting_jobs() -> None:
+    view = _queue_view()
     history = _busy_history()
     first = outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=5))
     assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=59)) is first
@@ -124,17 +134,11 @@ def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting
 
 def _two_flavor_queue() -> tuple[Snapshot, History]:
     """cq-0 with flavors a100 (twenty admissions in the last day) and h100 (two), three jobs waiting."""
-    flavors = [resource_flavor(name, labels={"gpu": name}) for name in ("a100", "h100")]
-    objects = base(gpu_queue("cq-0", ("a100", 4), ("h100", 4)), namespaces=("team-a",), flavors=flavors)
-    objects += [lq("gpus", "team-a", "cq-0")]
-    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
-    for n in range(3):
-        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
     thin = tuple(
         Observed("cq-0", "h100", NOW - timedelta(hours=h, minutes=30), NOW - timedelta(hours=h), Decimal(2), f"h-{h}")
         for h in (3, 5)
     )
-    return cache_of(objects).view("team-a", []), History((*_busy_history().admissions, *thin))
+    return _queue_view("a100", "h100"), History((*_busy_history().admissions, *thin))
 
 
 def test_a_flavor_without_enough_admissions_of_its_own_shares_the_queue_s_estimator() -> None:
@@ -155,12 +159,7 @@ def test_a_flavor_without_enough_admissions_of_its_own_shares_the_queue_s_estima
 
 
 def test_a_flavor_holding_all_of_its_queue_s_admissions_shares_the_queue_s_replay_under_its_own_scope() -> None:
-    objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a",))
-    objects += [lq("gpus", "team-a", "cq-0")]
-    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
-    for n in range(3):
-        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
-    view, history = cache_of(objects).view("team-a", []), _busy_history()
+    view, history = _queue_view(), _busy_history()
     assert eta_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 20)
     queue = outlook._estimator(view, history, "cq-0", "", NOW)
     twin = outlook._estimator(view, history, "cq-0", "a100", NOW)
