@@ -471,7 +471,7 @@ def _notifier(
         metrics=server.metrics,
         tick_seconds=tick_seconds,
         history=recorder,
-        freeze_gc=bool(getattr(source, "freezes_gc", False)),
+        freeze_gc=collector.freezes(source),
     )
 
 

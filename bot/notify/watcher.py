@@ -36,10 +36,11 @@ from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, R
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
-from bot.service import SnapshotSource, known_namespaces
+from bot.service import SnapshotSource, collector, known_namespaces
+from bot.service.slices import explained
 from bot.service.tasks import stop_task
 from bot.trace.eta import History
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Workload
 from bot.trace.outlook import ETA_MARK, eta_mark
@@ -309,9 +310,10 @@ class Notifier:
                 walk.found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
             return
         job_snapshot = await self.source.snapshot_for(namespace, name, kind)
-        explanation = explain(
-            job_snapshot, Query(namespace, name, kind), now=walk.now, history=self._history(), what_if=False
-        )
+        explanation = await explained(
+            job_snapshot, Query(namespace, name, kind), now=walk.now, history=self._history(), what_if=False,
+            freeze=collector.freezes(self.source),
+        )  # fmt: skip
         walk.pause.traced()
         self._explained[key] = explanation
         targets = await self._targets(namespace, subscribers, values)
@@ -516,9 +518,9 @@ class Notifier:
         return await self._explain_key(key, now)
 
     async def _explain_key(self, key: str, now: datetime) -> Explanation | None:
-        explained = self._explained.get(key)
-        if explained is not None:
-            return explained
+        known = self._explained.get(key)
+        if known is not None:
+            return known
         namespace, name, _ = split_key(key)
         snapshot = await self.source.snapshot()
         workload = snapshot.workload(namespace, name)
@@ -526,9 +528,10 @@ class Notifier:
             return None
         job_name, kind = job_of(workload)
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
-        explanation = explain(
-            job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False
-        )
+        explanation = await explained(
+            job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False,
+            freeze=collector.freezes(self.source),
+        )  # fmt: skip
         self._explained[key] = explanation
         return explanation
 

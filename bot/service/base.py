@@ -9,8 +9,9 @@ from bot.errors import ClusterUnavailable
 from bot.service import collector
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
 from bot.service.results import Asker, Audit, AuditEntry
+from bot.service.slices import explained
 from bot.trace.eta import History
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 
 MAX_AUDIENCE = 200  # readers checked one by one; a bigger (or unknown) audience gets private answers
@@ -66,11 +67,18 @@ class ServiceBase:
         # On the loop thread: the trace is short (bench/: p99 well under 2 ms) and pure, and a worker thread
         # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
-        explanation = explain(snapshot, Query(namespace, name, kind), now=self.clock(), history=history)
+        # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.slices).
+        explanation = await explained(
+            snapshot, Query(namespace, name, kind), now=self.clock(), history=history, freeze=self._freezes()
+        )
         # What it built is walked at the loop's next turn, not in the next question (frozen, when a full
         # collection is due, where the source freezes the collector's view as the production cache does).
-        collector.after_question(freeze=bool(getattr(self.source, "freezes_gc", False)))
+        collector.after_question(freeze=self._freezes())
         return explanation
+
+    def _freezes(self) -> bool:
+        """Whether its source freezes the collector's view (the production cache does once synced)."""
+        return collector.freezes(self.source)
 
     async def _visible(self, asker: Asker) -> Sequence[str] | None:
         try:

@@ -44,6 +44,11 @@ _seconds = 0.0
 _longest = 0.0
 
 
+def freezes(source: object) -> bool:
+    """Whether a snapshot source freezes the collector's view (the production cache does once synced)."""
+    return bool(getattr(source, "freezes_gc", False))
+
+
 def after_question(*, freeze: bool = False) -> None:
     """Collect the young generations at the event loop's next turn (once, however many questions ask before
     it comes); with `freeze`, freeze what is alive when a full collection is due. Outside a running loop (the

@@ -30,6 +30,7 @@ from datetime import datetime
 
 from bot.service import collector
 from bot.service.base import ServiceBase
+from bot.service.slices import Slices
 from bot.service.tasks import stop_task
 from bot.trace import outlook
 
@@ -66,6 +67,7 @@ class Warmer:
         self.forgotten = 0  # Estimators of minutes past let go
         self.cpu_seconds = 0.0  # the passes' CPU time, slice by slice (not what ran between them)
         self.longest_slice_seconds = 0.0
+        self.calibration_steps = 0  # steps of the calibrations made ahead (where questions read the last ones')
         self.pass_done = asyncio.Condition()
 
     # --- lifecycle ----------------------------------------------------------------------------------
@@ -133,7 +135,9 @@ class Warmer:
     async def _pass(self) -> int:
         service = self.service
         made = 0
-        started, cpu = self._timer(), self._cpu_timer()
+        slices = Slices(
+            self.slice_seconds, freeze=collector.freezes(service.source), timer=self._timer, cpu_timer=self._cpu_timer
+        )
         try:
             snapshot = await service.source.snapshot()
             now = service.clock()
@@ -146,20 +150,16 @@ class Warmer:
                 history = service.history() if service.history is not None else None
                 for moment in moments:
                     made += outlook.prepare(snapshot, name, history=history, now=moment)
-                if self._timer() - started >= self.slice_seconds:
-                    self._slice_ends(started, cpu)
-                    # What the slice built is collected at the turn, as a question's is (bot.service.collector),
-                    # not by a collection that falls inside the next slice (or the next question).
-                    collector.after_question(freeze=bool(getattr(service.source, "freezes_gc", False)))
-                    await asyncio.sleep(0)  # a question waiting gets its turn
-                    started, cpu = self._timer(), self._cpu_timer()
+                    for calibration in outlook.calibrations(snapshot, name, history=history, now=moment):
+                        for _ in calibration:  # its steps, a few ms each
+                            await slices.step()
+                            self.calibration_steps += 1
+                await slices.step()
         finally:
-            self._slice_ends(started, cpu)
+            slices.end()
+            self.longest_slice_seconds = max(self.longest_slice_seconds, slices.longest_seconds)
+            self.cpu_seconds += slices.cpu_seconds
         return made
-
-    def _slice_ends(self, started: float, cpu: float) -> None:
-        self.longest_slice_seconds = max(self.longest_slice_seconds, self._timer() - started)
-        self.cpu_seconds += self._cpu_timer() - cpu
 
     def stats(self) -> dict[str, float]:
         """For /metrics and the bench."""
@@ -169,4 +169,5 @@ class Warmer:
             "forgotten": self.forgotten,
             "cpu_seconds": self.cpu_seconds,
             "longest_slice_seconds": self.longest_slice_seconds,
+            "calibration_steps": self.calibration_steps,
         }

@@ -27,7 +27,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -45,6 +45,10 @@ STEP = timedelta(minutes=10)  # the replayed moments' spacing
 MAX_REPLAYED = 300  # the most recent admissions replayed
 _ORIGINS = 12  # calibration: the last twelve hours, one origin each
 _FACTORS = tuple(0.5 + 0.05 * i for i in range(71))  # 0.5 .. 4.0: the widening factors tried
+# The calibration's steps (`Estimator.calibration`): this many questions asked, or intervals made, a step (a few
+# ms at most, compiled, on a queue of thousands of calibration questions; bench/README.md).
+_ASKED_PER_STEP = 64
+_INTERVALS_PER_STEP = 256
 
 # Eta.status values (JSON `eta.status`).
 ESTIMATE = "estimate"
@@ -372,6 +376,11 @@ class Replay:
             for position, j in enumerate(waiting[starts[i] : starts[i + 1]], start=1)
         ]
 
+    @property
+    def size(self) -> int:
+        """How many samples it holds."""
+        return len(self._waiting)
+
     def between(self, low: Decimal, high: Decimal) -> int:
         """How many samples asked for `low` to `high`."""
         lower = bisect.bisect_left(self._amounts, low)
@@ -424,11 +433,20 @@ def _share_by(xs: Sequence[float], cdf: Sequence[float], wait: float) -> float:
 
 def _central(values: Sequence[Value], confidence: float) -> tuple[float, float, float] | None:
     """(low, median, high): the central `confidence` share of the waits, and their median."""
+    xs, cdf = km_curve(values)
+    return _central_of(xs, cdf, confidence)
+
+
+def _central_of(xs: Sequence[float], cdf: Sequence[float], confidence: float) -> tuple[float, float, float] | None:
+    """`_central` of the waits whose Kaplan-Meier curve is (xs, cdf)."""
     tail = (1 - confidence) / 2
-    low, median, high = km_quantiles(values, (tail, 0.5, 1 - tail))
-    if low is None or median is None or high is None:
-        return None
-    return low, median, high
+    found = []
+    for level in (tail, 0.5, 1 - tail):
+        index = bisect.bisect_left(cdf, level - 1e-9)
+        if index >= len(xs):
+            return None
+        found.append(xs[index])
+    return found[0], found[1], found[2]
 
 
 def widen(low: float, median: float, high: float, factor: float) -> tuple[float, float]:
@@ -551,6 +569,20 @@ def _as_of(samples: Sequence[Sample], origin: float) -> list[Sample]:
     return found
 
 
+_NO_CURVE: tuple[list[float], list[float]] = ([], [])
+
+
+class _Calibration:
+    """What an Estimator's calibration has made so far (twins share one: the same replay): the questions asked
+    (`tests`, made by `asking` in steps), each confidence's factor once found, and those being found."""
+
+    def __init__(self) -> None:
+        self.tests: list[tuple[list[Value], float, bool]] = []
+        self.asking: Iterator[None] | None = None
+        self.factors: dict[int, float] = {}
+        self.running: dict[int, Iterator[None]] = {}
+
+
 class Estimator:
     """The history of one ClusterQueue (and flavor, when it has enough of its own) and the Workloads
     waiting in it, replayed once as of `now`; then `eta(position)` per question."""
@@ -565,6 +597,7 @@ class Estimator:
         pending: Sequence[Waiting] = (),
         twin: Estimator | None = None,
     ) -> None:
+        self.read_before = False  # its predecessor's calibration was read (bot.trace.outlook): made ahead
         if twin is not None:  # the same admissions replayed (all of the queue's are the flavor's): its replay
             self._twin(twin, "flavor" if flavor else "cluster-queue")
             return
@@ -594,19 +627,29 @@ class Estimator:
         self._replay = Replay(chosen, now=now, pending=pending, since=since) if enough else None
         self._samples: list[Sample] | None = None  # every sample, when the calibration first asks
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
-        self._factors: dict[int, float] = {}
-        self._backtests: list[tuple[list[Value], float, bool]] | None = None
+        self._calibration = _Calibration()
         self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
 
     @property
     def calibrated(self) -> bool:
         """Whether its calibration was read (`factor`): a question got an estimate from it."""
-        return bool(self._factors)
+        return bool(self._calibration.factors)
+
+    @property
+    def calibrating(self) -> bool:
+        """Whether a calibration was begun (`calibration`) and not finished."""
+        return bool(self._calibration.running)
+
+    @property
+    def estimates(self) -> bool:
+        """Whether a question can get an interval from it (enough admissions and samples): one that does reads
+        its calibration."""
+        return self.admissions >= MIN_ADMISSIONS and self._replay is not None and self._replay.size >= MIN_SAMPLES
 
     def _twin(self, twin: Estimator, scope: str) -> None:
         self.window_hours, self.scope, self.admissions, self.now = twin.window_hours, scope, twin.admissions, twin.now
         self._replay, self._samples, self.origins = twin._replay, twin._samples, twin.origins
-        self._factors, self._backtests, self._alike = twin._factors, twin._backtests, twin._alike  # shared as made
+        self._calibration, self._alike = twin._calibration, twin._alike  # shared as made (the same replay)
 
     @property
     def samples(self) -> list[Sample]:
@@ -633,12 +676,23 @@ class Estimator:
     def _tests(self) -> list[tuple[list[Value], float, bool]]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
         waits near its position as the bot had them then, and its wait left (censored or not)."""
-        if self._backtests is not None:
-            return self._backtests
-        tests: list[tuple[list[Value], float, bool]] = []
+        for _ in self._asking():
+            pass
+        return self._calibration.tests
+
+    def _asking(self) -> Iterator[None]:
+        """`_tests` in steps (resumed where the last driver left it: one for every calibration)."""
+        made = self._calibration
+        if made.asking is None:
+            made.asking = self._ask()
+        return made.asking
+
+    def _ask(self) -> Iterator[None]:
+        tests = self._calibration.tests
         end = self.now.timestamp()
         samples = self.samples
         back = [-s[MOMENT] for s in samples]  # ascending: the samples are the latest moment first
+        yield
         for hour in range(1, self.origins + 1):
             origin = end - hour * 3600
             # The samples at the origin (within a second of it), and those before it (bisected, not scanned).
@@ -652,9 +706,10 @@ class Estimator:
             by_amount: dict[Decimal | None, list[Sample]] = {}
             for s in known:
                 by_amount.setdefault(s[AMOUNT], []).append(s)
+            yield
             pools: dict[Decimal | None, Mapping[int, Sequence[Sample]]] = {}
             grouped: dict[tuple[Decimal | None, ...], Mapping[int, Sequence[Sample]]] = {}
-            for sample in asked:
+            for index, sample in enumerate(asked, start=1):
                 amount = sample[AMOUNT]
                 pool = pools.get(amount)
                 if pool is None:
@@ -668,21 +723,35 @@ class Estimator:
                 values = near_grouped(pool, sample[POSITION])
                 if len(values) >= MIN_SAMPLES:
                     tests.append((values, sample[REMAINING], sample[CENSORED]))
-        self._backtests = tests
-        return tests
+                if index % _ASKED_PER_STEP == 0:
+                    yield
 
-    def factor(self, confidence: int) -> float:
-        """The widening factor at which `confidence` % of the calibration questions' waits fell inside
-        their intervals (1 when there are too few to tell). A wait not over yet counts as a miss once it
-        outlasted its interval, else by the chance, on its own estimate, that it ends inside."""
-        if confidence in self._factors:
-            return self._factors[confidence]
+    def calibration(self, confidence: int = CONFIDENCE) -> Iterator[None]:
+        """The calibration of `confidence` (`factor`) in steps of a few milliseconds each (part of an origin's
+        questions, part of their intervals, one factor tried): whoever drives it (the warmer, a question's
+        service) lets the event loop turn between them, and `factor` runs what is left. Resumed where the last
+        driver left it; nothing left once made. A queue whose jobs wait for hours holds thousands of calibration
+        questions: made at once it held the loop for up to a second (bench/README.md)."""
+        made = self._calibration
+        if confidence in made.factors:
+            return iter(())
+        running = made.running.get(confidence)
+        if running is None:
+            running = made.running[confidence] = self._calibrate(confidence)
+        return running
+
+    def _calibrate(self, confidence: int) -> Iterator[None]:
+        made = self._calibration
+        yield from self._asking()
         target = confidence / 100
         intervals = []
-        for values, left, censored in self._tests():
-            central = _central(values, target)
+        for index, (values, left, censored) in enumerate(made.tests, start=1):
+            xs, cdf = km_curve(values)
+            central = _central_of(xs, cdf, target)
             if central is not None:
-                intervals.append((central, left, censored, km_curve(values) if censored else ([], [])))
+                intervals.append((central, left, censored, (xs, cdf) if censored else _NO_CURVE))
+            if index % _INTERVALS_PER_STEP == 0:
+                yield
         chosen, before = 1.0, 0.0
         if len(intervals) >= MIN_SAMPLES:
             for factor in _FACTORS:
@@ -701,8 +770,27 @@ class Estimator:
                     chosen = factor if share - target <= target - before or factor == _FACTORS[0] else factor - 0.05
                     break
                 before, chosen = share, factor
-        self._factors[confidence] = chosen
-        return chosen
+                yield
+        made.factors[confidence] = chosen
+        made.running.pop(confidence, None)
+
+    def factor(self, confidence: int) -> float:
+        """The widening factor at which `confidence` % of the calibration questions' waits fell inside
+        their intervals (1 when there are too few to tell). A wait not over yet counts as a miss once it
+        outlasted its interval, else by the chance, on its own estimate, that it ends inside."""
+        found = self._calibration.factors.get(confidence)
+        if found is None:
+            for _ in self.calibration(confidence):
+                pass
+            found = self._calibration.factors[confidence]
+        return found
+
+    def reads_factor(self, position: int, amount: Decimal | None = None, confidence: int = CONFIDENCE) -> bool:
+        """Whether `eta(position, amount=amount)` reads the calibration (it states an interval)."""
+        if self.admissions < MIN_ADMISSIONS:
+            return False
+        values = self._near(position, amount)
+        return len(values) >= MIN_SAMPLES and _central(values, confidence / 100) is not None
 
     def median(self, position: int, amount: Decimal | None = None) -> float | None:
         """The median wait left at `position` (None when unknown)."""

@@ -43,6 +43,7 @@ __all__ = [
     "inactive_detail",
     "present",
     "seconds_between",
+    "trace",
 ]
 
 
@@ -54,6 +55,12 @@ def explain(
     admit it (bot.trace.outlook)."""
     explanation = _explain(snapshot, query, now)
     return with_outlook(snapshot, explanation, history=history, now=now, with_what_if=what_if)
+
+
+def trace(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:
+    """The walk alone, without the outlook: `explain` is `with_outlook(snapshot, trace(...), ...)`. For a caller
+    that makes the ETA's calibrations first, in steps (bot.service.slices: `outlook.calibrations_for`)."""
+    return _explain(snapshot, query, now)
 
 
 def _explain(snapshot: Snapshot, query: Query, now: datetime) -> Explanation:

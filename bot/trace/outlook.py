@@ -7,7 +7,7 @@ pending Workload, and their sentences as `Text`s (rendered by bot.copy in the re
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -239,15 +239,14 @@ def _keep(table: dict[tuple[str, str], tuple[_Kept, ...]], key: tuple[str, str],
 
 def _estimators(
     snapshot: Snapshot, history: History | None, cq_name: str, flavors: Sequence[str], as_of: datetime
-) -> tuple[list[Estimator], int, list[Estimator]]:
-    """The queue's Estimators for `flavors` as of `as_of`, from the view's memo or made (and kept); how many
-    were made; those made whose predecessor (another minute's, or other sources') was calibrated: questions
-    there get estimates, and will read the calibration."""
+) -> tuple[list[Estimator], int]:
+    """The queue's Estimators for `flavors` as of `as_of`, from the view's memo or made (and kept), and how many
+    were made. One made where its predecessor (another minute's, or other sources') was calibrated is marked
+    `read_before`: questions there get estimates, and will read its calibration."""
     table: Any = snapshot.derived().setdefault(_ESTIMATORS, {})
     sources = _sources(snapshot, history, cq_name)
     found: list[Estimator] = []
     made = 0
-    calibrate: list[Estimator] = []
     full: History | None = None
     pending: tuple[Waiting, ...] | None = None
     for flavor in flavors:
@@ -268,12 +267,12 @@ def _estimators(
                 )
                 made += twin is None
                 if _calibrated(table, (cq_name, own)) or _calibrated(table, (cq_name, flavor)):
-                    calibrate.append(estimator)
+                    estimator.read_before = True  # questions there got estimates: its calibration is due
                 _keep(table, (cq_name, own), (*sources, as_of, estimator))
             if own != flavor:
                 _keep(table, (cq_name, flavor), (*sources, as_of, estimator))
         found.append(estimator)
-    return found, made, calibrate
+    return found, made
 
 
 def _calibrated(table: dict[tuple[str, str], tuple[_Kept, ...]], key: tuple[str, str]) -> bool:
@@ -290,17 +289,47 @@ def _estimator(snapshot: Snapshot, history: History | None, cq_name: str, flavor
 def prepare(snapshot: Snapshot, cluster_queue: str, *, history: History | None, now: datetime) -> int:
     """Make the queue's ETA Estimators as of `now`'s minute (the queue's and each of its flavors') ready in the
     view's memo, as a question about a Workload waiting in it would find them; nothing for a queue with none
-    waiting (no question reads an ETA there), and their calibration where the last ones' was read (a question
-    got an estimate there). The warmer (bot.service.warmer) calls it for every queue, this minute's and ahead
-    of the next, so that no question replays a queue's history. How many it made (0: all were there)."""
+    waiting (no question reads an ETA there). The warmer (bot.service.warmer) calls it for every queue, this
+    minute's and ahead of the next, so that no question replays a queue's history. How many it made (0: all
+    were there). Their calibration is `calibrations`'."""
+    return _prepared(snapshot, cluster_queue, history, now)[1]
+
+
+def _prepared(
+    snapshot: Snapshot, cluster_queue: str, history: History | None, now: datetime
+) -> tuple[list[Estimator], int]:
     if not snapshot.pending_in(cluster_queue):
-        return 0
+        return [], 0
     queue = snapshot.cluster_queue(cluster_queue)
     flavors = ("", *queue.flavor_names()) if queue is not None else ("",)
-    _, made, calibrate = _estimators(snapshot, history, cluster_queue, flavors, estimate_as_of(now))
-    for estimator in calibrate:  # (tens of ms a queue: only where questions got estimates, see `_estimators`)
-        estimator.factor(eta_module.CONFIDENCE)
-    return made
+    return _estimators(snapshot, history, cluster_queue, flavors, estimate_as_of(now))
+
+
+def calibrations(
+    snapshot: Snapshot,
+    cluster_queue: str,
+    *,
+    history: History | None,
+    now: datetime,
+    asked: tuple[int, Decimal | None] | None = None,
+) -> list[Iterator[None]]:
+    """The calibrations due of the queue's Estimators as of `now`'s minute (made first, as `prepare` makes
+    them), each as its steps (`Estimator.calibration`, a few ms each: the caller turns the event loop between
+    them). Due: one begun and not finished; one whose predecessor (another minute's, or other sources') was
+    calibrated (`read_before`: questions there got estimates; the warmer makes it ahead); and with `asked`
+    (the position and amount of a question's job waiting in the queue: bot.service.slices) every one whose
+    estimate there reads it. Without them, a question that reads a calibration makes it at once: tens of ms a
+    queue, up to a second for a queue whose jobs wait for hours (bench/README.md)."""
+    found, _ = _prepared(snapshot, cluster_queue, history, now)
+    steps: list[Iterator[None]] = []
+    for estimator in found:
+        if estimator.calibrated or not estimator.estimates:
+            continue
+        if estimator.read_before or estimator.calibrating or (asked is not None and estimator.reads_factor(*asked)):
+            step = estimator.calibration(eta_module.CONFIDENCE)  # twins share theirs
+            if not any(step is other for other in steps):
+                steps.append(step)
+    return steps
 
 
 def forget_before(snapshot: Snapshot, now: datetime) -> int:
@@ -655,6 +684,24 @@ def with_outlook(
         with_what_if=with_what_if,
     )
     return explanation.with_outlook(found.holders, found.eta, found.what_if)
+
+
+def calibrations_for(
+    snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime
+) -> list[Iterator[None]]:
+    """The calibrations `with_outlook` may read for this explanation's ETA (those of its ClusterQueue's
+    Estimators whose estimate at its position and amount reads one: it reads the one of its contested flavor)
+    and are not made yet, as steps (`calibrations`)."""
+    if explanation.workload is None or explanation.verdict not in WAITS:
+        return []
+    if explanation.position is None or explanation.position.cluster_queue is None:
+        return []  # no ETA without a position
+    workload = snapshot.workload(*explanation.workload)
+    if workload is None or workload.holds_quota or workload.finished or not explanation.cluster_queue:
+        return []
+    demand = workload_demand(workload)
+    asked = (explanation.position.cluster_queue, demand.get(main_resource(demand)))  # as `_eta` asks
+    return calibrations(snapshot, explanation.cluster_queue, history=history, now=now, asked=asked)
 
 
 ETA_MARK = "|eta="  # between a delivery's headline key and its ETA mark (bot.notify)

@@ -240,7 +240,9 @@ def coverage(jobs: list[tuple[float, float]], confidence: int, *, factor: float 
         pending = tuple(Waiting(start + timedelta(seconds=q), Decimal(1)) for q, _ in waiting)
         estimator = Estimator(History(seen), cluster_queue="cq", flavor="gpu", now=now, pending=pending)
         if factor is not None:
-            estimator._factors[confidence] = factor  # the control: a fixed factor instead of the measured one
+            estimator._calibration.factors[confidence] = (
+                factor  # the control: a fixed factor instead of the measured one
+            )
         for position, (_, admitted) in enumerate(waiting, start=1):
             eta = estimator.eta(position, confidence=confidence)
             if eta.status == ESTIMATE and eta.low_seconds is not None and eta.high_seconds is not None:

@@ -236,3 +236,40 @@ async def test_what_a_slice_built_is_collected_at_the_loop_s_turn_not_in_the_nex
     finally:
         if not was:
             gc.disable()
+
+
+async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_steps_with_turns() -> None:
+    """A question reads its queue's calibration (made in slices before its answer, bot.service.slices); the
+    pass ahead of the next minute makes that minute's calibration too, step by step with the loop's turns, and
+    the question of the next minute finds it made. Where no question read one, none is made ahead."""
+    cache = cache_of(_objects(("cq-0", "cq-1")))
+    at = [NOW + timedelta(seconds=5)]
+    service = _service(cache, at, _history(("cq-0", "cq-1")))
+    ticks = iter(range(100_000))
+    warmer = Warmer(service, slice_seconds=1, timer=lambda: next(ticks))
+    await warmer.run_pass()
+    assert warmer.stats()["calibration_steps"] == 0  # none read yet: none made ahead
+    answer = await service.explain_job("team-a", "w2-cq-0", "Job")
+    assert answer.eta is not None and answer.eta.status == "estimate"
+    at[0] = NOW + timedelta(seconds=50)  # within the lead: the next minute's
+    turns = 0
+
+    async def count() -> None:
+        nonlocal turns
+        while True:
+            turns += 1
+            await asyncio.sleep(0)
+
+    counter = asyncio.create_task(count())
+    await asyncio.sleep(0)
+    before = turns
+    assert await warmer.run_pass() == 2  # both queues' next minute's
+    counter.cancel()
+    steps = warmer.stats()["calibration_steps"]
+    assert steps > 1 and turns - before >= steps  # cq-0's only (cq-1's was never read), a turn after each step
+    ahead = {key: entries[-1][4] for key, entries in _table(cache).items()}
+    assert ahead[("cq-0", "")].calibrated and not ahead[("cq-1", "")].calibrated
+    at[0] = NOW + timedelta(seconds=61)
+    snapshot = await service.source.snapshot()
+    assert service.history is not None
+    assert outlook.calibrations(snapshot, "cq-0", history=service.history(), now=at[0], asked=(3, None)) == []

@@ -6,6 +6,7 @@ order in the view's memo, renewed when the cache hands out a new order), a class
 from __future__ import annotations
 
 import gc
+from collections.abc import Iterator
 from datetime import timedelta
 from decimal import Decimal
 
@@ -15,7 +16,7 @@ from bot.trace import messages, outlook
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
 from bot.trace.eta import Estimator, History, Observed, Waiting, near
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query, explain, trace
 from bot.trace.outlook import main_resource, waiting
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
@@ -279,23 +280,108 @@ def test_the_calibration_grouped_once_per_origin_asks_what_it_asked_job_by_job(h
         assert (left, censored) == (want_left, want_censored)
         assert sorted(values) == sorted(want)  # the same waits (in another order: nothing reads their order)
     reference = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
-    reference._backtests = expected  # its factor from the questions asked one by one
+    reference._calibration.tests[:] = expected  # its factor from the questions asked one by one
+    reference._calibration.asking = iter(())
     assert [estimator.factor(c) for c in (50, 80, 95)] == [reference.factor(c) for c in (50, 80, 95)]
 
 
-def test_prepare_calibrates_ahead_only_where_a_question_read_the_calibration() -> None:
-    """The calibration costs tens of ms a queue: made ahead only where the last Estimator's was read (its
-    questions got estimates), else left to the question that reads it (as before the warmer)."""
+def _run(steps: list[Iterator[None]]) -> int:
+    """Drive calibration steps to their end, as the warmer and a question's service do (without the turns)."""
+    count = 0
+    for calibration in steps:
+        for _ in calibration:
+            count += 1
+    return count
+
+
+def test_calibrations_are_due_ahead_only_where_a_question_read_the_calibration() -> None:
+    """The calibration costs tens of ms a queue: made ahead (the warmer) only where the last Estimator's was
+    read (its questions got estimates), else left to the question that reads it."""
     view, history = _two_flavor_queue()
-    outlook.prepare(view, "cq-0", history=history, now=NOW)
+    assert outlook.calibrations(view, "cq-0", history=history, now=NOW) == []  # made, none due
     table = view.derived()[outlook._ESTIMATORS]
     assert isinstance(table, dict)
     assert not any(kept[4].calibrated for entries in table.values() for kept in entries)
     answer = explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert answer.eta is not None and answer.eta.status == "estimate" and answer.eta.scope == "flavor"
     assert table[("cq-0", "a100")][0][4].calibrated and not table[("cq-0", "")][0][4].calibrated
-    outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60))
+    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == 2  # not calibrated
+    steps = outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60))
+    assert len(steps) == 1 and _run(steps) > 0
     ahead = {key: entries[-1][4] for key, entries in table.items()}
     assert all(estimator.now == NOW + timedelta(seconds=60) for estimator in ahead.values())
     assert ahead[("cq-0", "a100")].calibrated
     assert not ahead[("cq-0", "")].calibrated and ahead[("cq-0", "h100")] is ahead[("cq-0", "")]
+    assert outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == []
+
+
+def test_a_question_s_calibrations_are_those_of_its_queue_s_estimators_that_state_an_interval() -> None:
+    view, history = _two_flavor_queue()
+    traced = trace(view, Query("team-a", "w2", "Job"), now=NOW)
+    assert traced.eta is None  # the walk alone: no outlook yet
+    steps = outlook.calibrations_for(view, traced, history=history, now=NOW)
+    assert len(steps) == 2  # the queue's and a100's (h100 shares the queue's): it reads one of them
+    assert _run(steps) > 0
+    table = view.derived()[outlook._ESTIMATORS]
+    assert isinstance(table, dict)
+    assert all(entries[0][4].calibrated for entries in table.values())
+    answer = outlook.with_outlook(view, traced, history=history, now=NOW)
+    fresh_view, _ = _two_flavor_queue()
+    assert answer == explain(fresh_view, Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert outlook.calibrations_for(view, traced, history=history, now=NOW) == []  # made: nothing left
+    # Thin history: no Estimator gives estimates, nothing to calibrate; a job not waiting: no ETA.
+    assert outlook.calibrations_for(view, traced, history=History(()), now=NOW) == []
+    big = trace(view, Query("team-a", "big", "Job"), now=NOW)
+    assert outlook.calibrations_for(view, big, history=history, now=NOW) == []
+
+
+def _stepped(estimator: Estimator, confidence: int, stop_after: int) -> int:
+    """Drive `stop_after` steps of the calibration, then let `factor` finish it; how many steps were run."""
+    taken = 0
+    for _ in estimator.calibration(confidence):
+        taken += 1
+        if taken == stop_after:
+            break
+    return taken
+
+
+@pytest.mark.parametrize("stop_after", [1, 2, 5, 1000])
+def test_a_calibration_made_in_steps_and_resumed_finds_the_factor_made_at_once(stop_after: int) -> None:
+    pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
+    whole = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    factors = [whole.factor(c) for c in (50, 80, 95)]
+    counted = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    steps = sum(1 for _ in counted.calibration(80))
+    assert steps > 5 and counted.factor(80) == factors[1]  # an origin's questions, intervals, factors tried
+    stepped = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    assert stepped.estimates and not stepped.calibrated and not stepped.calibrating
+    taken = _stepped(stepped, 80, stop_after)
+    assert taken == min(stop_after, steps)
+    assert stepped.calibrating == (taken < steps)  # begun and left, or run to its end
+    assert stepped.calibration(80) is stepped.calibration(80) or taken == steps  # resumed by whoever drives it
+    assert [stepped.factor(c) for c in (50, 80, 95)] == factors
+    assert not stepped.calibrating and list(stepped.calibration(80)) == []
+    assert stepped._calibration.tests == whole._calibration.tests
+
+
+def test_twins_share_their_calibration() -> None:
+    view, history = _queue_view(), _busy_history()
+    queue = outlook._estimator(view, history, "cq-0", "", NOW)
+    twin = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert twin.calibration() is queue.calibration()
+    queue.factor(eta_module.CONFIDENCE)
+    assert twin.calibrated and list(twin.calibration()) == []
+
+
+@pytest.mark.parametrize("history", [_busy_history(), _dense_history(), History(())], ids=["sparse", "dense", "none"])
+def test_an_estimator_reads_its_factor_exactly_where_its_estimate_states_an_interval(history: History) -> None:
+    """What a question's calibration is made in slices for (`outlook.calibrations_for`): no more, no less."""
+    pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
+    estimator = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    seen = set()
+    for position in (1, 2, 3, 7, 40, 400):
+        for amount in (None, Decimal(1), Decimal(2), Decimal(8), Decimal(64)):
+            reads = estimator.reads_factor(position, amount)
+            assert reads == (estimator.eta(position, amount=amount).status == eta_module.ESTIMATE)
+            seen.add(reads)
+    assert seen == ({False} if not history.admissions else {True, False} if len(seen) > 1 else seen)
