@@ -44,6 +44,13 @@ production (--no-freeze-gc: not). Then this process measures:
   events_per_second       K Workloads modified while the cache is cut off, then the time from the first
                           to the last of the K changes applied by the cache once it watches again;
                           events_cpu_us_each: this process's CPU (every thread) per change in that time
+  calibration_question_ms the first question whose answer reads its queue's ETA calibration, asked as the bot
+                          asks it (the calibration made in slices, bot.service.slices), on queues replayed from
+                          bench/eta_calibration.py (the generated cluster's history never gives an interval);
+                          calibration_loop_lag_max_ms / _loop_hold_max_ms: the loop's worst lag and hold
+                          meanwhile; calibration_at_once_ms: the same question answered at once (the baseline:
+                          how long it held the loop before); the worst scenario's, each in `calibration`
+                          (bench/calibration_phase.py; --no-calibration: not)
   gc_ms, gc_collections   time in the cyclic garbage collector and collections, per phase;
                           gc_collections_by_generation ([0, 1, 2] per phase) and gc_longest_ms (one pause)
   machine                 nproc, CPU model, Python, the JSON parser, the 1-minute load average at the
@@ -93,6 +100,7 @@ from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
 from tests import raw_objects as raw  # noqa: E402
 from tests.cache_support import wait_for, wait_ready  # noqa: E402
 
+import calibration_phase  # noqa: E402
 import slack_phase  # noqa: E402
 import sweep  # noqa: E402
 import watcher_phase  # noqa: E402
@@ -484,6 +492,9 @@ async def measure(args: argparse.Namespace, timer: GcTimer) -> dict[str, Any]:
             if args.recorded:
                 timer.phase = "recorded"
                 result.update(await recorded_questions(args, sample))
+            if args.calibration:
+                timer.phase = "calibration"
+                result.update(await calibration_phase.measure(args.seed))
             timer.phase = "teardown"
         finally:
             await cache.stop()
@@ -688,6 +699,12 @@ def main() -> None:
         dest="warmer",
         action="store_false",
         help="ask without the ETA warmer's pass first (each queue's first question makes its Estimator)",
+    )
+    parser.add_argument(
+        "--no-calibration",
+        dest="calibration",
+        action="store_false",
+        help="skip the questions that read a queue's ETA calibration (bench/calibration_phase.py)",
     )
     parser.add_argument(
         "--sweep", action="store_true", help="only the table of trace p50/p99 against size and Workloads per namespace"

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from itertools import accumulate, compress, groupby
-from operator import itemgetter
+from operator import itemgetter, not_
 from typing import Final
 
 WINDOW = timedelta(hours=24)  # the history an estimate rests on, at least
@@ -45,10 +45,10 @@ STEP = timedelta(minutes=10)  # the replayed moments' spacing
 MAX_REPLAYED = 300  # the most recent admissions replayed
 _ORIGINS = 12  # calibration: the last twelve hours, one origin each
 _FACTORS = tuple(0.5 + 0.05 * i for i in range(71))  # 0.5 .. 4.0: the widening factors tried
-# The calibration's steps (`Estimator.calibration`): this many questions asked, or intervals made, a step (a few
-# ms at most, compiled, on a queue of thousands of calibration questions; bench/README.md).
-_ASKED_PER_STEP = 64
-_INTERVALS_PER_STEP = 256
+# The calibration's steps (`Estimator.calibration`) end once they have read this many samples or waits (what
+# its time follows: an origin's known samples gathered, the waits near each question's position, each
+# question's Kaplan-Meier curve), or after each factor tried: a few ms at most (bench/README.md).
+_READ_PER_STEP = 8192
 
 # Eta.status values (JSON `eta.status`).
 ESTIMATE = "estimate"
@@ -394,13 +394,19 @@ Value = tuple[float, bool]  # a wait left, censored or not
 Waits = tuple[tuple[float, ...], tuple[bool, ...]]  # waits left, and whether each is censored
 
 
+_first = itemgetter(0)
+_second = itemgetter(1)
+
+
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
     waits at which it steps, and its value (the share ended by then) at each."""
     # At each wait some ended at, those at risk are those whose wait (ended or censored) was not shorter: the
     # curve steps only there, so only the distinct ended waits are visited (counted and sorted in C).
-    ended = Counter([wait for wait, censored in values if not censored])
-    censored_waits = sorted([wait for wait, censored in values if censored])
+    # map/compress/itemgetter in C: the same float objects (compiled, unpacking each pair boxed its wait anew).
+    waits, flags = list(map(_first, values)), list(map(_second, values))
+    ended = Counter(compress(waits, map(not_, flags)))
+    censored_waits = sorted(compress(waits, flags))
     total = len(values)
     survival = 1.0
     xs: list[float] = []
@@ -493,7 +499,8 @@ def near_grouped(grouped: Mapping[int, Sequence[Sample]], position: int, minimum
 
     def waits(at: int) -> Waits:
         found = grouped.get(at, ())
-        return tuple([s[REMAINING] for s in found]), tuple([s[CENSORED] for s in found])
+        # map/itemgetter: the same float objects (compiled, a comprehension unboxed and boxed each anew).
+        return tuple(map(_remaining, found)), tuple(map(_censored, found))
 
     return near_in(waits, max(grouped, default=0), position, minimum)
 
@@ -506,6 +513,8 @@ def by_position(samples: Iterable[Sample]) -> dict[int, tuple[Sample, ...]]:
 
 
 _position = itemgetter(POSITION)
+_remaining = itemgetter(REMAINING)
+_censored = itemgetter(CENSORED)
 
 
 def near_in(
@@ -569,7 +578,88 @@ def _as_of(samples: Sequence[Sample], origin: float) -> list[Sample]:
     return found
 
 
-_NO_CURVE: tuple[list[float], list[float]] = ([], [])
+Curve = tuple[tuple[float, ...], tuple[float, ...]]  # Kaplan-Meier's (xs, cdf): `km_curve`
+Test = tuple[tuple[float, ...], tuple[float, ...], float, bool]  # a calibration question: its curve, wait left
+_NO_CURVE: Curve = ((), ())
+
+
+# A calibration question's interval at one confidence: (low, median, high), its wait left, whether censored,
+# and its curve when censored (what the share of it ended inside an interval reads).
+_Interval = tuple[tuple[float, float, float], float, bool, Curve]
+
+
+def _intervals(tests: Sequence[Test], start: int, target: float, intervals: list[_Interval]) -> int:
+    """The intervals at `target` of the questions from `start` on, added to `intervals` until _READ_PER_STEP
+    waits were read; where it stopped."""
+    read = 0
+    index = start
+    while index < len(tests) and read <= _READ_PER_STEP:
+        xs, cdf, left, censored = tests[index]
+        central = _central_of(xs, cdf, target)
+        if central is not None:
+            intervals.append((central, left, censored, (xs, cdf) if censored else _NO_CURVE))
+        read += len(xs)
+        index += 1
+    return index
+
+
+def _inside(intervals: Sequence[_Interval], factor: float) -> float:
+    """How many of the questions' waits fell inside their intervals widened by `factor`: a wait not over yet
+    counts as a miss once it outlasted its interval, else by the chance, on its own estimate, that it ends
+    inside."""
+    inside = 0.0
+    for (low, median, high), left, censored, (xs, cdf) in intervals:
+        lower, upper = widen(low, median, high, factor)
+        if not censored:
+            inside += lower <= left <= upper
+        elif left < upper:
+            still = 1 - _share_by(xs, cdf, left)
+            if still > 1e-9:
+                ended = _share_by(xs, cdf, upper) - _share_by(xs, cdf, max(left, lower))
+                inside += max(0.0, ended) / still
+    return inside
+
+
+class _Origin:
+    """The calibration's questions at one origin: the samples known then, gathered by amount, and each pool of
+    them (`alike` of an amount asked) grouped by position once (not a scan and a sort per job asked): the same
+    samples a position as `near(alike(known, amount), position)`, in another order, which no use of them
+    depends on (a curve)."""
+
+    def __init__(self, known: list[Sample]) -> None:
+        self.known = known
+        self.by_amount: dict[Decimal | None, list[Sample]] = {}
+        for s in known:
+            self.by_amount.setdefault(s[AMOUNT], []).append(s)
+        self.pools: dict[Decimal | None, Mapping[int, Sequence[Sample]]] = {}
+        self.grouped: dict[tuple[Decimal | None, ...], Mapping[int, Sequence[Sample]]] = {}
+
+    def ask(self, asked: Sequence[Sample], start: int, tests: list[Test], read: int) -> tuple[int, int]:
+        """The questions of `asked` from `start` on, added to `tests` (as their waits' curves) until `read`
+        passes _READ_PER_STEP samples or waits read; where it stopped, and `read` then."""
+        index = start
+        while index < len(asked) and read <= _READ_PER_STEP:
+            sample = asked[index]
+            amount = sample[AMOUNT]
+            pool = self.pools.get(amount)
+            if pool is None:
+                chosen = _alike_amounts(self.by_amount, amount)
+                pool = self.grouped.get(chosen)
+                if pool is None:
+                    pool = self.grouped[chosen] = by_position(
+                        self.known if chosen == _EVERY else [s for a in chosen for s in self.by_amount[a]]
+                    )
+                    read += len(self.known)  # (grouped by position: a sort of them)
+                self.pools[amount] = pool
+            values = near_grouped(pool, sample[POSITION])
+            if len(values) >= MIN_SAMPLES:
+                # Kept as its waits' curve (what every confidence's factor reads), tuples of plain numbers: not
+                # the waits (hundreds of thousands of pairs a queue that the collector would walk while kept).
+                xs, cdf = km_curve(values)
+                tests.append((tuple(xs), tuple(cdf), sample[REMAINING], sample[CENSORED]))
+            read += len(values)
+            index += 1
+        return index, read
 
 
 class _Calibration:
@@ -577,7 +667,7 @@ class _Calibration:
     (`tests`, made by `asking` in steps), each confidence's factor once found, and those being found."""
 
     def __init__(self) -> None:
-        self.tests: list[tuple[list[Value], float, bool]] = []
+        self.tests: list[Test] = []
         self.asking: Iterator[None] | None = None
         self.factors: dict[int, float] = {}
         self.running: dict[int, Iterator[None]] = {}
@@ -597,7 +687,8 @@ class Estimator:
         pending: Sequence[Waiting] = (),
         twin: Estimator | None = None,
     ) -> None:
-        self.read_before = False  # its predecessor's calibration was read (bot.trace.outlook): made ahead
+        self.questioned = False  # a question's estimate read its calibration (`eta`)
+        self.last_read: datetime | None = None  # when a question last read its predecessors' (bot.trace.outlook)
         if twin is not None:  # the same admissions replayed (all of the queue's are the flavor's): its replay
             self._twin(twin, "flavor" if flavor else "cluster-queue")
             return
@@ -673,9 +764,9 @@ class Estimator:
                 return near_in(pool.waits, pool.top, position)
         return near_in(found.waits, found.top, position)
 
-    def _tests(self) -> list[tuple[list[Value], float, bool]]:
+    def _tests(self) -> list[Test]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
-        waits near its position as the bot had them then, and its wait left (censored or not)."""
+        curve of the waits near its position as the bot had them then, and its wait left (censored or not)."""
         for _ in self._asking():
             pass
         return self._calibration.tests
@@ -688,42 +779,31 @@ class Estimator:
         return made.asking
 
     def _ask(self) -> Iterator[None]:
+        # A generator only drives the steps: the loops are plain functions' (compiled, a generator's locals live
+        # in its environment object, and a loop over thousands of samples there ran 1.6 times slower).
         tests = self._calibration.tests
         end = self.now.timestamp()
         samples = self.samples
         back = [-s[MOMENT] for s in samples]  # ascending: the samples are the latest moment first
         yield
+        read = 0
         for hour in range(1, self.origins + 1):
             origin = end - hour * 3600
             # The samples at the origin (within a second of it), and those before it (bisected, not scanned).
             asked = samples[bisect.bisect_right(back, -origin - 1) : bisect.bisect_left(back, -origin + 1)]
             if not asked:
                 continue
-            known = _as_of(samples[bisect.bisect_right(back, -origin) :], origin)
-            # `near(alike(known, amount), position)` for each job asked, with each pool gathered from the known
-            # samples by amount and grouped by position once (not a scan and a sort per job): the same samples
-            # a position, in another order, which no use of them depends on (counts, Kaplan-Meier).
-            by_amount: dict[Decimal | None, list[Sample]] = {}
-            for s in known:
-                by_amount.setdefault(s[AMOUNT], []).append(s)
-            yield
-            pools: dict[Decimal | None, Mapping[int, Sequence[Sample]]] = {}
-            grouped: dict[tuple[Decimal | None, ...], Mapping[int, Sequence[Sample]]] = {}
-            for index, sample in enumerate(asked, start=1):
-                amount = sample[AMOUNT]
-                pool = pools.get(amount)
-                if pool is None:
-                    chosen = _alike_amounts(by_amount, amount)
-                    pool = grouped.get(chosen)
-                    if pool is None:
-                        pool = grouped[chosen] = by_position(
-                            known if chosen == _EVERY else [s for a in chosen for s in by_amount[a]]
-                        )
-                    pools[amount] = pool
-                values = near_grouped(pool, sample[POSITION])
-                if len(values) >= MIN_SAMPLES:
-                    tests.append((values, sample[REMAINING], sample[CENSORED]))
-                if index % _ASKED_PER_STEP == 0:
+            before = samples[bisect.bisect_right(back, -origin) :]
+            if read + len(before) > _READ_PER_STEP:
+                read = 0
+                yield
+            origin_questions = _Origin(_as_of(before, origin))
+            read += len(before)
+            done = 0
+            while done < len(asked):
+                done, read = origin_questions.ask(asked, done, tests, read)
+                if read > _READ_PER_STEP:
+                    read = 0
                     yield
 
     def calibration(self, confidence: int = CONFIDENCE) -> Iterator[None]:
@@ -744,28 +824,15 @@ class Estimator:
         made = self._calibration
         yield from self._asking()
         target = confidence / 100
-        intervals = []
-        for index, (values, left, censored) in enumerate(made.tests, start=1):
-            xs, cdf = km_curve(values)
-            central = _central_of(xs, cdf, target)
-            if central is not None:
-                intervals.append((central, left, censored, (xs, cdf) if censored else _NO_CURVE))
-            if index % _INTERVALS_PER_STEP == 0:
-                yield
+        intervals: list[_Interval] = []
+        done = 0
+        while done < len(made.tests):
+            done = _intervals(made.tests, done, target, intervals)
+            yield
         chosen, before = 1.0, 0.0
         if len(intervals) >= MIN_SAMPLES:
             for factor in _FACTORS:
-                inside = 0.0
-                for (low, median, high), left, censored, (xs, cdf) in intervals:
-                    lower, upper = widen(low, median, high, factor)
-                    if not censored:
-                        inside += lower <= left <= upper
-                    elif left < upper:
-                        still = 1 - _share_by(xs, cdf, left)
-                        if still > 1e-9:
-                            ended = _share_by(xs, cdf, upper) - _share_by(xs, cdf, max(left, lower))
-                            inside += max(0.0, ended) / still
-                share = inside / len(intervals)
+                share = _inside(intervals, factor) / len(intervals)
                 if share >= target:  # the first factor that reaches it, or the one before when that was closer
                     chosen = factor if share - target <= target - before or factor == _FACTORS[0] else factor - 0.05
                     break
@@ -817,6 +884,7 @@ class Estimator:
                 NO_ESTIMATE, position, admissions=self.admissions, window_hours=hours, scope=self.scope,
                 samples=len(values), reason=THIN_HISTORY,
             )  # fmt: skip
+        self.questioned = True
         low, high = widen(*central, self.factor(confidence))
         if bound_seconds is not None:
             high = min(high, bound_seconds)

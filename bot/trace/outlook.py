@@ -241,8 +241,8 @@ def _estimators(
     snapshot: Snapshot, history: History | None, cq_name: str, flavors: Sequence[str], as_of: datetime
 ) -> tuple[list[Estimator], int]:
     """The queue's Estimators for `flavors` as of `as_of`, from the view's memo or made (and kept), and how many
-    were made. One made where its predecessor (another minute's, or other sources') was calibrated is marked
-    `read_before`: questions there get estimates, and will read its calibration."""
+    were made. One made knows when a question last read its predecessors' calibration (another minute's, or
+    other sources'; `last_read`): questions there get estimates, and will read its calibration."""
     table: Any = snapshot.derived().setdefault(_ESTIMATORS, {})
     sources = _sources(snapshot, history, cq_name)
     found: list[Estimator] = []
@@ -266,8 +266,7 @@ def _estimators(
                     full, cluster_queue=cq_name, flavor=own, now=as_of, pending=pending or (), twin=twin
                 )
                 made += twin is None
-                if _calibrated(table, (cq_name, own)) or _calibrated(table, (cq_name, flavor)):
-                    estimator.read_before = True  # questions there got estimates: its calibration is due
+                estimator.last_read = _last_read(table, (cq_name, own), (cq_name, flavor))
                 _keep(table, (cq_name, own), (*sources, as_of, estimator))
             if own != flavor:
                 _keep(table, (cq_name, flavor), (*sources, as_of, estimator))
@@ -275,8 +274,16 @@ def _estimators(
     return found, made
 
 
-def _calibrated(table: dict[tuple[str, str], tuple[_Kept, ...]], key: tuple[str, str]) -> bool:
-    return any(kept[4].calibrated for kept in table.get(key, ()))
+def _last_read(table: dict[tuple[str, str], tuple[_Kept, ...]], *keys: tuple[str, str]) -> datetime | None:
+    """The last minute a question read the calibration of the Estimators kept under `keys` (or of theirs)."""
+    found = None
+    for key in keys:
+        for kept in table.get(key, ()):
+            estimator = kept[4]
+            read = estimator.now if estimator.questioned else estimator.last_read
+            if read is not None and (found is None or read > found):
+                found = read
+    return found
 
 
 def _estimator(snapshot: Snapshot, history: History | None, cq_name: str, flavor: str, now: datetime) -> Estimator:
@@ -315,8 +322,9 @@ def calibrations(
 ) -> list[Iterator[None]]:
     """The calibrations due of the queue's Estimators as of `now`'s minute (made first, as `prepare` makes
     them), each as its steps (`Estimator.calibration`, a few ms each: the caller turns the event loop between
-    them). Due: one begun and not finished; one whose predecessor (another minute's, or other sources') was
-    calibrated (`read_before`: questions there got estimates; the warmer makes it ahead); and with `asked`
+    them). Due: one begun and not finished; one whose predecessors' calibration a question read within the
+    last CALIBRATED_AHEAD_FOR (`last_read`: questions there get estimates; the warmer makes it ahead: a queue
+    nobody asks about any more is let go after it); and with `asked`
     (the position and amount of a question's job waiting in the queue: bot.service.slices) every one whose
     estimate there reads it. Without them, a question that reads a calibration makes it at once: tens of ms a
     queue, up to a second for a queue whose jobs wait for hours (bench/README.md)."""
@@ -325,11 +333,20 @@ def calibrations(
     for estimator in found:
         if estimator.calibrated or not estimator.estimates:
             continue
-        if estimator.read_before or estimator.calibrating or (asked is not None and estimator.reads_factor(*asked)):
+        if _reads_again(estimator) or estimator.calibrating or (asked is not None and estimator.reads_factor(*asked)):
             step = estimator.calibration(eta_module.CONFIDENCE)  # twins share theirs
             if not any(step is other for other in steps):
                 steps.append(step)
     return steps
+
+
+CALIBRATED_AHEAD_FOR = timedelta(hours=1)
+
+
+def _reads_again(estimator: Estimator) -> bool:
+    """Whether a question read its predecessors' calibration within CALIBRATED_AHEAD_FOR of its minute."""
+    read = estimator.last_read
+    return read is not None and estimator.now - read <= CALIBRATED_AHEAD_FOR
 
 
 def forget_before(snapshot: Snapshot, now: datetime) -> int:

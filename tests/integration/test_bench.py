@@ -70,6 +70,12 @@ def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
     assert result["warmer_made"] >= 1 and result["recorded_warmer_made"] >= 1
     assert 0 <= result["warmer_longest_slice_ms"] <= result["warmer_pass_ms"] + 0.05  # (the pass's to 0.1 ms)
     assert 0 <= result["recorded_estimates"] <= QUESTIONS
+    # The first question that reads a queue's ETA calibration (bench/calibration_phase.py): the scenarios whose
+    # queues state an interval were asked, sliced and at once, with the same ETA (the phase checks it).
+    answered = [r for r in result["calibration"] if r["estimate"]]
+    assert answered and all(r["tests"] > 0 and r["question_ms"] > 0 and r["at_once_ms"] > 0 for r in answered)
+    assert result["calibration_question_ms"] == max(r["question_ms"] for r in answered)
+    assert 0 <= result["calibration_loop_hold_max_ms"] and 0 <= result["calibration_loop_lag_max_ms"]
     assert result["machine"]["engine"] in ("compiled", "python")
 
 

@@ -266,7 +266,7 @@ async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_
     assert await warmer.run_pass() == 2  # both queues' next minute's
     counter.cancel()
     steps = warmer.stats()["calibration_steps"]
-    assert steps > 1 and turns - before >= steps  # cq-0's only (cq-1's was never read), a turn after each step
+    assert steps >= 1 and turns - before >= steps  # cq-0's only (cq-1's was never read), a turn after each step
     ahead = {key: entries[-1][4] for key, entries in _table(cache).items()}
     assert ahead[("cq-0", "")].calibrated and not ahead[("cq-1", "")].calibrated
     at[0] = NOW + timedelta(seconds=61)
