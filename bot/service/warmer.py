@@ -15,6 +15,12 @@ waiting, in slices of `slice_seconds` with the loop's turn between them):
   beside the current minute's: both answer their own minute exactly as a question's own would); just after the
   turn, a pass lets the past minute's go (and finds the new one's made).
 
+A queue's calibration (what widens or narrows its intervals: tens of ms, up to a second for a queue whose jobs
+wait for hours) is made ahead too, step by step within the same slices (`outlook.calibrations`), but only where
+a question read the calibration in the last hour (`outlook.CALIBRATED_AHEAD_FOR`): all queues' every minute would
+cost more than every question. A question that reads one not made yet makes it in slices before its answer
+(bot.service.slices).
+
 What it costs is in `stats()` (/metrics: `kueue_bot_warmer_*`; bench/: `warmer_*`): about 0.6 CPU-seconds a
 minute at 200,000 Workloads, nothing for queues nobody waits in.
 """

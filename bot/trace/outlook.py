@@ -716,6 +716,9 @@ def calibrations_for(
     workload = snapshot.workload(*explanation.workload)
     if workload is None or workload.holds_quota or workload.finished or not explanation.cluster_queue:
         return []
+    found, _ = _prepared(snapshot, explanation.cluster_queue, history, now)
+    if all(estimator.calibrated or not estimator.estimates for estimator in found):
+        return []  # (nearly every question: its amount is not summed for nothing)
     demand = workload_demand(workload)
     asked = (explanation.position.cluster_queue, demand.get(main_resource(demand)))  # as `_eta` asks
     return calibrations(snapshot, explanation.cluster_queue, history=history, now=now, asked=asked)
