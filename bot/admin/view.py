@@ -290,7 +290,8 @@ def _workload_findings(
     waits: list[tuple[datetime, Explanation]] = []
     starved: _Starved = {}
     for workload in _pending(snapshot, cq)[:max_explained]:
-        explanation = explain(snapshot, _query(workload), now=now)
+        # No ETA: the view shows none, and a queue's ETA would replay (and calibrate on) its history, in one go.
+        explanation = explain(snapshot, _query(workload), now=now, eta=False)
         if explanation.verdict.never_fixes_itself and explanation.verdict in _NEVER_FITS:
             job = _job(explanation)
             text = Text("admin.never-fits", {"job": job, "headline": explanation.headline})

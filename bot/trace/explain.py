@@ -48,13 +48,19 @@ __all__ = [
 
 
 def explain(
-    snapshot: Snapshot, query: Query, *, now: datetime, history: History | None = None, what_if: bool = True
+    snapshot: Snapshot,
+    query: Query,
+    *,
+    now: datetime,
+    history: History | None = None,
+    what_if: bool = True,
+    eta: bool = True,
 ) -> Explanation:
     """Explain why the job named by `query` is (or is not) pending, as of `now`; with its ETA (from the
-    observed `history`, when given), who holds what it waits for and (unless `what_if` is False) what would
-    admit it (bot.trace.outlook)."""
+    observed `history`, when given; unless `eta` is False), who holds what it waits for and (unless `what_if`
+    is False) what would admit it (bot.trace.outlook)."""
     explanation = _explain(snapshot, query, now)
-    return with_outlook(snapshot, explanation, history=history, now=now, with_what_if=what_if)
+    return with_outlook(snapshot, explanation, history=history, now=now, with_what_if=what_if, with_eta=eta)
 
 
 def trace(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:

@@ -130,6 +130,7 @@ def outlook(
     history: History | None,
     now: datetime,
     with_what_if: bool = True,
+    with_eta: bool = True,
 ) -> Outlook:
     cq = snapshot.cluster_queue(cq_name) if cq_name else None
     holders = None
@@ -142,7 +143,7 @@ def outlook(
     eta: Eta | None = None
     if verdict in NEVER:
         eta = eta_module.never()
-    elif cq is not None and verdict in WAITS and position is not None:
+    elif cq is not None and verdict in WAITS and position is not None and with_eta:
         eta = _eta(snapshot, workload, cq_name, holders, position, history, now)
     changes = what_if(snapshot, workload) if verdict in WHAT_IF and with_what_if else None
     return Outlook(holders, eta, changes)
@@ -679,10 +680,17 @@ def outlook_json(explanation: Explanation, language: str) -> dict[str, Any]:
 
 
 def with_outlook(
-    snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime, with_what_if: bool = True
+    snapshot: Snapshot,
+    explanation: Explanation,
+    *,
+    history: History | None,
+    now: datetime,
+    with_what_if: bool = True,
+    with_eta: bool = True,
 ) -> Explanation:
     """The explanation with its eta, holders and what_if (unless `with_what_if` is False: the notifier's DMs
-    carry only the ETA), when its verdict calls for them."""
+    carry only the ETA; unless `with_eta` is False: the admins' view shows none, and reads no queue's
+    history for it), when its verdict calls for them."""
     verdict = explanation.verdict
     if explanation.workload is None or verdict not in WAITS | NEVER | WHAT_IF:
         return explanation
@@ -699,6 +707,7 @@ def with_outlook(
         history=history,
         now=now,
         with_what_if=with_what_if,
+        with_eta=with_eta,
     )
     return explanation.with_outlook(found.holders, found.eta, found.what_if)
 

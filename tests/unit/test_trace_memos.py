@@ -11,6 +11,7 @@ from datetime import timedelta
 from decimal import Decimal
 
 import pytest
+from bot.admin.view import admin_view
 from bot.trace import eta as eta_module
 from bot.trace import messages, outlook
 from bot.trace.answer import queued_since
@@ -405,3 +406,31 @@ def test_an_estimator_reads_its_factor_exactly_where_its_estimate_states_an_inte
             assert reads == (estimator.eta(position, amount=amount).status == eta_module.ESTIMATE)
             seen.add(reads)
     assert seen == ({False} if not history.admissions else {True, False} if len(seen) > 1 else seen)
+
+
+def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
+    """The admins' view (bot.admin.view) shows no ETA: its answers make no Estimator (no replay, no calibration,
+    whose steps would all run at once there) and are the full answer's but for the ETA."""
+    view, history = _two_flavor_queue()
+    without = explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history, eta=False)
+    assert without.eta is None and not view.derived().get(outlook._ESTIMATORS)
+    full = explain(_two_flavor_queue()[0], Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert full.eta is not None and without == full.with_outlook(full.holders, None, full.what_if)
+
+
+def test_the_admins_view_makes_no_estimator() -> None:
+    cache = cache_of(_busy_queue_objects())
+    view = admin_view(cache, now=NOW)
+    assert view.groups and not cache.derived().get(outlook._ESTIMATORS)
+
+
+def _busy_queue_objects() -> list[dict[str, object]]:
+    """cq-0 with a job running, three waiting and twelve admitted over the last hours (an ETA's history)."""
+    objects = base(gpu_queue("cq-0", ("a100", 4)), namespaces=("team-a",))
+    objects += [lq("gpus", "team-a", "cq-0")]
+    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
+    for n in range(12):
+        objects += running(f"done-{n}", "team-a", "cq-0", gpus_per_pod=0, minutes=30 + 20 * n)
+    for n in range(3):
+        objects += waiting_job(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
+    return objects
