@@ -720,6 +720,7 @@ class Estimator:
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._calibration = _Calibration()
         self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
+        self._centrals: dict[tuple[int, Decimal | None, int], tuple[int, tuple[float, float, float] | None]] = {}
 
     @property
     def calibrated(self) -> bool:
@@ -741,6 +742,7 @@ class Estimator:
         self.window_hours, self.scope, self.admissions, self.now = twin.window_hours, scope, twin.admissions, twin.now
         self._replay, self._samples, self.origins = twin._replay, twin._samples, twin.origins
         self._calibration, self._alike = twin._calibration, twin._alike  # shared as made (the same replay)
+        self._centrals = twin._centrals
 
     @property
     def samples(self) -> list[Sample]:
@@ -856,8 +858,21 @@ class Estimator:
         """Whether `eta(position, amount=amount)` reads the calibration (it states an interval)."""
         if self.admissions < MIN_ADMISSIONS:
             return False
-        values = self._near(position, amount)
-        return len(values) >= MIN_SAMPLES and _central(values, confidence / 100) is not None
+        return self._central_near(position, amount, confidence)[1] is not None
+
+    def _central_near(
+        self, position: int, amount: Decimal | None, confidence: int
+    ) -> tuple[int, tuple[float, float, float] | None]:
+        """How many waits are near `position` (of jobs of about `amount`) and their central `confidence` share
+        (None when too few, or the censored waits leave it short): kept, for the question's calibration check
+        (`reads_factor`) and its estimate (`eta`) read it both."""
+        key = (position, amount, confidence)
+        found = self._centrals.get(key)
+        if found is None:
+            values = self._near(position, amount)
+            central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
+            found = self._centrals[key] = (len(values), central)
+        return found
 
     def median(self, position: int, amount: Decimal | None = None) -> float | None:
         """The median wait left at `position` (None when unknown)."""
@@ -877,12 +892,11 @@ class Estimator:
         )
         if self.admissions < MIN_ADMISSIONS:
             return thin
-        values = self._near(position, amount)
-        central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
+        samples, central = self._central_near(position, amount, confidence)
         if central is None:
             return Eta(
                 NO_ESTIMATE, position, admissions=self.admissions, window_hours=hours, scope=self.scope,
-                samples=len(values), reason=THIN_HISTORY,
+                samples=samples, reason=THIN_HISTORY,
             )  # fmt: skip
         self.questioned = True
         low, high = widen(*central, self.factor(confidence))
@@ -898,7 +912,7 @@ class Estimator:
             self.admissions,
             hours,
             scope=self.scope,
-            samples=len(values),
+            samples=samples,
             bound_seconds=bound_seconds,
         )
 
