@@ -4,9 +4,14 @@ flavors. Used by the tables of who holds it, what-if and the ETA (issue 16)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import timedelta
+from decimal import Decimal
 from typing import Any
 
+from bot.trace.eta import History, Observed
+
 from tests.builders import (
+    NOW,
     Raw,
     ago,
     assignment,
@@ -163,3 +168,15 @@ def research_cohort(*, reclaim: str = "LowerPriority", within: str = "LowerPrior
 
 def taints_flavor(name: str, key: str) -> Raw:
     return resource_flavor(name, labels={"gpu": name}, taints=[taint(key, "true")])
+
+
+def dense_admissions(cq: str = "cq-0") -> History:
+    """An admission every 10 minutes over the last day, after 20 to 70 minutes, of 1, 2, 3 or 8 GPUs: an ETA's
+    history with hundreds of calibration questions."""
+    found = []
+    for step in range(1, 145):
+        admitted = NOW - timedelta(minutes=10 * step)
+        wait = timedelta(minutes=20 + (step * 17) % 50)
+        amount = Decimal((1, 2, 3, 8)[step % 4])
+        found.append(Observed(cq, "a100", admitted - wait, admitted, amount, f"uid-{step}"))
+    return History(tuple(found))

@@ -324,11 +324,11 @@ def calibrations(
     """The calibrations due of the queue's Estimators as of `now`'s minute (made first, as `prepare` makes
     them), each as its steps (`Estimator.calibration`, a few ms each: the caller turns the event loop between
     them). Due: one begun and not finished; one whose predecessors' calibration a question read within the
-    last CALIBRATED_AHEAD_FOR (`last_read`: questions there get estimates; the warmer makes it ahead: a queue
-    nobody asks about any more is let go after it); and with `asked`
-    (the position and amount of a question's job waiting in the queue: bot.service.slices) every one whose
-    estimate there reads it. Without them, a question that reads a calibration makes it at once: tens of ms a
-    queue, up to a second for a queue whose jobs wait for hours (bench/README.md)."""
+    last CALIBRATED_AHEAD_FOR (`last_read`: questions there get estimates; the warmer makes it ahead, and lets a
+    queue nobody asks about any more go after that); and with `asked` (the position and amount of a question's
+    job waiting in the queue: bot.service.slices) every one whose estimate there reads it. Without them, a
+    question that reads a calibration makes it at once: tens of ms a queue, up to 0.4 s for a queue whose jobs
+    wait for hours (bench/README.md)."""
     found, _ = _prepared(snapshot, cluster_queue, history, now)
     steps: list[Iterator[None]] = []
     for estimator in found:

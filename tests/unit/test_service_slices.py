@@ -6,42 +6,17 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from datetime import timedelta
-from decimal import Decimal
 
 from bot.service import collector
 from bot.service.slices import Slices, explained
 from bot.trace import outlook
-from bot.trace.eta import History, Observed
 from bot.trace.explain import Query, explain
 from bot.trace.snapshot import Snapshot
 
 from tests.builders import NOW, resource_flavor
 from tests.cache_support import cache_of
-from tests.contention import base, gpu_queue, lq, running, waiting
-
-
-class Turns:
-    """Counts the event loop's turns while it runs (a coroutine that yields at each)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-        self._task: asyncio.Task[None] | None = None
-
-    async def _run(self) -> None:
-        while True:
-            self.count += 1
-            await asyncio.sleep(0)
-
-    async def __aenter__(self) -> Turns:
-        self._task = asyncio.create_task(self._run())
-        await asyncio.sleep(0)
-        self.count = 0
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self._task is not None
-        self._task.cancel()
+from tests.contention import base, dense_admissions, gpu_queue, lq, running, waiting
+from tests.loop_support import Turns
 
 
 async def test_the_loop_turns_once_a_slice_has_run_its_time_and_what_ran_is_counted() -> None:
@@ -74,17 +49,6 @@ async def test_a_slice_s_garbage_is_asked_for_at_its_turn() -> None:
             gc.disable()
 
 
-def _history() -> History:
-    """An admission every 10 minutes over the last day (1, 2, 3 or 8 GPUs): hundreds of calibration questions."""
-    found = []
-    for step in range(1, 145):
-        admitted = NOW - timedelta(minutes=10 * step)
-        wait = timedelta(minutes=20 + (step * 17) % 50)
-        amount = Decimal((1, 2, 3, 8)[step % 4])
-        found.append(Observed("cq-0", "a100", admitted - wait, admitted, amount, f"uid-{step}"))
-    return History(tuple(found))
-
-
 def _view() -> Snapshot:
     objects = base(
         gpu_queue("cq-0", ("a100", 4)),
@@ -99,7 +63,7 @@ def _view() -> Snapshot:
 
 
 async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain() -> None:
-    view, history = _view(), _history()
+    view, history = _view(), dense_admissions()
     async with Turns() as turns:
         answer = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, slice_seconds=0)
     assert answer.eta is not None and answer.eta.status == "estimate"

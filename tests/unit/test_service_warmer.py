@@ -22,6 +22,7 @@ from bot.trace.outlook import _ESTIMATORS
 from tests.builders import NOW
 from tests.cache_support import cache_of, put
 from tests.contention import base, gpu_queue, lq, running, waiting
+from tests.loop_support import Turns
 
 
 class CachedSource:
@@ -158,20 +159,9 @@ async def test_a_pass_gives_the_loop_its_turn_between_slices() -> None:
     warmer = Warmer(
         _service(cache, [NOW], _history(("cq-0", "cq-1", "cq-2"))), slice_seconds=1, timer=lambda: next(ticks)
     )
-    turns = 0
-
-    async def count() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
-    counter = asyncio.create_task(count())
-    await asyncio.sleep(0)
-    before = turns
-    assert await warmer.run_pass() == 3
-    counter.cancel()
-    assert turns - before >= 4  # a turn after each queue's slice (a tick each, one second a slice)
+    async with Turns() as turns:
+        assert await warmer.run_pass() == 3
+    assert turns.count >= 4  # a turn after each queue's slice (a tick each, one second a slice)
     assert warmer.stats()["longest_slice_seconds"] >= 1
 
 
@@ -252,21 +242,10 @@ async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_
     answer = await service.explain_job("team-a", "w2-cq-0", "Job")
     assert answer.eta is not None and answer.eta.status == "estimate"
     at[0] = NOW + timedelta(seconds=50)  # within the lead: the next minute's
-    turns = 0
-
-    async def count() -> None:
-        nonlocal turns
-        while True:
-            turns += 1
-            await asyncio.sleep(0)
-
-    counter = asyncio.create_task(count())
-    await asyncio.sleep(0)
-    before = turns
-    assert await warmer.run_pass() == 2  # both queues' next minute's
-    counter.cancel()
+    async with Turns() as turns:
+        assert await warmer.run_pass() == 2  # both queues' next minute's
     steps = warmer.stats()["calibration_steps"]
-    assert steps >= 1 and turns - before >= steps  # cq-0's only (cq-1's was never read), a turn after each step
+    assert steps >= 1 and turns.count >= steps  # cq-0's only (cq-1's was never read), a turn after each step
     ahead = {key: entries[-1][4] for key, entries in _table(cache).items()}
     assert ahead[("cq-0", "")].calibrated and not ahead[("cq-1", "")].calibrated
     at[0] = NOW + timedelta(seconds=61)

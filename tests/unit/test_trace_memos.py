@@ -24,7 +24,7 @@ from bot.trace.snapshot import Snapshot
 
 from tests.builders import NOW, resource_flavor
 from tests.cache_support import cache_of, put
-from tests.contention import base, gpu_queue, lq, running
+from tests.contention import base, dense_admissions, gpu_queue, lq, running
 from tests.contention import waiting as waiting_job
 
 
@@ -202,18 +202,7 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     assert not view.pending_in("cq-other")
 
 
-def _dense_history() -> History:
-    """An admission every 10 minutes over the last day, after 20 to 70 minutes, of 1, 2, 3 or 8 GPUs."""
-    found = []
-    for step in range(1, 145):
-        admitted = NOW - timedelta(minutes=10 * step)
-        wait = timedelta(minutes=20 + (step * 17) % 50)
-        amount = Decimal((1, 2, 3, 8)[step % 4])
-        found.append(Observed("cq-0", "a100", admitted - wait, admitted, amount, f"uid-{step}"))
-    return History(tuple(found))
-
-
-@pytest.mark.parametrize("history", [_busy_history(), _dense_history()], ids=["sparse", "dense"])
+@pytest.mark.parametrize("history", [_busy_history(), dense_admissions()], ids=["sparse", "dense"])
 def test_near_from_samples_grouped_once_is_near_from_all_samples(history: History) -> None:
     """Whether a question's amount has enough samples of about its size is counted by bisection, and only the
     positions it reads are filtered: the same waits as `near` over every sample."""
@@ -234,7 +223,7 @@ def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> No
     list, which every collection of its generation walks number by number), which a collection stops tracking,
     and so are the samples it hands out (a named tuple or a dataclass stays tracked)."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(2)) for m in (5, 25, 50))
-    estimator = Estimator(_dense_history(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
+    estimator = Estimator(dense_admissions(), cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
     for position in (1, 2, 3):
         for amount in (None, Decimal(2)):  # 2 GPUs: a pool of its own
             estimator.eta(position, amount=amount)
@@ -271,7 +260,7 @@ def _calibration_as_asked_one_by_one(estimator: Estimator) -> list[eta_module.Te
     return tests
 
 
-@pytest.mark.parametrize("history", [_busy_history(), _dense_history()], ids=["sparse", "dense"])
+@pytest.mark.parametrize("history", [_busy_history(), dense_admissions()], ids=["sparse", "dense"])
 def test_the_calibration_grouped_once_per_origin_asks_what_it_asked_job_by_job(history: History) -> None:
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
     estimator = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
@@ -369,12 +358,12 @@ def _stepped(estimator: Estimator, confidence: int, stop_after: int) -> int:
 @pytest.mark.parametrize("stop_after", [1, 2, 5, 1000])
 def test_a_calibration_made_in_steps_and_resumed_finds_the_factor_made_at_once(stop_after: int) -> None:
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
-    whole = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    whole = Estimator(dense_admissions(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
     factors = [whole.factor(c) for c in (50, 80, 95)]
-    counted = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    counted = Estimator(dense_admissions(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
     steps = sum(1 for _ in counted.calibration(80))
     assert steps > 5 and counted.factor(80) == factors[1]  # an origin's questions, intervals, factors tried
-    stepped = Estimator(_dense_history(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
+    stepped = Estimator(dense_admissions(), cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
     assert stepped.estimates and not stepped.calibrated and not stepped.calibrating
     taken = _stepped(stepped, 80, stop_after)
     assert taken == min(stop_after, steps)
@@ -394,7 +383,7 @@ def test_twins_share_their_calibration() -> None:
     assert twin.calibrated and list(twin.calibration()) == []
 
 
-@pytest.mark.parametrize("history", [_busy_history(), _dense_history(), History(())], ids=["sparse", "dense", "none"])
+@pytest.mark.parametrize("history", [_busy_history(), dense_admissions(), History(())], ids=["sparse", "dense", "none"])
 def test_an_estimator_reads_its_factor_exactly_where_its_estimate_states_an_interval(history: History) -> None:
     """What a question's calibration is made in slices for (`outlook.calibrations_for`): no more, no less."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
