@@ -403,7 +403,7 @@ def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     waits at which it steps, and its value (the share ended by then) at each."""
     # At each wait some ended at, those at risk are those whose wait (ended or censored) was not shorter: the
     # curve steps only there, so only the distinct ended waits are visited (counted and sorted in C).
-    # map/compress/itemgetter in C: the same float objects (compiled, unpacking each pair boxed its wait anew).
+    # map/compress/itemgetter in C: the pairs' own float objects (compiled, typed reads may make new ones).
     waits, flags = list(map(_first, values)), list(map(_second, values))
     ended = Counter(compress(waits, map(not_, flags)))
     censored_waits = sorted(compress(waits, flags))
@@ -499,7 +499,7 @@ def near_grouped(grouped: Mapping[int, Sequence[Sample]], position: int, minimum
 
     def waits(at: int) -> Waits:
         found = grouped.get(at, ())
-        # map/itemgetter: the same float objects (compiled, a comprehension unboxed and boxed each anew).
+        # map/itemgetter in C: the samples' own float objects (compiled, typed reads may make new ones).
         return tuple(map(_remaining, found)), tuple(map(_censored, found))
 
     return near_in(waits, max(grouped, default=0), position, minimum)
@@ -781,8 +781,8 @@ class Estimator:
         return made.asking
 
     def _ask(self) -> Iterator[None]:
-        # A generator only drives the steps: the loops are plain functions' (compiled, a generator's locals live
-        # in its environment object, and a loop over thousands of samples there ran 1.6 times slower).
+        # A generator only drives the steps; the loops are in plain functions (`_Origin.ask`, `_intervals`,
+        # `_inside`), which end a step by what they read.
         tests = self._calibration.tests
         end = self.now.timestamp()
         samples = self.samples
