@@ -15,8 +15,8 @@ waiting, in slices of `slice_seconds` with the loop's turn between them):
   beside the current minute's: both answer their own minute exactly as a question's own would); just after the
   turn, a pass lets the past minute's go (and finds the new one's made).
 
-A queue's calibration (what widens or narrows its intervals: tens of ms, up to a second for a queue whose jobs
-wait for hours) is made ahead too, step by step within the same slices (`outlook.calibrations`), but only where
+A queue's calibration (what widens or narrows its intervals: tens of ms, 0.3-0.4 s for a queue whose jobs wait
+for hours) is made ahead too, step by step within the same slices (`outlook.calibrations`), but only where
 a question read the calibration in the last hour (`outlook.CALIBRATED_AHEAD_FOR`): all queues' every minute would
 cost more than every question. A question that reads one not made yet makes it in slices before its answer
 (bot.service.slices).
@@ -156,10 +156,8 @@ class Warmer:
                 history = service.history() if service.history is not None else None
                 for moment in moments:
                     made += outlook.prepare(snapshot, name, history=history, now=moment)
-                    for calibration in outlook.calibrations(snapshot, name, history=history, now=moment):
-                        for _ in calibration:  # its steps, a few ms each
-                            await slices.step()
-                            self.calibration_steps += 1
+                    due = outlook.calibrations(snapshot, name, history=history, now=moment)
+                    self.calibration_steps += await slices.run(due)  # their steps, a few ms each
                 await slices.step()
         finally:
             slices.end()

@@ -329,7 +329,10 @@ def calibrations(
     job waiting in the queue: bot.service.slices) every one whose estimate there reads it. Without them, a
     question that reads a calibration makes it at once: tens of ms a queue, up to 0.4 s for a queue whose jobs
     wait for hours (bench/README.md)."""
-    found, _ = _prepared(snapshot, cluster_queue, history, now)
+    return _due(_prepared(snapshot, cluster_queue, history, now)[0], asked)
+
+
+def _due(found: Sequence[Estimator], asked: tuple[int, Decimal | None] | None) -> list[Iterator[None]]:
     steps: list[Iterator[None]] = []
     for estimator in found:
         if estimator.calibrated or not estimator.estimates:
@@ -729,8 +732,7 @@ def calibrations_for(
     if all(estimator.calibrated or not estimator.estimates for estimator in found):
         return []  # (nearly every question: its amount is not summed for nothing)
     demand = workload_demand(workload)
-    asked = (explanation.position.cluster_queue, demand.get(main_resource(demand)))  # as `_eta` asks
-    return calibrations(snapshot, explanation.cluster_queue, history=history, now=now, asked=asked)
+    return _due(found, (explanation.position.cluster_queue, demand.get(main_resource(demand))))  # as `_eta` asks
 
 
 ETA_MARK = "|eta="  # between a delivery's headline key and its ETA mark (bot.notify)
