@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 import time
 
 _scheduled = False
@@ -42,6 +43,7 @@ _collections = 0
 _freezes = 0
 _seconds = 0.0
 _longest = 0.0
+_loop: asyncio.AbstractEventLoop | None = None  # the loop the last question ran in (`_running_loop`)
 
 
 def freezes(source: object) -> bool:
@@ -56,15 +58,30 @@ def after_question(*, freeze: bool = False) -> None:
     global _scheduled, _freeze
     if not gc.isenabled():
         return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
+    loop = _running_loop()
+    if loop is None:
         return
     _freeze = _freeze or freeze  # any question of the turn whose source freezes
     if _scheduled:
         return
     _scheduled = True
     loop.call_soon(_collect)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """This thread's running loop, or None. `asyncio.get_running_loop` asks the kernel for the process id
+    each time (its check for a fork), a system call that took ~7 us a question where system calls are slow
+    (a sandboxed kernel; bench/README.md): the loop the last question ran in is this one as long as it runs
+    in this thread (asyncio's loops say in which: `_thread_id`, set while they run). Others are asked."""
+    global _loop
+    known = _loop
+    if known is not None and getattr(known, "_thread_id", None) == threading.get_ident():
+        return known
+    try:
+        _loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
+    return _loop
 
 
 def _collect() -> None:

@@ -31,8 +31,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from itertools import accumulate, compress, groupby
-from operator import itemgetter, not_
+from itertools import accumulate, compress, groupby, repeat
+from operator import itemgetter, mul, not_, truediv
 from typing import Final
 
 WINDOW = timedelta(hours=24)  # the history an estimate rests on, at least
@@ -321,10 +321,7 @@ class Replay:
         self._waiting, self._starts = tuple(flat), tuple(starts)  # moment i's ranks: flat[starts[i]:starts[i + 1]]
         lengths = [starts[i + 1] - starts[i] for i in range(len(times))]
         self.top = max(lengths, default=0)  # the last position with samples
-        # The moments from the most waiting to the fewest, and those counts ascending: the moments a position
-        # has samples at are a prefix of the first (a high position reads only the few busiest moments).
-        self._busiest = tuple(sorted(range(len(lengths)), key=lengths.__getitem__, reverse=True))
-        self._lengths = tuple(sorted(lengths))
+        self._spans = tuple(lengths)  # how many wait at each moment
         self._columns: dict[int, tuple[tuple[float, ...], tuple[int, ...]]] = {}
         self._waits: dict[int, Waits] = {}
         # How many samples each amount has (a job's amount once per moment it waited through), in order.
@@ -334,6 +331,19 @@ class Replay:
                 weights[amount] = weights.get(amount, 0) + many
         self._amounts = sorted(weights)
         self._counts = [0, *accumulate(weights[amount] for amount in self._amounts)]
+        # Each job's amount as its rank among the distinct amounts (-1: none): a pool of amounts between two
+        # bounds is a range of ranks, its jobs marked in C (`alike_of`).
+        self._levels = tuple(sorted({amount for amount in self.amounts if amount is not None}))
+        rank = {amount: index for index, amount in enumerate(self._levels)}
+        self._level_of = tuple([-1 if amount is None else rank[amount] for amount in self.amounts])
+
+    def levels(self, low: Decimal, high: Decimal) -> tuple[int, int]:
+        """The ranks of the distinct amounts from `low` to `high` (a range: [first, end))."""
+        return bisect.bisect_left(self._levels, low), bisect.bisect_right(self._levels, high)
+
+    def alike_of(self, levels: tuple[int, int]) -> bytes:
+        """For each job, 1 when its amount's rank is in `levels` (`levels`), else 0."""
+        return bytes(map(range(*levels).__contains__, self._level_of))
 
     def column(self, position: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
         """The moments with a job at `position` (the latest first) and that job's rank at each."""
@@ -342,9 +352,8 @@ class Replay:
             if not 1 <= position <= self.top:
                 return _NO_COLUMN
             index = position - 1
-            many = len(self._times) - bisect.bisect_left(self._lengths, position)  # moments with that many waiting
-            chosen = sorted(self._busiest[:many])
-            times, waiting, starts = self._times, self._waiting, self._starts
+            times, waiting, starts, spans = self._times, self._waiting, self._starts, self._spans
+            chosen = [i for i in range(len(spans)) if spans[i] > index]  # the moments with that many waiting
             found = self._columns[position] = (
                 tuple([times[i] for i in chosen]),
                 tuple([waiting[starts[i] + index] for i in chosen]),
@@ -361,11 +370,16 @@ class Replay:
     def waits_of(self, position: int, alike: bytes | None = None) -> Waits:
         """The waits left at `position` of the jobs `alike` marks (every job without it), the latest first."""
         times, ranks = self.column(position)
-        if alike is not None:
-            mask = [alike[j] for j in ranks]
-            times, ranks = tuple(compress(times, mask)), tuple(compress(ranks, mask))
         ends, censored = self._ends, self._censored
-        return tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]), tuple([censored[j] for j in ranks])
+        if alike is None:
+            return tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]), tuple([censored[j] for j in ranks])
+        waits: list[float] = []
+        flags: list[bool] = []
+        for m, j in zip(times, ranks, strict=True):
+            if alike[j]:
+                waits.append(ends[j] - m)
+                flags.append(censored[j])
+        return tuple(waits), tuple(flags)
 
     def samples(self) -> list[Sample]:
         """Every sample: moment by moment (the latest first), each moment's by position."""
@@ -401,13 +415,17 @@ _second = itemgetter(1)
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
     waits at which it steps, and its value (the share ended by then) at each."""
+    # map/itemgetter in C: the pairs' own float objects (compiled, typed reads may make new ones).
+    return km_curve_of(list(map(_first, values)), list(map(_second, values)))
+
+
+def km_curve_of(waits: Sequence[float], flags: Sequence[bool]) -> tuple[list[float], list[float]]:
+    """`km_curve` of the waits `waits`, each censored where `flags` says."""
     # At each wait some ended at, those at risk are those whose wait (ended or censored) was not shorter: the
     # curve steps only there, so only the distinct ended waits are visited (counted and sorted in C).
-    # map/compress/itemgetter in C: the pairs' own float objects (compiled, typed reads may make new ones).
-    waits, flags = list(map(_first, values)), list(map(_second, values))
     ended = Counter(compress(waits, map(not_, flags)))
     censored_waits = sorted(compress(waits, flags))
-    total = len(values)
+    total = len(waits)
     survival = 1.0
     xs: list[float] = []
     cdf: list[float] = []
@@ -524,11 +542,20 @@ def near_in(
     censored), `top` the last position that has any (or how to find it, asked only when the neighbours above
     are needed). The pairs are made here, for the question: what is kept is two tuples of plain values a
     position, not a pair a sample (each new container counts towards the next young collection)."""
+    found, flags = near_lists(at, top, position, minimum)
+    return list(zip(found, flags, strict=True))
+
+
+def near_lists(
+    at: Callable[[int], Waits], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
+) -> tuple[list[float], list[bool]]:
+    """`near_in` as two lists, the waits and whether each is censored (what `km_curve_of` reads): no pair made
+    a sample, the lists extended in C (a question reads a few positions of tens of waits each)."""
     waits, censored = at(position)
-    chosen: list[Value] = list(zip(waits, censored, strict=True))
+    found, flags = list(waits), list(censored)
     spread = 1
     last = top if isinstance(top, int) else None
-    while len(chosen) < minimum:
+    while len(found) < minimum:
         if position - spread < 1:  # only the positions above are left
             if last is None:
                 last = top() if callable(top) else top
@@ -537,18 +564,19 @@ def near_in(
         for other in (position - spread, position + spread):
             if other >= 1 and other != position:
                 waits, censored = at(other)
-                chosen.extend(zip([wait * position / other for wait in waits], censored, strict=True))
+                found.extend(map(truediv, map(mul, waits, repeat(position)), repeat(other)))  # wait * position / other
+                flags.extend(censored)
         spread += 1
-    return chosen
+    return found, flags
 
 
 class _Alike:
     """The jobs of about one amount (`alike`'s pool when it has enough): a question reads the waits of those
     of them at the positions around its own."""
 
-    def __init__(self, replay: Replay, low: Decimal, high: Decimal) -> None:
+    def __init__(self, replay: Replay, levels: tuple[int, int]) -> None:
         self.replay = replay
-        self.alike = bytes(amount is not None and low <= amount <= high for amount in replay.amounts)
+        self.alike = replay.alike_of(levels)
         self.kept: dict[int, Waits] = {}
         self._top: int | None = None  # the last position with any of them, when first asked
 
@@ -561,7 +589,7 @@ class _Alike:
     def top(self) -> int:
         if self._top is None:
             alike, column = self.alike, self.replay.column
-            self._top = next((p for p in range(self.replay.top, 0, -1) if any(alike[j] for j in column(p)[1])), 0)
+            self._top = next((p for p in range(self.replay.top, 0, -1) if any(map(alike.__getitem__, column(p)[1]))), 0)
         return self._top
 
 
@@ -719,7 +747,7 @@ class Estimator:
         self._samples: list[Sample] | None = None  # every sample, when the calibration first asks
         self.origins = max(_ORIGINS, self.window_hours // 2)  # calibration: the window's second half, hourly
         self._calibration = _Calibration()
-        self._alike: dict[Decimal, _Alike] = {}  # per amount asked that has enough samples of about its size
+        self._alike: dict[tuple[int, int], _Alike] = {}  # per range of amounts asked with enough samples
         self._centrals: dict[tuple[int, Decimal | None, int], tuple[int, tuple[float, float, float] | None]] = {}
 
     @property
@@ -754,17 +782,24 @@ class Estimator:
     def _near(self, position: int, amount: Decimal | None) -> list[Value]:
         """`near(self.samples, position, amount=amount)`: the replay's samples made per position, alike's
         count of the similar ones by bisection, and only the positions a question reads filtered by amount."""
+        waits, flags = self._near_lists(position, amount)
+        return list(zip(waits, flags, strict=True))
+
+    def _near_lists(self, position: int, amount: Decimal | None) -> tuple[list[float], list[bool]]:
+        """`_near` as two lists (`near_lists`). The pool of about `amount` is kept per range of the replay's
+        distinct amounts it spans: amounts that span the same share it."""
         found = self._replay
         if found is None:
-            return []
+            return [], []
         if amount is not None and amount > 0:
             low, high = amount / 2, amount * 2
             if found.between(low, high) >= MIN_SAMPLES * 4:
-                pool = self._alike.get(amount)
+                levels = found.levels(low, high)
+                pool = self._alike.get(levels)
                 if pool is None:
-                    pool = self._alike[amount] = _Alike(found, low, high)
-                return near_in(pool.waits, pool.top, position)
-        return near_in(found.waits, found.top, position)
+                    pool = self._alike[levels] = _Alike(found, levels)
+                return near_lists(pool.waits, pool.top, position)
+        return near_lists(found.waits, found.top, position)
 
     def _tests(self) -> list[Test]:
         """Calibration questions: at each of the last `origins` hours, each Workload then waiting, the
@@ -869,9 +904,9 @@ class Estimator:
         key = (position, amount, confidence)
         found = self._centrals.get(key)
         if found is None:
-            values = self._near(position, amount)
-            central = _central(values, confidence / 100) if len(values) >= MIN_SAMPLES else None
-            found = self._centrals[key] = (len(values), central)
+            waits, flags = self._near_lists(position, amount)
+            central = _central_of(*km_curve_of(waits, flags), confidence / 100) if len(waits) >= MIN_SAMPLES else None
+            found = self._centrals[key] = (len(waits), central)
         return found
 
     def median(self, position: int, amount: Decimal | None = None) -> float | None:

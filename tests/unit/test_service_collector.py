@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
 
@@ -88,6 +89,43 @@ def test_outside_a_running_loop_nothing_is_scheduled() -> None:
     asyncio.run(in_a_loop())
     assert collector.stats()["collections"] == before + 1
     assert gc.get_freeze_count() == frozen  # the first question's freezing did not carry over to this one
+
+
+def test_the_collection_is_asked_of_the_loop_that_runs_in_this_thread() -> None:
+    """The loop of the last question is remembered (bot.service.collector._running_loop): a question asked in
+    a new loop, or in a thread where none runs while that loop still runs in another, is not sent to it."""
+    before = collector.stats()["collections"]
+
+    async def question() -> asyncio.AbstractEventLoop:
+        collector.after_question()
+        await asyncio.sleep(0)
+        return asyncio.get_running_loop()
+
+    first = asyncio.run(question())
+    second = asyncio.run(question())  # the first loop is closed: a call_soon on it would raise
+    assert first is not second
+    assert collector.stats()["collections"] == before + 2
+
+    asked_elsewhere: list[BaseException] = []
+
+    async def while_another_thread_asks() -> None:
+        collector.after_question()
+        await asyncio.sleep(0)  # this loop is now the one remembered, and runs (in this thread)
+
+        def elsewhere() -> None:
+            try:
+                collector.after_question()  # no loop runs in that thread: nothing is asked of this one
+            except BaseException as error:  # noqa: BLE001 - reported by the assertion below
+                asked_elsewhere.append(error)
+
+        thread = threading.Thread(target=elsewhere)
+        thread.start()
+        thread.join()
+        await asyncio.sleep(0)
+
+    asyncio.run(while_another_thread_asks())
+    assert not asked_elsewhere
+    assert collector.stats()["collections"] == before + 3  # the thread's question scheduled nothing
 
 
 async def test_explaining_a_job_asks_for_the_collection() -> None:

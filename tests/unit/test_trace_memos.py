@@ -209,12 +209,18 @@ def test_near_from_samples_grouped_once_is_near_from_all_samples(history: Histor
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95))
     estimator = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=pending)
     assert estimator.samples
-    amounts = (None, Decimal(0), Decimal(1), Decimal(2), Decimal(3), Decimal(8), Decimal(40))
+    amounts = (None, Decimal(0), Decimal(1), Decimal(2), Decimal("2.5"), Decimal(3), Decimal(8), Decimal(40))
     for position in range(1, 14):
         for amount in amounts:
             assert estimator._near(position, amount) == near(estimator.samples, position, amount=amount)
     if len(estimator.samples) > 400:  # the dense one: some amounts have a pool of their own, 40 GPUs none
-        assert estimator._alike and Decimal(40) not in estimator._alike
+        replay = estimator._replay
+        assert replay is not None and estimator._alike
+        # A pool per range of the jobs' amounts (1, 2, 3, 8 admitted; 2, 3, 4 waiting): 2.5 (1.25 to 5) and 3
+        # (1.5 to 6) span 2, 3 and 4: one pool.
+        assert replay.levels(Decimal("1.25"), Decimal(5)) == replay.levels(Decimal("1.5"), Decimal(6)) == (1, 4)
+        assert replay.levels(Decimal(20), Decimal(80)) not in estimator._alike
+        assert len(estimator._alike) == len({replay.levels(a / 2, a * 2) for a in amounts[2:-1]})
 
 
 def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> None:
@@ -229,7 +235,7 @@ def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> No
             estimator.eta(position, amount=amount)
     replay = estimator._replay
     assert replay is not None and replay._columns and replay._waiting and estimator._alike
-    kept: list[object] = [replay._times, replay._busiest, replay._lengths, replay._ends, replay._waiting]
+    kept: list[object] = [replay._times, replay._spans, replay._ends, replay._waiting, replay._levels, replay._level_of]
     kept += [replay._starts, replay.amounts, *replay._columns.values(), *replay._waits.values()]
     kept += [waits for pool in estimator._alike.values() for waits in pool.kept.values()]
     kept += [each for pair in (*replay._columns.values(), *replay._waits.values()) for each in pair]
