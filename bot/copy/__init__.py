@@ -72,11 +72,39 @@ def _value(name: str, value: object, language: str) -> str:
     return render_value(value, language)
 
 
+_PARTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # `_parts`, by template
+
+
+def _parts(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A template's words between its placeholders (one more than them) and its placeholders' names, split once
+    (the catalogues' templates are few; an answer fills some hundred)."""
+    found = _PARTS.get(template)
+    if found is None:
+        pieces = _PLACEHOLDER.split(template)
+        found = _PARTS[template] = (tuple(pieces[0::2]), tuple(pieces[1::2]))
+    return found
+
+
+def _filled(
+    words: tuple[str, ...], names: tuple[str, ...], params: Mapping[str, object], language: str, missing: str
+) -> str:
+    """A template's words with its placeholders filled from `params` (`missing` for one not given)."""
+    out = [words[0]]
+    for name, after in zip(names, words[1:], strict=True):
+        out.append(_value(name, params[name], language) if name in params else missing)
+        out.append(after)
+    return "".join(out)
+
+
 def _fill(template: str, params: Mapping[str, object], language: str) -> str | None:
-    names = _PLACEHOLDER.findall(template)
-    if any(name not in params for name in names):
-        return None
-    return _PLACEHOLDER.sub(lambda match: _value(match.group(1), params[match.group(1)], language), template)
+    """The template filled, or None when one of its placeholders is not given."""
+    words, names = _parts(template)
+    if not names:
+        return template
+    for name in names:
+        if name not in params:
+            return None
+    return _filled(words, names, params, language, "")
 
 
 def render(key: str, params: Mapping[str, object] | None = None, language: str = DEFAULT_LANGUAGE) -> str:
@@ -95,5 +123,5 @@ def render(key: str, params: Mapping[str, object] | None = None, language: str =
             if text is not None:
                 return text
         last = entry if isinstance(entry, str) else entry[-1]
-        return _PLACEHOLDER.sub(lambda match: _value(match.group(1), values.get(match.group(1), "?"), language), last)
+        return _filled(*_parts(last), values, language, "?")
     return key

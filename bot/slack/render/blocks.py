@@ -100,14 +100,35 @@ def say(key: str, language: str, /, **fragments: str | int) -> str:
     """A catalogue sentence as mrkdwn. Its words are shown literally; str fragments are mrkdwn already."""
     slots: list[str] = []
     params: dict[str, str | int] = {}
+    shape: list[object] = [key, language]  # what the sentence around the fragments depends on
     for name, value in fragments.items():
         if isinstance(value, str):
             params[name] = f"\ue000{len(slots)}\ue001"
             slots.append(value)
+            shape.append(name)
         else:
             params[name] = value
-    sentence = literal(render(key, params, language))
-    return _SLOT.sub(lambda match: slots[int(match.group(1))], sentence)
+            shape.append((name, value))
+    said = tuple(shape)
+    found = _SAID.get(said)
+    if found is None:
+        # The sentence with a mark where each fragment goes, its words made literal, split at the marks: the
+        # same for every answer that says it with the same numbers (an answer says some seventy sentences).
+        pieces = _SLOT.split(literal(render(key, params, language)))
+        found = (tuple(pieces[0::2]), tuple(int(index) for index in pieces[1::2]))
+        if len(_SAID) >= _SAID_MAX:
+            _SAID.clear()
+        _SAID[said] = found
+    words, indexes = found
+    out = [words[0]]
+    for index, after in zip(indexes, words[1:], strict=True):
+        out.append(slots[index])
+        out.append(after)
+    return "".join(out)
+
+
+_SAID: dict[tuple[object, ...], tuple[tuple[str, ...], tuple[int, ...]]] = {}  # `say`'s sentences, split
+_SAID_MAX = 4096  # sentences kept (numbers make new ones): let go all at once past that
 
 
 def words(key: str, language: str, params: Mapping[str, object] | None = None) -> str:
@@ -120,7 +141,16 @@ def cap(value: str, limit: int) -> str:
 
 
 def code_name(value: str) -> str:
-    return code(cap(value, MAX_CODE))
+    found = _CODE_NAMES.get(value)
+    if found is None:
+        found = code(cap(value, MAX_CODE))
+        if len(_CODE_NAMES) >= _SAID_MAX:
+            _CODE_NAMES.clear()
+        _CODE_NAMES[value] = found
+    return found
+
+
+_CODE_NAMES: dict[str, str] = {}  # `code_name`'s spans, by name (an answer names the same queues and flavors often)
 
 
 def free_text(value: str) -> str:
