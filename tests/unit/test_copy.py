@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, duration, en, fr, language_of, render
+from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, _value, duration, en, fr, language_of, render
 from bot.terminal import render_text
 from bot.trace import messages
 from bot.trace.codes import Verdict
@@ -244,3 +244,34 @@ def test_the_terminal_speaks_the_reader_language() -> None:
     )
     assert " in ClusterQueue " not in position_line, position_line
     assert " in LocalQueue " not in position_line, position_line
+
+
+def _render_by_regex(key: str, params: dict[str, object], language: str) -> str:
+    """render() as it was written first: every placeholder found and substituted by the regular expression."""
+    values = dict(params)
+    for name, value in list(values.items()):
+        if name.endswith("_seconds"):
+            values.setdefault(name.removesuffix("_seconds") + "_ago", value)
+    for catalogue in (CATALOGUES.get(language, {}), CATALOGUES[DEFAULT_LANGUAGE]):
+        entry = catalogue.get(key)
+        if entry is None:
+            continue
+        for template in (entry,) if isinstance(entry, str) else entry:
+            if all(name in values for name in PLACEHOLDER.findall(template)):
+                return PLACEHOLDER.sub(lambda m: _value(m.group(1), values[m.group(1)], language), template)
+        last = entry if isinstance(entry, str) else entry[-1]
+        return PLACEHOLDER.sub(lambda m: _value(m.group(1), values.get(m.group(1), "?"), language), last)
+    return key
+
+
+@pytest.mark.parametrize("language", sorted(CATALOGUES))
+def test_templates_split_once_render_as_the_regular_expression_did(language: str) -> None:
+    """copy._parts splits each template once; what render() says is what substituting by the expression says,
+    for every key with every placeholder given (a number, a duration, None), some missing, or none."""
+    for key, entry in sorted(CATALOGUES[language].items()):
+        names = sorted(
+            {name for t in ((entry,) if isinstance(entry, str) else entry) for name in PLACEHOLDER.findall(t)}
+        )
+        given = {name: (3725 if name.endswith("_seconds") else f"<{name}>") for name in names}
+        for params in (given, dict(list(given.items())[::2]), {}, dict.fromkeys(names)):
+            assert render(key, params, language) == _render_by_regex(key, params, language), (key, params)

@@ -722,3 +722,32 @@ def _explanation(
         steps=steps,
         actions=actions,
     )
+
+
+def test_say_keeps_its_sentences_split_and_says_each_with_its_own_fragments_and_numbers() -> None:
+    """blocks.say keeps a sentence split at its fragments' marks, by key, language, fragment names and numbers:
+    the same sentence with other fragments or another number is said anew, each as `literal(render(...))` with
+    the fragments put back; past blocks._SAID_MAX sentences the kept ones are let go, the answers unchanged."""
+    from bot.copy import render as render_copy
+    from bot.slack.render import blocks
+
+    def by_hand(key: str, language: str, **fragments: str | int) -> str:
+        slots = [v for v in fragments.values() if isinstance(v, str)]
+        marks = iter(range(len(slots)))
+        params = {k: (f"\ue000{next(marks)}\ue001" if isinstance(v, str) else v) for k, v in fragments.items()}
+        sentence = mrkdwn.literal(render_copy(key, params, language))
+        return re.sub("\ue000([0-9]+)\ue001", lambda m: slots[int(m.group(1))], sentence)
+
+    blocks._SAID.clear()
+    for language in ("en", "fr"):
+        for kind, count in (("`Job`", 1), ("`JobSet`", 1), ("`Job`", 12), ("*x* _y_ <@U1>", 3)):
+            fragments: dict[str, str | int] = {"kind": kind, "count": count, "admitted": 0, "pending": count}
+            said = blocks.say("workload.per-pod", language, **fragments)
+            assert said == by_hand("workload.per-pod", language, **fragments)
+            assert kind in said and str(count) in said
+    assert len(blocks._SAID) == 6  # (language, count) shapes: the fragments are not part of the key
+    limit = blocks._SAID_MAX
+    for count in range(limit + 10):
+        fragments = {"kind": "`Pod`", "count": count, "admitted": 1, "pending": 2}
+        assert blocks.say("workload.per-pod", "en", **fragments) == by_hand("workload.per-pod", "en", **fragments)
+    assert len(blocks._SAID) <= limit
