@@ -155,7 +155,16 @@ _CODE_NAMES: dict[str, str] = {}  # `code_name`'s spans, by name (an answer name
 
 def free_text(value: str) -> str:
     """Free text from the cluster, literal and capped."""
-    return literal(cap(value, MAX_FREE_TEXT))
+    found = _FREE_TEXTS.get(value)
+    if found is None:
+        found = literal(cap(value, MAX_FREE_TEXT))
+        if len(_FREE_TEXTS) >= _SAID_MAX:
+            _FREE_TEXTS.clear()
+        _FREE_TEXTS[value] = found
+    return found
+
+
+_FREE_TEXTS: dict[str, str] = {}  # `free_text`'s, by text (messages and values repeat from answer to answer)
 
 
 def job_name(namespace: str | None, name: str) -> str:
@@ -163,12 +172,15 @@ def job_name(namespace: str | None, name: str) -> str:
 
 
 def _fragment(name: str, value: object, language: str) -> str | int:
-    if isinstance(value, Text | tuple):  # a fragment the engine composed: in the reader's language too
+    if isinstance(value, _COMPOSED):  # a fragment the engine composed: in the reader's language too
         value = render_value(value, language)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value)
     return code_name(text) if name in _CODE_PARAMS else free_text(text)
+
+
+_COMPOSED = (Text, tuple)
 
 
 def engine_text(value: Text, language: str) -> str:
@@ -273,15 +285,17 @@ def packed(items: Iterable[tuple[str, int]], first: str = "") -> list[tuple[str,
     weights (how many steps, actions... it shows); `first` heads the first one."""
     chunks: list[tuple[str, int]] = []
     current, weight = first, 0
+    size = slack_len(first)  # Slack's length of `current` (lengths add up: each line is counted once)
     for line, line_weight in items:
         line = truncate(line, MAX_SECTION)
-        candidate = f"{current}\n{line}" if current else line
-        if slack_len(candidate) <= MAX_SECTION:
-            current, weight = candidate, weight + line_weight
+        length = slack_len(line)
+        together = size + 1 + length if current else length  # current, a line break, the line
+        if together <= MAX_SECTION:
+            current, weight, size = (f"{current}\n{line}" if current else line), weight + line_weight, together
         else:
             if current:
                 chunks.append((current, weight))
-            current, weight = line, line_weight
+            current, weight, size = line, line_weight, length
     if current:
         chunks.append((current, weight))
     return chunks
