@@ -66,6 +66,8 @@ __all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "SYNC_GC_THRESHOLD", "CacheView", "
 
 log = logging.getLogger(__name__)
 
+_NO_EXTRAS = MemorySnapshot(())  # the extras of a question that read nothing (most): read only, shared
+
 CACHED_KINDS = (
     "Workload",
     "LocalQueue",
@@ -405,7 +407,7 @@ class ClusterCache(CacheIndex):
         memo derived from them still holds for (bot.trace.snapshot.carry_over)."""
         return {id(seq): seq for key, seq in self._views.items() if key[0] in ("cq", "pending")}
 
-    def view(self, namespace: str, extras: Iterable[object] = (), owners: Iterable[str] = ()) -> CacheView:
+    def view(self, namespace: str, extras: Sequence[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).
         `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
         `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
@@ -430,7 +432,7 @@ class ClusterCache(CacheIndex):
             lq_orders=lq_orders,
             order_keys=({cq: self.pending_keys(cq) for cq in focus}, lq_keys),
             in_cluster_queue=in_cq,
-            extras=MemorySnapshot(extras),
+            extras=MemorySnapshot(extras) if extras else _NO_EXTRAS,
             owned={name: tuple(self.workloads_of_owner(namespace, name)) for name in owners},
             derived=small.derived,
             lists=(workload_list, small.cluster_queue_list, small.cohort_list),

@@ -344,8 +344,10 @@ class Workload:
 
 def job_name(workload: Workload) -> str:
     """What people call a Workload: its job's name (the controller owner), else its own name."""
-    owner = next((o for o in workload.meta.owners if o.controller), None)
-    return owner.name if owner is not None else workload.name
+    for owner in workload.meta.owners:  # a loop, not next() over a generator (made anew each call, compiled)
+        if owner.controller:
+            return owner.name
+    return workload.name
 
 
 @dataclass(frozen=True, slots=True)

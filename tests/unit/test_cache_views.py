@@ -8,6 +8,7 @@ import gc
 import weakref
 
 from bot.kube.cache import ClusterCache
+from bot.kube.decode import decode
 from bot.kube.informer import Change
 
 from tests.builders import (
@@ -16,6 +17,7 @@ from tests.builders import (
     cluster_queue,
     cohort,
     cpu_group,
+    job,
     local_queue,
     pending,
     reserved,
@@ -45,6 +47,19 @@ def test_a_view_keeps_what_it_was_given() -> None:
     after = cache.view(NS)
     assert [w.name for w in before.pending_in("cq")] != [w.name for w in after.pending_in("cq")]
     assert len(before.workloads_in(NS)) == 1 and len(after.workloads_in(NS)) == 2
+
+
+def test_views_that_read_nothing_more_share_one_empty_read_only_extras() -> None:
+    """Most questions read nothing beyond the cache (a pending Workload): their views share one empty
+    MemorySnapshot of extras (bot.kube.cache._NO_EXTRAS); one that read its job holds its own."""
+    cache = cache_of([cluster_queue("cq"), local_queue(), *pending("a")])
+    first, second = cache.view(NS), cache.view("other")
+    assert first.extras is second.extras
+    assert not first.jobs_named(NS, "train") and not first.workloads_not_ready() and not first.nodes()
+    read = decode(job("train"))
+    with_job = cache.view(NS, read)
+    assert with_job.extras is not first.extras and [j.meta.name for j in with_job.jobs_named(NS, "train")] == ["train"]
+    assert not cache.view(NS).jobs_named(NS, "train")  # nothing it read reached the shared one
 
 
 def _in_cluster_queues(cache: ClusterCache) -> dict[str, list[str]]:
