@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -246,7 +246,7 @@ def test_the_terminal_speaks_the_reader_language() -> None:
     assert " in LocalQueue " not in position_line, position_line
 
 
-def _render_by_regex(key: str, params: dict[str, object], language: str) -> str:
+def _render_by_regex(key: str, params: Mapping[str, object], language: str) -> str:
     """render() as it was written first: every placeholder found and substituted by the regular expression."""
     values = dict(params)
     for name, value in list(values.items()):
@@ -272,6 +272,7 @@ def test_templates_split_once_render_as_the_regular_expression_did(language: str
         names = sorted(
             {name for t in ((entry,) if isinstance(entry, str) else entry) for name in PLACEHOLDER.findall(t)}
         )
-        given = {name: (3725 if name.endswith("_seconds") else f"<{name}>") for name in names}
-        for params in (given, dict(list(given.items())[::2]), {}, dict.fromkeys(names)):
+        given: dict[str, object] = {name: (3725 if name.endswith("_seconds") else f"<{name}>") for name in names}
+        nones: dict[str, object] = dict.fromkeys(names)
+        for params in (given, dict(list(given.items())[::2]), {}, nones):
             assert render(key, params, language) == _render_by_regex(key, params, language), (key, params)
