@@ -342,7 +342,7 @@ class Replay:
         return bisect.bisect_left(self._levels, low), bisect.bisect_right(self._levels, high)
 
     def alike_of(self, levels: tuple[int, int]) -> bytes:
-        """For each job, 1 when its amount's rank is in `levels` (`levels`), else 0."""
+        """For each job, 1 when its amount's rank is in the range `levels` (as `levels` gives it), else 0."""
         return bytes(map(range(*levels).__contains__, self._level_of))
 
     def column(self, position: int) -> tuple[tuple[float, ...], tuple[int, ...]]:
@@ -455,14 +455,9 @@ def _share_by(xs: Sequence[float], cdf: Sequence[float], wait: float) -> float:
     return cdf[index - 1] if index else 0.0
 
 
-def _central(values: Sequence[Value], confidence: float) -> tuple[float, float, float] | None:
-    """(low, median, high): the central `confidence` share of the waits, and their median."""
-    xs, cdf = km_curve(values)
-    return _central_of(xs, cdf, confidence)
-
-
 def _central_of(xs: Sequence[float], cdf: Sequence[float], confidence: float) -> tuple[float, float, float] | None:
-    """`_central` of the waits whose Kaplan-Meier curve is (xs, cdf)."""
+    """(low, median, high): the central `confidence` share of the waits whose Kaplan-Meier curve is (xs, cdf),
+    and their median (None when the censored waits leave the curve short of the highest)."""
     tail = (1 - confidence) / 2
     found = []
     for level in (tail, 0.5, 1 - tail):

@@ -746,6 +746,9 @@ def test_say_keeps_its_sentences_split_and_says_each_with_its_own_fragments_and_
             assert said == by_hand("workload.per-pod", language, **fragments)
             assert kind in said and str(count) in said
     assert len(blocks._SAID) == 6  # (language, count) shapes: the fragments are not part of the key
+    said = blocks.say("workload.per-pod", "en", kind="`Job`", count=True, admitted=0, pending=1)
+    assert said == by_hand("workload.per-pod", "en", kind="`Job`", count=True, admitted=0, pending=1)
+    assert said != blocks.say("workload.per-pod", "en", kind="`Job`", count=1, admitted=0, pending=1)
     limit = blocks._SAID_MAX
     for count in range(limit + 10):
         fragments = {"kind": "`Pod`", "count": count, "admitted": 1, "pending": 2}

@@ -108,7 +108,7 @@ def say(key: str, language: str, /, **fragments: str | int) -> str:
             shape.append(name)
         else:
             params[name] = value
-            shape.append((name, value))
+            shape.append((name, type(value), value))  # True equals 1 as a key, and is said "True"
     said = tuple(shape)
     found = _SAID.get(said)
     if found is None:
