@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -141,30 +141,36 @@ def cap(value: str, limit: int) -> str:
 
 
 def code_name(value: str) -> str:
-    found = _CODE_NAMES.get(value)
-    if found is None:
-        found = code(cap(value, MAX_CODE))
-        if len(_CODE_NAMES) >= _SAID_MAX:
-            _CODE_NAMES.clear()
-        _CODE_NAMES[value] = found
-    return found
-
-
-_CODE_NAMES: dict[str, str] = {}  # `code_name`'s spans, by name (an answer names the same queues and flavors often)
+    return _kept(_CODE_NAMES, value, _code_span)
 
 
 def free_text(value: str) -> str:
     """Free text from the cluster, literal and capped."""
-    found = _FREE_TEXTS.get(value)
+    return _kept(_FREE_TEXTS, value, _literal_capped)
+
+
+def _code_span(name: str) -> str:
+    return code(cap(name, MAX_CODE))
+
+
+def _literal_capped(text: str) -> str:
+    return literal(cap(text, MAX_FREE_TEXT))
+
+
+# What code_name and free_text made, by the text given: an answer names the same queues and flavors and quotes the
+# same messages as the last ones (up to _SAID_MAX each, let go at once past that).
+_CODE_NAMES: dict[str, str] = {}
+_FREE_TEXTS: dict[str, str] = {}
+
+
+def _kept(table: dict[str, str], value: str, make: Callable[[str], str]) -> str:
+    found = table.get(value)
     if found is None:
-        found = literal(cap(value, MAX_FREE_TEXT))
-        if len(_FREE_TEXTS) >= _SAID_MAX:
-            _FREE_TEXTS.clear()
-        _FREE_TEXTS[value] = found
+        found = make(value)
+        if len(table) >= _SAID_MAX:
+            table.clear()
+        table[value] = found
     return found
-
-
-_FREE_TEXTS: dict[str, str] = {}  # `free_text`'s, by text (messages and values repeat from answer to answer)
 
 
 def job_name(namespace: str | None, name: str) -> str:
