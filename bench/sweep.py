@@ -168,6 +168,7 @@ async def warmed(service: ServiceBase) -> dict[str, Any]:
         "warmer_pass_ms": round((time.perf_counter() - started) * 1000, 1),
         "warmer_cpu_seconds": round(stats["cpu_seconds"], 3),
         "warmer_longest_slice_ms": round(stats["longest_slice_seconds"] * 1000, 2),
+        "warmer_holders_steps": int(stats["holders_steps"]),
     }
 
 

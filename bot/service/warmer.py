@@ -21,6 +21,13 @@ a question read the calibration in the last hour (`outlook.CALIBRATED_AHEAD_FOR`
 cost more than every question. A question that reads one not made yet makes it in slices before its answer
 (bot.service.slices).
 
+Two more things a question reads first are made in the same pass, where they changed: the running totals and
+priorities along each queue's order (`position.prepare_order`: a first question about a place 200 deep in a
+queue summed 200 Workloads' demand) and who holds what a job waits for in each cohort tree
+(`holders.preparing`: a tree's holders, ~80 ms at once for 50 queues holding 16,000 Workloads, made a queue's
+part a step, then merged). Without them, at 200,000 Workloads the first question about each cohort tree took
+~80 ms and the trace grew with the queues' length (bench/README.md, session 16).
+
 What it costs is in `stats()` (/metrics: `kueue_bot_warmer_*`; bench/: `warmer_*`): about 0.6 CPU-seconds a
 minute at 200,000 Workloads, nothing for queues nobody waits in.
 """
@@ -38,7 +45,7 @@ from bot.service import collector
 from bot.service.base import ServiceBase
 from bot.service.slices import Slices
 from bot.service.tasks import stop_task
-from bot.trace import outlook
+from bot.trace import holders, outlook, position
 
 log = logging.getLogger(__name__)
 TURN_SECONDS = 0.5  # the pass at the turn of a minute comes this long after it
@@ -74,6 +81,7 @@ class Warmer:
         self.cpu_seconds = 0.0  # the passes' CPU time, slice by slice (not what ran between them)
         self.longest_slice_seconds = 0.0
         self.calibration_steps = 0  # steps of the calibrations made ahead (where questions read the last ones')
+        self.holders_steps = 0  # cohort trees' holders made ahead: a queue's part or a tree's merge a step
         self.pass_done = asyncio.Condition()
 
     # --- lifecycle ----------------------------------------------------------------------------------
@@ -151,6 +159,7 @@ class Warmer:
             if self._until_next(now) == 0:
                 moments.append(outlook.next_estimate_at(now))
             self.forgotten += outlook.forget_before(snapshot, now)
+            trees: set[tuple[str, str, str]] = set()  # the cohort trees' holders seen in this pass
             for name in [queue.name for queue in snapshot.cluster_queues()]:
                 # Read each time: the loop turned (the cache may have renewed its memo, the recorder its History).
                 history = service.history() if service.history is not None else None
@@ -158,6 +167,10 @@ class Warmer:
                     made += outlook.prepare(snapshot, name, history=history, now=moment)
                     due = outlook.calibrations(snapshot, name, history=history, now=moment)
                     self.calibration_steps += await slices.run(due)  # their steps, a few ms each
+                # What else a question about a job waiting here reads first: its order's running totals, and
+                # who holds what it waits for in its cohort tree (one queue's part a step).
+                position.prepare_order(snapshot, name)
+                self.holders_steps += await slices.run([holders.preparing(snapshot, name, trees)])
                 await slices.step()
         finally:
             slices.end()
@@ -174,4 +187,5 @@ class Warmer:
             "cpu_seconds": self.cpu_seconds,
             "longest_slice_seconds": self.longest_slice_seconds,
             "calibration_steps": self.calibration_steps,
+            "holders_steps": self.holders_steps,
         }

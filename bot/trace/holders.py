@@ -598,6 +598,46 @@ def _tree(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resourc
 _TOKENS = 8  # the tokens known to stand for a tree's sequences (those of the views of a few namespaces)
 
 
+def preparing(snapshot: Snapshot, cluster_queue: str, done: set[tuple[str, str, str]]) -> Iterator[None]:
+    """Make the holders of `cluster_queue`'s cohort tree ready in the view's memo for every (flavor, resource)
+    of the queue's resource groups, as a question about a job waiting in it would find them; nothing for a
+    queue with none waiting. Step by step: one queue's part, then the tree's merge (a tree of 50 queues holding
+    16,000 Workloads is ~80 ms at once, 0.2-2 ms a part; the warmer turns the event loop between steps,
+    bot.service.warmer). `done`: the trees (their key) already seen in this pass, skipped (each is shared by its
+    queues); a tree still current in the memo takes no step."""
+    cq = snapshot.cluster_queue(cluster_queue)
+    if cq is None or not snapshot.pending_in(cluster_queue):
+        return
+    tree = cohort_tree(snapshot, cq)
+    members, names = _by_name(snapshot, tree)
+    for group in cq.resource_groups:
+        for flavor in group.flavors:
+            for resource in group.covered:
+                key = (names[0], flavor.name, resource)
+                if key in done:
+                    continue
+                done.add(key)
+                if _current(snapshot, key, members, names):
+                    continue
+                for queue in members:
+                    _queue_part(snapshot, queue, flavor.name, resource)
+                    yield
+                _tree(snapshot, tree, flavor.name, resource)
+                yield
+
+
+def _current(
+    snapshot: Snapshot, key: tuple[str, str, str], members: tuple[ClusterQueue, ...], names: tuple[str, ...]
+) -> bool:
+    """Whether the memo's tree under `key` was read from these ClusterQueues and their Workloads (`_tree`
+    returns it as it is)."""
+    table = snapshot.derived().get(_CONTESTS)
+    known = table.get(key) if isinstance(table, dict) else None
+    if known is None or not same_objects(known[1], members):
+        return False
+    return same_objects(known[0], tuple(map(snapshot.workloads_in_cluster_queue, names)))
+
+
 lasting(_CONTESTS, reads_all_current)
 
 

@@ -15,7 +15,7 @@ from bot.trace.codes import Outcome
 from bot.trace.demand import demand_before
 from bot.trace.explanation import LOWER_BOUND, Ahead, Position, Value
 from bot.trace.model import Workload, job_name
-from bot.trace.snapshot import lasting, read_current
+from bot.trace.snapshot import Snapshot, lasting, read_current
 from bot.trace.walk import Walk, amounts
 
 MAX_AHEAD_LISTED = 10
@@ -114,6 +114,20 @@ def _priorities_before(
             break
         counts[priority] = counts.get(priority, 0) + min(end, count) - start
     return tuple(sorted(counts.items(), key=lambda item: -item[0]))
+
+
+def prepare_order(snapshot: Snapshot, cluster_queue: str) -> None:
+    """Make what a question about a job waiting in `cluster_queue` reads of its order ready in the view's
+    memo: the priorities and the running totals of demand ahead of every place detailed (MAX_AHEAD_DETAILED).
+    Grown by the questions otherwise, the first ones about a long queue summed hundreds of Workloads (the trace
+    grew with the queue's length; bench/README.md). The warmer calls it for every queue (bot.service.warmer);
+    an order still current costs two lookups."""
+    pending = snapshot.pending_in(cluster_queue)
+    count = min(len(pending), MAX_AHEAD_DETAILED)
+    if count:
+        memo = snapshot.derived()
+        _priorities_before(memo, cluster_queue, pending, count)
+        demand_before(memo, cluster_queue, pending, count)
 
 
 def _params(

@@ -638,3 +638,78 @@ def test_a_renewal_keeps_exactly_the_memos_whose_sequences_the_cache_still_hands
         lasting: dict[object, object] = {key: value for key, value in renewed.items() if key in _LASTING_TABLES}
         assert lasting and lasting == carry_over(lasting, cache._hands_out()), (step, change)
     assert _compare_both(cache) > 0
+
+
+def _prepared_steps(cache: ClusterCache) -> int:
+    """A warmer's pass over every ClusterQueue (bot.service.warmer): the holders' steps it takes."""
+    done: set[tuple[str, str, str]] = set()
+    return sum(1 for cq in cache.cluster_queues() for _ in holders.preparing(cache, cq.name, done))
+
+
+def _trees(cache: ClusterCache) -> dict[object, object]:
+    table = cache.derived().get(holders._CONTESTS)
+    assert isinstance(table, dict)
+    return {key: entry[2] for key, entry in table.items()}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_holders_made_ahead_are_the_ones_questions_read_and_a_current_tree_takes_no_step(seed: int) -> None:
+    """`holders.preparing` (the warmer's, before any question): a step per queue's part then one for the tree's
+    merge, for the one cohort tree and (flavor, resource) of these queues; the questions then read those very
+    trees (none rebuilt), as the full walk over every holder reads; a second pass takes no step. A new holder
+    in one queue: the same steps again (its part made anew, the others found), and the questions read the new
+    tree, as a full walk."""
+    cache = _cache(_cluster(seed))
+    queues = cache.cluster_queues()
+    pairs = {(f.name, r) for q in queues for group in q.resource_groups for f in group.flavors for r in group.covered}
+    assert ("a100", "nvidia.com/gpu") in pairs
+    steps = len(pairs) * (len(queues) + 1)  # one tree (the cohort "research"): its parts and merge, each pair
+    assert _prepared_steps(cache) == steps
+    made = _trees(cache)
+    assert set(made) == {("cq-0", *pair) for pair in pairs}
+    assert _compare_both(cache) > 0
+    assert all(_trees(cache)[key] is tree for key, tree in made.items())  # read as made: none rebuilt
+    assert _prepared_steps(cache) == 0
+
+    _put(cache, running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2))
+    assert _prepared_steps(cache) == steps
+    again = _trees(cache)
+    assert all(again[key] is not tree for key, tree in made.items())
+    assert _compare_both(cache) > 0
+    assert all(_trees(cache)[key] is tree for key, tree in again.items())
+
+
+def test_nothing_is_made_ahead_for_a_queue_nobody_waits_in_nor_for_an_unknown_one() -> None:
+    objects = base(gpu_queue("idle", ("a100", 4), cohort_name="research"), namespaces=("team-a",))
+    objects += [lq("q", "team-a", "idle"), *running("busy", "team-a", "idle", queue="q", gpus_per_pod=2)]
+    cache = _cache(objects)
+    done: set[tuple[str, str, str]] = set()
+    assert list(holders.preparing(cache, "idle", done)) == [] and not done
+    assert list(holders.preparing(cache, "no-such-queue", done)) == [] and not done
+
+
+def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as_grown_by_them() -> None:
+    """`position.prepare_order` (the warmer's): the priorities and the running totals ahead of every place a
+    question details, made before any question; the questions then add nothing to them, and their answers are
+    those of a cache where the questions grew them."""
+    objects = _cluster(7)
+    for n in range(40):  # a queue long enough for several checkpoints of the running totals
+        objects += waiting(f"more-{n}", "team-a", queue="gpus-0", gpus_per_pod=1 + n % 3, minutes=n, priority=n % 2)
+    ahead, grown = _cache(objects), _cache(objects)
+    for cq in ahead.cluster_queues():
+        position.prepare_order(ahead, cq.name)
+    memo = ahead.derived()
+    demand = {key: (order, list(points)) for key, (order, points) in memo[demand_module._DEMAND_BEFORE].items()}  # type: ignore[union-attr]
+    runs = {key: (order, list(found)) for key, (order, found) in memo[position._PRIORITY_RUNS].items()}  # type: ignore[union-attr]
+    longest = len(ahead.pending_in("cq-0"))
+    assert longest > 40 and len(demand["cq-0"][1]) == longest // demand_module._CHECKPOINT + 1
+    assert runs["cq-0"][1][-1][2] == longest  # every place scanned
+    for namespace in ("team-a", "team-b"):
+        for workload in [w for w in ahead.workloads_in(namespace) if waits_in_queue(w)]:
+            query = Query(namespace, job_name(workload), "Job")
+            assert explain(ahead, query, now=NOW) == explain(grown, query, now=NOW)
+    after = ahead.derived()
+    for key, (order, points) in demand.items():  # nothing grown nor made again by the questions
+        assert after[demand_module._DEMAND_BEFORE][key][0] is order and after[demand_module._DEMAND_BEFORE][key][1] == points  # type: ignore[index]
+    for key, (order, found) in runs.items():
+        assert after[position._PRIORITY_RUNS][key][0] is order and after[position._PRIORITY_RUNS][key][1] == found  # type: ignore[index]

@@ -15,7 +15,7 @@ from bot.kube.cache_view import CacheView
 from bot.service import collector
 from bot.service.base import ServiceBase
 from bot.service.warmer import TURN_SECONDS, Warmer
-from bot.trace import outlook
+from bot.trace import demand, holders, outlook
 from bot.trace.eta import History, Observed
 from bot.trace.outlook import _ESTIMATORS
 
@@ -91,6 +91,32 @@ async def test_a_pass_makes_every_waited_in_queue_s_estimators_and_a_question_th
         assert answer.eta is not None and answer.eta.status == "estimate", answer
     assert all(_table(cache)[key] is entries for key, entries in kept.items())  # the questions made nothing
     assert warmer.stats()["made"] == 2 and warmer.stats()["passes"] == 2
+
+
+async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_and_the_question_makes_none() -> None:
+    """What else a question about a waiting job reads first (bot.trace.holders.preparing, position.prepare_order):
+    made by the pass, a queue's part a step (each queue here is a cohort tree of its own); a question then
+    reads them as made; a pass after nothing changed takes no step; a new holder in cq-1: its tree again."""
+    cache = cache_of(_objects())
+    service = _service(cache, [NOW + timedelta(seconds=5)], _history())
+    warmer = Warmer(service)
+    await warmer.run_pass()
+    # cq-0's and cq-1's (not cq-idle's), for each resource their flavor covers (two): the part then the tree
+    assert warmer.stats()["holders_steps"] == 8
+    memo = cache.derived()
+    trees, totals = dict(memo[holders._CONTESTS]), dict(memo[demand._DEMAND_BEFORE])  # type: ignore[call-overload]
+    assert {key[0] for key in trees} == {"cq-0", "cq-1"} and set(totals) == {"cq-0", "cq-1"}
+    await warmer.run_pass()
+    assert warmer.stats()["holders_steps"] == 8
+    for queue in ("cq-0", "cq-1"):
+        answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
+        assert answer.holders is not None and answer.holders.contests, answer
+    memo = cache.derived()
+    assert all(memo[holders._CONTESTS][key][2] is entry[2] for key, entry in trees.items())  # type: ignore[index]
+    assert all(memo[demand._DEMAND_BEFORE][key] is entry for key, entry in totals.items())  # type: ignore[index]
+    put(cache, running("late", "team-a", "cq-1", queue="q-cq-1", gpus_per_pod=1))
+    await warmer.run_pass()
+    assert warmer.stats()["holders_steps"] == 12
 
 
 async def test_within_the_lead_a_pass_also_makes_the_next_minute_s() -> None:
