@@ -31,12 +31,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 from bot.cli import EXIT_OK, main
 
+from tests import eta_backlog
+from tests.builders import NOW, stamp
 from tests.paths import SCENARIOS
 from tests.real.cluster import Cluster, DumpLoader, dump_objects
 
@@ -150,3 +153,65 @@ def _exists(cluster: Cluster, path: str) -> bool:
     except NotFound:
         return False
     return True
+
+
+def _backlog_answers(capsys: pytest.CaptureFixture[str], source: list[str], now: str) -> dict[int, dict[str, Any]]:
+    """Every waiting job's answer in tests/eta_backlog.py's queue, by its position there."""
+    found = {}
+    for n in range(eta_backlog.WAITING):
+        query = {"namespace": eta_backlog.NAMESPACE, "name": f"waiting-{n}"}
+        answer = _explain(capsys, source, {"query": query, "now": now})
+        assert answer["verdict"] == "waiting-for-quota", answer
+        found[answer["position"]["clusterQueue"]] = answer
+    assert sorted(found) == list(range(1, eta_backlog.WAITING + 1))
+    return found
+
+
+def _read_back(cluster: Cluster, path: Path) -> None:
+    """The backlog's objects as the server serves them, as `kubectl get -o yaml` writes them."""
+    version = f"kueue.x-k8s.io/{cluster.kueue_version}"
+    items: list[dict[str, Any]] = []
+    for api, kind, collection in (
+        (version, "ResourceFlavor", cluster.kueue_path("resourceflavors")),
+        (version, "ClusterQueue", cluster.kueue_path("clusterqueues")),
+        (version, "LocalQueue", cluster.kueue_path("localqueues", eta_backlog.NAMESPACE)),
+        (version, "Workload", cluster.kueue_path("workloads", eta_backlog.NAMESPACE)),
+        ("batch/v1", "Job", f"/apis/batch/v1/namespaces/{eta_backlog.NAMESPACE}/jobs"),
+    ):
+        items += [{"apiVersion": api, "kind": kind, **item} for item in cluster._items(collection)]
+    path.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}))
+
+
+def test_an_eta_read_from_a_real_server_s_own_records_holds_as_from_the_dump(
+    storage: str, cluster: Cluster, loader: DumpLoader, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """An ETA with an interval, read live (deploy/'s read-only ClusterRole) from the admissions the Workloads'
+    own records show on a real server (tests/eta_backlog.py: a day of a queue draining its backlog, written with
+    their status as Kueue leaves it): the same interval as from the dump, within the minute the replay's clock
+    moves by (the server's creation times are whole seconds of its own; the loader keeps the distances), and
+    exactly what `--from-file` reads from the same objects read back. The waiting jobs were created in the same
+    second: their order among themselves (by uid) is the server's, so answers are compared by position."""
+    if storage != "v1beta2":
+        pytest.skip(f"tests/eta_backlog.py is written in v1beta2; this server stores {storage}")
+    dump = tmp_path / "backlog.yaml"
+    dump.write_text(yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": eta_backlog.objects()}))
+    from_dump = _backlog_answers(capsys, ["--from-file", str(dump)], stamp(NOW))
+    loaded = loader.load(dump)
+    try:
+        assert not loaded.differences, loaded.differences
+        now = loaded.shifted(stamp(NOW))
+        live = _backlog_answers(capsys, ["--kubeconfig", str(cluster.reader_path)], now)
+        _read_back(cluster, tmp_path / "read-back.yaml")
+        read_back = _backlog_answers(capsys, ["--from-file", str(tmp_path / "read-back.yaml")], now)
+    finally:
+        loader.remove(loaded)
+    for position, answer in live.items():
+        eta, expected = answer["eta"], from_dump[position]["eta"]
+        assert eta["status"] == "estimate" and eta["admissions"] == eta_backlog.ADMITTED, eta
+        for key in ("status", "position", "confidence", "admissions", "windowHours", "scope"):
+            assert eta[key] == expected[key], (key, eta, expected)
+        for key in ("lowSeconds", "highSeconds"):
+            assert abs(eta[key] - expected[key]) <= 60, (key, eta, expected)
+        theirs = read_back[position]
+        for key in ("verdict", "headline", "position", "eta", "holders"):
+            assert answer[key] == theirs[key], (key, answer[key], theirs[key])

@@ -699,8 +699,10 @@ def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as
     for cq in ahead.cluster_queues():
         position.prepare_order(ahead, cq.name)
     memo = ahead.derived()
-    demand = {key: (order, list(points)) for key, (order, points) in memo[demand_module._DEMAND_BEFORE].items()}  # type: ignore[union-attr]
-    runs = {key: (order, list(found)) for key, (order, found) in memo[position._PRIORITY_RUNS].items()}  # type: ignore[union-attr]
+    made_totals, made_runs = memo[demand_module._DEMAND_BEFORE], memo[position._PRIORITY_RUNS]
+    assert isinstance(made_totals, dict) and isinstance(made_runs, dict)
+    demand = {key: (order, list(points)) for key, (order, points) in made_totals.items()}
+    runs = {key: (order, list(found)) for key, (order, found) in made_runs.items()}
     longest = len(ahead.pending_in("cq-0"))
     assert longest > 40 and len(demand["cq-0"][1]) == longest // demand_module._CHECKPOINT + 1
     assert runs["cq-0"][1][-1][2] == longest  # every place scanned
@@ -709,7 +711,9 @@ def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as
             query = Query(namespace, job_name(workload), "Job")
             assert explain(ahead, query, now=NOW) == explain(grown, query, now=NOW)
     after = ahead.derived()
+    totals, priorities = after[demand_module._DEMAND_BEFORE], after[position._PRIORITY_RUNS]
+    assert isinstance(totals, dict) and isinstance(priorities, dict)
     for key, (order, points) in demand.items():  # nothing grown nor made again by the questions
-        assert after[demand_module._DEMAND_BEFORE][key][0] is order and after[demand_module._DEMAND_BEFORE][key][1] == points  # type: ignore[index]
+        assert totals[key][0] is order and totals[key][1] == points
     for key, (order, found) in runs.items():
-        assert after[position._PRIORITY_RUNS][key][0] is order and after[position._PRIORITY_RUNS][key][1] == found  # type: ignore[index]
+        assert priorities[key][0] is order and priorities[key][1] == found

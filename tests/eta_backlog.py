@@ -1,0 +1,51 @@
+"""A ClusterQueue draining a backlog, written as Kueue and the Job controller leave it: the dump an ETA with an
+interval is read from when no history was recorded (the CLI, `bot.trace.outlook.snapshot_history`: the
+admissions the Workloads' own records show).
+
+Every object was created at once, a day before NOW (a backlog submitted together). The queue has 3 GPUs; a job
+of 1 GPU runs 90 minutes, and one was admitted every 30 minutes as the one before last finished, the last 10
+minutes before NOW: the last three admitted run now (the quota is full), the 44 before finished (their
+Workloads are still there: `Finished`). Five more jobs of 1 GPU wait, `waiting-0` first: as the queue goes,
+they would be admitted 20, 50, 80, 110 and 140 minutes after NOW. Used by tests/unit/test_eta_backlog.py (the dump) and
+tests/real/test_real_scenarios.py (the same objects written into a real kube-apiserver)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from tests import raw_objects as raw
+from tests.builders import NOW, Raw, assignment, reserved, stamp, workload
+from tests.builders import condition as made_condition
+from tests.builders import job as made_job
+from tests.contention import GPU, base, gpu_queue, gpu_spec, lq
+
+NAMESPACE = "eta-backlog"
+CLUSTER_QUEUE = "eta-backlog-cq"
+QUEUE = "gpus"
+EVERY_MINUTES = 30
+RUN_MINUTES = 90
+LAST_MINUTES_AGO = 10
+ADMITTED = 47  # admissions in the last day (the window an ETA replays)
+WAITING = 5
+CREATED = NOW - timedelta(hours=24)
+
+
+def objects() -> list[Raw]:
+    found = [*base(gpu_queue(CLUSTER_QUEUE, ("a100", 3)), namespaces=(NAMESPACE,)), lq(QUEUE, NAMESPACE, CLUSTER_QUEUE)]
+    created = stamp(CREATED)
+    for k in range(ADMITTED - 1, -1, -1):  # the earliest admitted first
+        admitted = NOW - timedelta(minutes=LAST_MINUTES_AGO + EVERY_MINUTES * k)
+        ends = admitted + timedelta(minutes=RUN_MINUTES)
+        the_job = made_job(
+            f"done-{k:02d}" if ends <= NOW else f"running-{k}", NAMESPACE, queue=QUEUE, spec=gpu_spec(1),
+            suspend=False, created=created,
+        )  # fmt: skip
+        status = reserved(CLUSTER_QUEUE, assignment("main", 1, a100={"cpu": "1", GPU: "1"}), at=stamp(admitted))
+        status["conditions"].append(made_condition("PodsReady", True, "PodsReady", "", stamp(admitted)))
+        if ends <= NOW:
+            status["conditions"].append(raw.condition("Finished", "True", "Succeeded", "Job finished", stamp(ends)))
+        found += [the_job, workload(of=the_job, namespace=NAMESPACE, queue=QUEUE, status=status, created=created)]
+    for n in range(WAITING):
+        the_job = made_job(f"waiting-{n}", NAMESPACE, queue=QUEUE, spec=gpu_spec(1), created=created)
+        found += [the_job, workload(of=the_job, namespace=NAMESPACE, queue=QUEUE, created=created)]
+    return found
