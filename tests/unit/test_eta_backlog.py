@@ -41,8 +41,5 @@ def test_a_backlog_s_own_records_give_an_interval_that_holds_the_next_admission(
     position = answer["position"]["clusterQueue"]
     eta = answer["eta"]
     assert (eta["status"], eta["position"], eta["admissions"]) == ("estimate", position, eta_backlog.ADMITTED)
-    # The queue admits the next job when the one before last finishes: 20 minutes after NOW, then every 30.
-    admitted_in = (eta_backlog.RUN_MINUTES - eta_backlog.LAST_MINUTES_AGO - 2 * eta_backlog.EVERY_MINUTES) * 60
-    admitted_in += (position - 1) * eta_backlog.EVERY_MINUTES * 60
-    assert eta["lowSeconds"] <= admitted_in <= eta["highSeconds"], (position, eta)
+    assert eta["lowSeconds"] <= eta_backlog.admitted_in_seconds(position) <= eta["highSeconds"], (position, eta)
     assert eta["highSeconds"] - eta["lowSeconds"] <= eta_backlog.EVERY_MINUTES * 60  # narrower than one admission
