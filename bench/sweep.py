@@ -169,6 +169,7 @@ async def warmed(service: ServiceBase) -> dict[str, Any]:
         "warmer_cpu_seconds": round(stats["cpu_seconds"], 3),
         "warmer_longest_slice_ms": round(stats["longest_slice_seconds"] * 1000, 2),
         "warmer_holders_steps": int(stats["holders_steps"]),
+        "warmer_estimate_steps": int(stats["estimate_steps"]),
     }
 
 

@@ -16,7 +16,7 @@ from bot.trace import blockers, checks, messages, podgroup, podsready, provision
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
-from bot.trace.demand import assigned, pod_requests, templates_demand, workload_demand
+from bot.trace.demand import assigned, demand_in, pod_requests, templates_demand
 from bot.trace.eta import History
 from bot.trace.explanation import Explanation, Value
 from bot.trace.model import (
@@ -166,7 +166,7 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
     assert workload is not None
     job = found.job
     _workload_step(walk, found, workload)
-    walk.demand = workload_demand(workload)
+    walk.demand = dict(demand_in(walk.snapshot.derived(), workload))  # its own copy: the memo's is shared
     _demand_steps(walk, workload)
     if workload.finished:
         finished = workload.condition("Finished")

@@ -278,3 +278,35 @@ async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_
     snapshot = await service.source.snapshot()
     assert service.history is not None
     assert outlook.calibrations(snapshot, "cq-0", history=service.history(), now=at[0], asked=(3, None)) == []
+
+
+async def test_a_pass_makes_every_waiting_job_s_estimate_and_the_questions_read_them_as_made() -> None:
+    """outlook.estimates_ahead: the central waits near each waiting job's place for its amount, made by the pass
+    in the queue's Estimator (twins once); a question about any of those jobs finds its own made (adds none),
+    and its ETA is the one a question on the same cluster unseen by any warmer gets."""
+    cache = cache_of(_objects())
+    service = _service(cache, [NOW + timedelta(seconds=5)], _history())
+    await Warmer(service).run_pass()
+    estimators = {id(kept[4]): kept[4] for entries in _table(cache).values() for kept in entries}
+    assert len(estimators) == 4  # each queue's and its a100's, twins (the same replay, the same estimates)
+    made = {key: estimator.estimates_made for key, estimator in estimators.items()}
+    assert set(made.values()) == {3} and all(estimator.ahead for estimator in estimators.values())
+    cold = _service(cache_of(_objects()), [NOW + timedelta(seconds=5)], _history())
+    for queue in ("cq-0", "cq-1"):
+        for n in range(3):
+            answer = await service.explain_job("team-a", f"w{n}-{queue}", "Job")
+            unseen = await cold.explain_job("team-a", f"w{n}-{queue}", "Job")
+            assert answer.eta is not None and answer.eta.status == "estimate", answer
+            assert answer.eta == unseen.eta and answer.position == unseen.position
+    assert {key: estimator.estimates_made for key, estimator in estimators.items()} == made
+
+
+def test_a_queue_s_estimates_are_made_in_steps_once_per_estimator() -> None:
+    """A step every `per_step` jobs (the warmer's loop turns between them); nothing left once made; a queue nobody
+    waits in, or whose Estimators do not estimate (no history), has none to make."""
+    cache = cache_of(_objects())
+    now, history = NOW + timedelta(seconds=5), _history(("cq-0",))
+    assert len(list(outlook.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1))) == 3
+    assert list(outlook.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1)) == []
+    assert list(outlook.estimates_ahead(cache, "cq-idle", history=history, now=now, per_step=1)) == []
+    assert list(outlook.estimates_ahead(cache, "cq-1", history=history, now=now, per_step=1)) == []  # no history
