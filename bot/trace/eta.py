@@ -359,6 +359,11 @@ class Replay:
             )
         return found
 
+    def let_go_of_waits(self) -> None:
+        """Let go of the columns and waits kept per position (`Estimator.let_go_of_waits`)."""
+        self._columns.clear()
+        self._waits.clear()
+
     def waits(self, position: int) -> Waits:
         """The waits left at `position`, the latest moment first (kept: a question reads a few positions)."""
         found = self._waits.get(position)
@@ -904,6 +909,14 @@ class Estimator:
     def estimates_made(self) -> int:
         """How many (position, amount) estimates it keeps made (`ready`, or a question's)."""
         return len(self._centrals)
+
+    def let_go_of_waits(self) -> None:
+        """Let go of the waits kept per position (the replay's columns, the pools of alike amounts): what `ready`
+        made of them for every waiting job is ~2.5 KB a job (new floats), its estimates ~0.3 KB; a question
+        about a place not made reads its few positions again."""
+        if self._replay is not None:
+            self._replay.let_go_of_waits()
+        self._alike.clear()
 
     def shares_estimates(self, other: Estimator) -> bool:
         """Whether `other` reads the very estimates it keeps (twins: the same replay)."""

@@ -739,7 +739,12 @@ ESTIMATES_PER_STEP = 64  # `estimates_ahead`: jobs a step (~1.5 ms compiled)
 
 
 def estimates_ahead(
-    snapshot: Snapshot, cluster_queue: str, *, history: History | None, now: datetime, per_step: int = ESTIMATES_PER_STEP
+    snapshot: Snapshot,
+    cluster_queue: str,
+    *,
+    history: History | None,
+    now: datetime,
+    per_step: int = ESTIMATES_PER_STEP,
 ) -> Iterator[None]:
     """What the ETA of each job waiting in the queue reads first, made ahead in steps of `per_step` jobs (the
     warmer's, bot.service.warmer): the waits near its place for its amount and their central share, in each of
@@ -765,6 +770,8 @@ def estimates_ahead(
             estimator.ready(place, amount)
         if place % per_step == 0:
             yield
+    for estimator in estimators:
+        estimator.let_go_of_waits()  # its estimates are kept, not the waits they were read from
     for estimator in found:
         if any(estimator.shares_estimates(e) for e in estimators):
             estimator.ahead = True

@@ -7,6 +7,7 @@ import asyncio
 import gc
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -310,3 +311,16 @@ def test_a_queue_s_estimates_are_made_in_steps_once_per_estimator() -> None:
     assert list(outlook.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1)) == []
     assert list(outlook.estimates_ahead(cache, "cq-idle", history=history, now=now, per_step=1)) == []
     assert list(outlook.estimates_ahead(cache, "cq-1", history=history, now=now, per_step=1)) == []  # no history
+
+
+def test_after_the_estimates_made_ahead_any_other_place_or_amount_is_estimated_as_by_a_cold_estimator() -> None:
+    """The waits read for the estimates made ahead are let go (a job's estimate is kept, not the ~2.5 KB of
+    waits it was read from): an estimate at a place or amount not made reads them again, the same."""
+    now, history = NOW + timedelta(seconds=5), _history(("cq-0",))
+    warm, cold = cache_of(_objects()), cache_of(_objects())
+    assert len(list(outlook.estimates_ahead(warm, "cq-0", history=history, now=now, per_step=1))) == 3
+    (made,), (fresh,) = (outlook._prepared(c, "cq-0", history, now)[0][:1] for c in (warm, cold))
+    assert made.estimates_made == 3 and fresh.estimates_made == 0
+    for place in range(1, 7):
+        for amount in (None, Decimal(1), Decimal(2), Decimal(8)):
+            assert made.eta(place, amount=amount) == fresh.eta(place, amount=amount)
