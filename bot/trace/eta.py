@@ -555,14 +555,24 @@ def near_in(
 
 
 def near_lists(
-    at: Callable[[int], Waits], top: int | Callable[[], int], position: int, minimum: int = MIN_SAMPLES
+    at: Callable[[int], Waits],
+    top: int | Callable[[], int],
+    position: int,
+    minimum: int = MIN_SAMPLES,
+    beyond: int | None = None,
 ) -> tuple[list[float], list[bool]]:
     """`near_in` as two lists, the waits and whether each is censored (what `km_curve_of` reads): no pair made
-    a sample, the lists extended in C (a question reads a few positions of tens of waits each)."""
+    a sample, the lists extended in C (a question reads a few positions of tens of waits each). `beyond`: a
+    position no position above has waits at (`top` itself when it is a number): from a place further down than
+    that, the neighbours nearer than it on both sides are above it, none is read (a job thousands of places
+    behind every one the history saw read them one by one, and the warmer makes every waiting job's)."""
     waits, censored = at(position)
     found, flags = list(waits), list(censored)
     spread = 1
     last = top if isinstance(top, int) else None
+    empty_above = last if last is not None else beyond
+    if empty_above is not None and position - empty_above > spread:
+        spread = position - empty_above  # the first spread that reaches a position with waits
     while len(found) < minimum:
         if position - spread < 1:  # only the positions above are left
             if last is None:
@@ -808,7 +818,7 @@ class Estimator:
                 pool = self._alike.get(levels)
                 if pool is None:
                     pool = self._alike[levels] = _Alike(found, levels)
-                return near_lists(pool.waits, pool.top, position)
+                return near_lists(pool.waits, pool.top, position, beyond=found.top)  # a pool's top is lower
         return near_lists(found.waits, found.top, position)
 
     def _tests(self) -> list[Test]:

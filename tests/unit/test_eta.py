@@ -28,6 +28,7 @@ from bot.trace.eta import (
     freeing_bound,
     km_curve,
     km_quantiles,
+    near_lists,
     never,
     replay,
     window,
@@ -359,3 +360,48 @@ def test_an_estimator_reads_its_own_queue_s_admissions_from_the_history_s_index(
     for position in (1, 2, 4):
         assert among.eta(position) == alone.eta(position)
         assert among.eta(position).status == ESTIMATE
+
+
+def _near_reading_every_position(at, top, position, minimum=24):  # type: ignore[no-untyped-def]
+    """near_lists as it was: every spread read, from 1."""
+    waits, censored = at(position)
+    found, flags, spread, last = list(waits), list(censored), 1, None
+    while len(found) < minimum:
+        if position - spread < 1:
+            last = top() if callable(top) else top
+            if position + spread > last:
+                break
+        for other in (position - spread, position + spread):
+            if other >= 1 and other != position:
+                waits, censored = at(other)
+                found.extend(w * position / other for w in waits)
+                flags.extend(censored)
+        spread += 1
+    return found, flags
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_place_far_behind_every_one_the_history_saw_reads_only_positions_with_waits(seed: int) -> None:
+    """From a place thousands deep (a burst queued since the last replayed moment), the neighbours nearer than
+    the last position with waits are not read one by one (the warmer makes every waiting job's estimate): the
+    same waits as reading every one, the same in the replay's pool of alike amounts (whose `top` is asked)."""
+    rng = random.Random(seed)
+    top = rng.randint(0, 30)
+    columns = {p: tuple(rng.random() * 3600 for _ in range(rng.randint(0, 12))) for p in range(1, top + 1)}
+    read: list[int] = []
+
+    def at(position: int) -> tuple[tuple[float, ...], tuple[bool, ...]]:
+        read.append(position)
+        waits = columns.get(position, ())
+        return waits, tuple(w > 3000 for w in waits)
+
+    for position in (1, max(1, top), top + 1, top + 7, 5_000 + rng.randint(0, 5_000)):
+        expected = _near_reading_every_position(at, top, position)
+        for kind in ("number", "callable"):
+            read.clear()
+            if kind == "number":
+                found = near_lists(at, top, position)
+            else:
+                found = near_lists(at, lambda: top, position, beyond=top + rng.randint(0, 3))
+            assert found == expected
+            assert len(read) <= 2 * (top + 4) + 1, (kind, position, len(read))
