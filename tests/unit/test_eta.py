@@ -4,6 +4,7 @@ is measured in bench/eta_calibration.py (figures in bench/README.md), never time
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from decimal import Decimal
 
@@ -362,7 +363,12 @@ def test_an_estimator_reads_its_own_queue_s_admissions_from_the_history_s_index(
         assert among.eta(position).status == ESTIMATE
 
 
-def _near_reading_every_position(at, top, position, minimum=24):  # type: ignore[no-untyped-def]
+Waits = tuple[tuple[float, ...], tuple[bool, ...]]
+
+
+def _near_reading_every_position(
+    at: Callable[[int], Waits], top: int | Callable[[], int], position: int, minimum: int = 24
+) -> tuple[list[float], list[bool]]:
     """near_lists as it was: every spread read, from 1."""
     waits, censored = at(position)
     found, flags, spread, last = list(waits), list(censored), 1, None
