@@ -22,9 +22,9 @@ cost more than every question. A question that reads one not made yet makes it i
 (bot.service.slices).
 
 Every job waiting gets its ETA estimate made too (`outlook.estimates_ahead`: the waits near its place for its
-amount and their central share, ~0.08 ms of a question at 50,000 Workloads when the question made them): ~27 us
-a job, once per Estimator, so once a minute and after a change of the queue's order (0.75 CPU-seconds a minute
-for the 30,000 jobs waiting at 50,000, 3.5 for the 120,000 at 200,000: bench/README.md, session 17).
+amount and their central share, ~0.08 ms of a question at 50,000 Workloads when the question made them): ~25 us
+a job, once per Estimator, so once a minute and after a change of the queue's order (0.7 CPU-seconds a minute
+for the 30,000 jobs waiting at 50,000, 3.0 for the 120,000 at 200,000: bench/README.md, session 17).
 
 Two more things a question reads first are made in the same pass, where they changed: the running totals and
 priorities along each queue's order (`position.prepare_order`: a first question about a place 200 deep in a
@@ -33,8 +33,8 @@ queue summed 200 Workloads' demand) and who holds what a job waits for in each c
 part a step, then merged). Without them, at 200,000 Workloads the first question about each cohort tree took
 ~80 ms and the trace grew with the queues' length (bench/README.md, session 16).
 
-What it costs is in `stats()` (/metrics: `kueue_bot_eta_warmer_*`; bench/: `warmer_*`): about 4.5 CPU-seconds
-a minute at 200,000 Workloads (the Estimators ~1, the jobs' estimates ~3.5), nothing for queues nobody waits in;
+What it costs is in `stats()` (/metrics: `kueue_bot_eta_warmer_*`; bench/: `warmer_*`): about 4 CPU-seconds
+a minute at 200,000 Workloads (the Estimators ~1, the jobs' estimates ~3), nothing for queues nobody waits in;
 the first pass, which makes every tree's holders too, ~5.4 CPU-seconds there (its longest slice ~20 ms: a tree's
 merge).
 """
