@@ -1,349 +1,55 @@
 """The engine's own checks, for when Kueue has recorded nothing (or to give the numbers behind its record).
 
-One small function per admission step, in the order Kueue meets them: the queue chain, the namespace
-selector, covered resources, each flavor's taints and node labels, then the quota of each flavor within
-the cohort tree: will it never fit as configured, or does it wait for capacity others use now?
+The flavor search, one small function per step, in the order Kueue meets them (after the queue chain and
+the namespace selector of bot.trace.queuechain): covered resources, each flavor's taints and node labels,
+then the quota of each flavor within the cohort tree: will it never fit as configured, or does it wait for
+capacity others use now? What it finds is described by bot.trace.fits.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from decimal import Decimal
-from enum import IntEnum
 
-from bot.trace.codes import Verdict
 from bot.trace.demand import PODS, pod_requests_in, pod_set_count
-from bot.trace.flavormatch import excluding_keys, group_label_keys, matches_node_labels, untolerated_taint
-from bot.trace.model import (
-    ClusterQueue,
-    Condition,
-    FlavorQuotas,
-    LocalQueue,
-    PodSet,
-    Taint,
-    Workload,
-    find_condition,
+from bot.trace.fits import (
+    MAY_STOP_SEARCH,
+    PREEMPTION_OVER_BORROWING,
+    PREFERENCE,
+    TRY_NEXT_FLAVOR,
+    WHEN_CAN_BORROW,
+    WHEN_CAN_PREEMPT,
+    Fit,
+    FlavorTry,
+    GroupFit,
+    PodSetFit,
+    QueueFit,
+    Shortfall,
+    max_pods_that_fit,
 )
-from bot.trace.quantity import Quantities
+from bot.trace.flavormatch import excluding_keys, group_label_keys, matches_node_labels, untolerated_taint
+from bot.trace.model import ClusterQueue, FlavorQuotas, PodSet, Workload
+from bot.trace.queuechain import QueueChain, namespace_allowed, queue_chain
 from bot.trace.quota import ZERO, Capacity, capacity, usage_inputs
 from bot.trace.snapshot import Snapshot, same_objects
 
-
-class Fit(IntEnum):
-    """How well a pod set fits a flavor, least severe first (Kueue's severity order, FACTS §4.2)."""
-
-    FITS = 0
-    WAITS = 2  # fits the queue's maximum, not what is free now
-    NEVER = 3  # larger than the most the queue can ever give
-    NO_MATCH = 4  # the flavor cannot host it at all (taint, node labels, missing flavor or resource)
-
-
-@dataclass(frozen=True)
-class Shortfall:
-    """One resource of one flavor that does not fit."""
-
-    resource: str
-    flavor: str
-    requested: Decimal  # what this workload needs there (earlier pod sets included)
-    capacity: Capacity
-
-    @property
-    def never(self) -> bool:
-        return self.requested > self.capacity.maximum
-
-    @property
-    def needed(self) -> Decimal:
-        """How much more must be free now."""
-        return max(ZERO, self.requested - self.capacity.available)
-
-
-@dataclass(frozen=True)
-class FlavorTry:
-    flavor: str
-    fit: Fit
-    taint: Taint | None = None
-    affinity_mismatch: bool = False
-    missing_flavor: bool = False
-    missing_resources: tuple[str, ...] = ()
-    shortfalls: tuple[Shortfall, ...] = ()
-    capacities: tuple[Capacity, ...] = ()
-    recorded: bool = False  # excluded because Kueue recorded it ("flavor X doesn't match node affinity")
-    group_keys: bool = False  # excluded by the label keys of the resource group's other flavors (Kueue < v0.17.6)
-    excluding: tuple[str, ...] = ()  # the selector's label keys the flavor fails on
-    borrows: bool = False  # it fits (or would, after preemption) only by borrowing from the cohort
-    preempts: bool = False  # it waits, and preemption could make room (Kueue's preempt/reclaim modes)
-
-    def __init__(
-        self,
-        flavor: str,
-        fit: Fit,
-        taint: Taint | None = None,
-        affinity_mismatch: bool = False,
-        missing_flavor: bool = False,
-        missing_resources: tuple[str, ...] = (),
-        shortfalls: tuple[Shortfall, ...] = (),
-        capacities: tuple[Capacity, ...] = (),
-        recorded: bool = False,
-        group_keys: bool = False,
-        excluding: tuple[str, ...] = (),
-        borrows: bool = False,
-        preempts: bool = False,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "fit", fit)
-        object.__setattr__(self, "taint", taint)
-        object.__setattr__(self, "affinity_mismatch", affinity_mismatch)
-        object.__setattr__(self, "missing_flavor", missing_flavor)
-        object.__setattr__(self, "missing_resources", missing_resources)
-        object.__setattr__(self, "shortfalls", shortfalls)
-        object.__setattr__(self, "capacities", capacities)
-        object.__setattr__(self, "recorded", recorded)
-        object.__setattr__(self, "group_keys", group_keys)
-        object.__setattr__(self, "excluding", excluding)
-        object.__setattr__(self, "borrows", borrows)
-        object.__setattr__(self, "preempts", preempts)
-
-
-# flavorFungibility (ClusterQueue spec): the policy values, v1beta2 names (v1beta1's deprecated Borrow and
-# Preempt are MayStopSearch; bot.kube.decode maps them), and the defaults of both API versions.
-MAY_STOP_SEARCH = "MayStopSearch"
-TRY_NEXT_FLAVOR = "TryNextFlavor"
-WHEN_CAN_BORROW = "whenCanBorrow"
-WHEN_CAN_PREEMPT = "whenCanPreempt"
-PREFERENCE = "preference"
-PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
-FUNGIBILITY_DEFAULTS = {WHEN_CAN_BORROW: MAY_STOP_SEARCH, WHEN_CAN_PREEMPT: TRY_NEXT_FLAVOR}
-
-
-@dataclass(frozen=True)
-class GroupFit:
-    covered: tuple[str, ...]
-    tries: tuple[FlavorTry, ...]
-    chosen: FlavorTry | None = None  # the flavor Kueue settles on, when the search picked one
-    stopped_by: str = ""  # whenCanBorrow | whenCanPreempt: the policy that stopped the search at `chosen`
-    skipped_free: str = ""  # the first flavor after `chosen`, not tried, where it would fit now
-
-    def __init__(
-        self,
-        covered: tuple[str, ...],
-        tries: tuple[FlavorTry, ...],
-        chosen: FlavorTry | None = None,
-        stopped_by: str = "",
-        skipped_free: str = "",
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "covered", covered)
-        object.__setattr__(self, "tries", tries)
-        object.__setattr__(self, "chosen", chosen)
-        object.__setattr__(self, "stopped_by", stopped_by)
-        object.__setattr__(self, "skipped_free", skipped_free)
-
-    @property
-    def best(self) -> FlavorTry | None:
-        """The flavor Kueue would take (its flavor search, `chosen`), else the least severe failure."""
-        if self.chosen is not None:
-            return self.chosen
-        if not self.tries:
-            return None
-        return min(self.tries, key=lambda attempt: attempt.fit)
-
-    @property
-    def fit(self) -> Fit:
-        best = self.best
-        return best.fit if best else Fit.NO_MATCH
-
-
-@dataclass(frozen=True)
-class PodSetFit:
-    pod_set: str
-    count: int
-    per_pod: Quantities
-    uncovered: tuple[str, ...]
-    groups: tuple[GroupFit, ...]
-
-    def __init__(
-        self,
-        pod_set: str,
-        count: int,
-        per_pod: Quantities,
-        uncovered: tuple[str, ...],
-        groups: tuple[GroupFit, ...],
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "pod_set", pod_set)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "per_pod", per_pod)
-        object.__setattr__(self, "uncovered", uncovered)
-        object.__setattr__(self, "groups", groups)
-
-    @property
-    def fit(self) -> Fit:
-        if self.uncovered:
-            return Fit.NO_MATCH
-        return max((group.fit for group in self.groups), default=Fit.FITS)
-
-
-@dataclass(frozen=True)
-class QueueFit:
-    cluster_queue: str
-    pod_sets: tuple[PodSetFit, ...]
-
-    def __init__(
-        self,
-        cluster_queue: str,
-        pod_sets: tuple[PodSetFit, ...],
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "pod_sets", pod_sets)
-
-    @property
-    def fit(self) -> Fit:
-        return max((pod_set.fit for pod_set in self.pod_sets), default=Fit.FITS)
-
-    def shortfalls(self) -> list[Shortfall]:
-        found: list[Shortfall] = []
-        for pod_set in self.pod_sets:
-            for group in pod_set.groups:
-                best = group.best
-                if best is not None:
-                    found.extend(best.shortfalls)
-        return found
-
-    def capacities(self) -> list[Capacity]:
-        found: list[Capacity] = []
-        for pod_set in self.pod_sets:
-            for group in pod_set.groups:
-                best = group.best
-                if best is not None:
-                    found.extend(best.capacities)
-        return found
-
-    def policy_stops(self) -> list[GroupFit]:
-        """The resource groups whose flavor search flavorFungibility stopped at a flavor that preempts or
-        borrows while a later flavor had room (the reason Kueue waits on flavor A while B looks free)."""
-        return [group for pod_set in self.pod_sets for group in pod_set.groups if group.stopped_by]
-
-    def blocking_flavors(self) -> list[FlavorTry]:
-        """Flavor attempts that cannot host a pod set (taints, node labels, missing)."""
-        return [
-            attempt
-            for pod_set in self.pod_sets
-            for group in pod_set.groups
-            if group.fit == Fit.NO_MATCH
-            for attempt in group.tries
-        ]
-
-    @property
-    def uncovered(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(r for pod_set in self.pod_sets for r in pod_set.uncovered))
-
-
-# --- the queue chain -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QueueChain:
-    """The LocalQueue a Workload names and the ClusterQueue behind it, with the first thing in the way."""
-
-    local_queue: LocalQueue | None
-    cluster_queue: ClusterQueue | None
-    cluster_queue_name: str
-    blocker: Verdict | None = None
-    stopped_by: str = ""  # "LocalQueue" | "ClusterQueue" when a stopPolicy holds it
-    stop_policy: str = ""
-    inactive_reason: str = ""
-    inactive_message: str = ""
-    missing_flavors: tuple[str, ...] = ()
-    missing_checks: tuple[str, ...] = ()
-
-    def __init__(
-        self,
-        local_queue: LocalQueue | None,
-        cluster_queue: ClusterQueue | None,
-        cluster_queue_name: str,
-        blocker: Verdict | None = None,
-        stopped_by: str = "",
-        stop_policy: str = "",
-        inactive_reason: str = "",
-        inactive_message: str = "",
-        missing_flavors: tuple[str, ...] = (),
-        missing_checks: tuple[str, ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "local_queue", local_queue)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "cluster_queue_name", cluster_queue_name)
-        object.__setattr__(self, "blocker", blocker)
-        object.__setattr__(self, "stopped_by", stopped_by)
-        object.__setattr__(self, "stop_policy", stop_policy)
-        object.__setattr__(self, "inactive_reason", inactive_reason)
-        object.__setattr__(self, "inactive_message", inactive_message)
-        object.__setattr__(self, "missing_flavors", missing_flavors)
-        object.__setattr__(self, "missing_checks", missing_checks)
-
-
-def _inactive(conditions: tuple[Condition, ...]) -> tuple[str, str] | None:
-    active = find_condition(conditions, "Active")
-    if active is not None and active.is_false:
-        return active.reason, active.message
-    return None
-
-
-def queue_chain(snapshot: Snapshot, namespace: str, queue_name: str, admitted_in: str = "") -> QueueChain:
-    """Follow LocalQueue -> ClusterQueue; stop at the first problem Kueue would meet."""
-    local_queue = snapshot.local_queue(namespace, queue_name) if queue_name else None
-    cq_name = admitted_in or (local_queue.cluster_queue if local_queue else "")
-    cluster_queue = snapshot.cluster_queue(cq_name) if cq_name else None
-    if local_queue is None:
-        return QueueChain(None, cluster_queue, cq_name, Verdict.LOCAL_QUEUE_MISSING)
-    if local_queue.stop_policy not in ("", "None"):
-        return QueueChain(
-            local_queue, cluster_queue, cq_name, Verdict.QUEUE_STOPPED, "LocalQueue", local_queue.stop_policy
-        )
-    if cluster_queue is None:
-        return QueueChain(local_queue, None, cq_name, Verdict.CLUSTER_QUEUE_MISSING)
-    if cluster_queue.stop_policy not in ("", "None"):
-        return QueueChain(
-            local_queue,
-            cluster_queue,
-            cq_name,
-            Verdict.QUEUE_STOPPED,
-            "ClusterQueue",
-            cluster_queue.stop_policy,
-        )
-    missing_flavors = tuple(name for name in cluster_queue.flavor_names() if snapshot.flavor(name) is None)
-    missing_checks = tuple(name for name, _ in cluster_queue.admission_checks if snapshot.admission_check(name) is None)
-    inactive = _inactive(cluster_queue.conditions)
-    if inactive is not None or missing_flavors or missing_checks or cluster_queue.meta.deleting:
-        reason, message = inactive or ("", "")
-        if cluster_queue.meta.deleting and not reason:
-            reason = "Terminating"
-        return QueueChain(
-            local_queue,
-            cluster_queue,
-            cq_name,
-            Verdict.QUEUE_INACTIVE,
-            inactive_reason=reason,
-            inactive_message=message,
-            missing_flavors=missing_flavors,
-            missing_checks=missing_checks,
-        )
-    return QueueChain(local_queue, cluster_queue, cq_name)
-
-
-def namespace_allowed(snapshot: Snapshot, cluster_queue: ClusterQueue, namespace: str) -> bool | None:
-    """Whether the ClusterQueue's namespaceSelector selects the namespace (None: its labels are unknown)."""
-    selector = cluster_queue.namespace_selector
-    if selector is None or (not selector.match_labels and not selector.expressions):
-        return True
-    known = snapshot.namespace(namespace)
-    labels: Mapping[str, str]
-    if known is not None:
-        labels = {**known.meta.labels, "kubernetes.io/metadata.name": namespace}
-    else:
-        keys = set(selector.match_labels) | {r.key for r in selector.expressions}
-        if keys - {"kubernetes.io/metadata.name"}:
-            return None
-        labels = {"kubernetes.io/metadata.name": namespace}
-    return selector.matches(labels)
+# The flavor search's results live in bot.trace.fits and the queue chain in bot.trace.queuechain; the names
+# the forecast reads through this module stay reachable here.
+__all__ = [
+    "Fit",
+    "FlavorTry",
+    "QueueChain",
+    "QueueFit",
+    "Shortfall",
+    "fit_in_queue",
+    "fit_of",
+    "keep_shape_fit",
+    "max_pods_that_fit",
+    "namespace_allowed",
+    "queue_chain",
+    "shape_fit",
+]
 
 
 # --- flavors and quota ------------------------------------------------------------------------------
@@ -674,43 +380,3 @@ def _with_preemption(
 
 def _stop_reason(attempt: FlavorTry) -> str:
     return WHEN_CAN_PREEMPT if attempt.fit == Fit.WAITS else WHEN_CAN_BORROW
-
-
-def verdict_of(fit: QueueFit) -> Verdict | None:
-    """The verdict the quota checks alone lead to (None: it fits now)."""
-    if fit.fit == Fit.NO_MATCH:
-        return Verdict.NO_MATCHING_FLAVOR
-    if fit.fit == Fit.NEVER:
-        return Verdict.EXCEEDS_MAX_QUOTA
-    if fit.fit == Fit.WAITS:
-        stops = fit.policy_stops()
-        if any(g.stopped_by == WHEN_CAN_PREEMPT and g.chosen is not None and g.chosen.preempts for g in stops):
-            return Verdict.WAITING_FOR_PREEMPTION  # Kueue stops there and preempts (whenCanPreempt MayStopSearch)
-        return Verdict.WAITING_FOR_QUOTA
-    return None
-
-
-def max_pods_that_fit(fit: QueueFit, pod_set_name: str, *, now: bool) -> int | None:
-    """For a single pod set: how many pods of it would fit the maximum (or what is free now)."""
-    for pod_set in fit.pod_sets:
-        if pod_set.pod_set != pod_set_name or pod_set.uncovered:
-            continue
-        best: int | None = None
-        for cap in fit.capacities():
-            per_pod = pod_set.per_pod.get(cap.resource, ZERO) if cap.resource != PODS else Decimal(1)
-            if per_pod <= 0:
-                continue
-            limit = cap.available if now else cap.maximum
-            pods = int(max(ZERO, limit) // per_pod)
-            best = pods if best is None else min(best, pods)
-        return best
-    return None
-
-
-def requested_resources(fit: QueueFit) -> dict[str, Decimal]:
-    """Per resource, what the pod sets request from this queue (pods included when covered)."""
-    totals: dict[str, Decimal] = {}
-    for pod_set in fit.pod_sets:
-        for resource, amount in pod_set.per_pod.items():
-            totals[resource] = totals.get(resource, ZERO) + amount * pod_set.count
-    return totals

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.trace import blockers, checks, messages, podgroup, podsready, provisioning, record, scheduling
+from bot.trace import blockers, messages, podgroup, podsready, provisioning, queuechain, record, scheduling
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -175,7 +175,7 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
             return _out_of_sync(walk, workload, job, finished.message if finished else "")
         walk.step("conditions", Outcome.INFO, "conditions.finished", {"reason": reason})
         return result(walk, Verdict.FINISHED, {"reason": reason}, workload=workload, job=job)
-    walk.chain = checks.queue_chain(
+    walk.chain = queuechain.queue_chain(
         walk.snapshot,
         workload.namespace,
         workload.queue_name,

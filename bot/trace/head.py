@@ -19,12 +19,13 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.trace import blockers, checks, quota
-from bot.trace.checks import Fit, QueueFit
 from bot.trace.codes import Verdict
 from bot.trace.explanation import WORKLOAD_ELSEWHERE, Text, Value, named_workload
+from bot.trace.fits import Fit, QueueFit, verdict_of
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.partial import partial_fit
 from bot.trace.quantity import human
+from bot.trace.queuechain import namespace_allowed
 from bot.trace.queuecheck import recorded_exclusions
 from bot.trace.snapshot import Snapshot, same_objects
 
@@ -76,7 +77,7 @@ def front(snapshot: Snapshot, cq: ClusterQueue, pending: Sequence[Workload], now
     if cq.queueing_strategy != STRICT_FIFO:
         return None
     for candidate in pending:
-        if _in_backoff(candidate, now) or checks.namespace_allowed(snapshot, cq, candidate.namespace) is False:
+        if _in_backoff(candidate, now) or namespace_allowed(snapshot, cq, candidate.namespace) is False:
             continue
         return candidate
     return None
@@ -122,7 +123,7 @@ def evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) 
 
 def _evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) -> QueueHead:
     fit = checks.fit_in_queue(snapshot, cq, head.pod_sets, head, excluded=recorded_exclusions(head))
-    verdict = checks.verdict_of(fit)
+    verdict = verdict_of(fit)
     if verdict == Verdict.NO_MATCHING_FLAVOR:
         return QueueHead(head, verdict, Text("fragment.no-flavor", {"detail": _no_flavor_detail(fit)}), behind)
     if verdict in (Verdict.EXCEEDS_MAX_QUOTA, Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION):

@@ -7,8 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.trace.checks import Fit, QueueFit, fit_in_queue
+from bot.trace.checks import fit_in_queue
 from bot.trace.demand import pod_set_count
+from bot.trace.fits import Fit, QueueFit
 from bot.trace.model import ClusterQueue, PodSet, Workload
 from bot.trace.snapshot import Snapshot
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.trace import head
-from bot.trace.checks import QueueChain
 from bot.trace.codes import Outcome
 from bot.trace.demand import demand_before
 from bot.trace.explanation import LOWER_BOUND, Ahead, Position, Value
 from bot.trace.model import Workload, job_name
+from bot.trace.queuechain import QueueChain
 from bot.trace.snapshot import Snapshot, lasting, read_current
 from bot.trace.walk import Walk, amounts
 

@@ -10,14 +10,15 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.trace import blockers, checks, holders, messages
-from bot.trace.checks import FlavorTry, PodSetFit, QueueChain, QueueFit
+from bot.trace import blockers, checks, fits, holders, messages, queuechain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Text, Value
+from bot.trace.fits import FlavorTry, PodSetFit, QueueFit
 from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, Workload
 from bot.trace.partial import partial_fit
 from bot.trace.quantity import human
+from bot.trace.queuechain import QueueChain
 from bot.trace.quota import Capacity
 from bot.trace.walk import Walk
 
@@ -88,7 +89,7 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
     if blocker is not None:
         return blocker
     cq = chain.cluster_queue
-    allowed = checks.namespace_allowed(walk.snapshot, cq, workload.namespace)
+    allowed = queuechain.namespace_allowed(walk.snapshot, cq, workload.namespace)
     if allowed is False:
         namespace_not_selected(walk, cq, workload.namespace)
         return Verdict.NAMESPACE_NOT_ALLOWED
@@ -107,7 +108,7 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
     if not weighed and not excluded:  # the same search as without preemption weighed: the one the others read
         checks.keep_shape_fit(snapshot, cq, workload, walk.fit)
     flavor_steps(walk, walk.fit)
-    return _partial_verdict(walk, workload, checks.verdict_of(walk.fit))
+    return _partial_verdict(walk, workload, fits.verdict_of(walk.fit))
 
 
 def namespace_not_selected(walk: Walk, cq: ClusterQueue, namespace: str) -> None:
@@ -226,7 +227,7 @@ def flavor_steps(walk: Walk, fit: QueueFit) -> None:
             _fungibility_steps(walk, pod_set, group)
 
 
-def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: checks.GroupFit) -> None:
+def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: fits.GroupFit) -> None:
     """Why Kueue settles on its flavor when flavorFungibility decided it (flavorassigner.go
     shouldTryNextFlavor, isPreferred)."""
     chosen = group.chosen
@@ -234,7 +235,7 @@ def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: checks.GroupFit) -
         return
     base: dict[str, str | int | None] = {"pod_set": pod_set.pod_set, "flavor": chosen.flavor}
     if group.stopped_by:
-        how = "preempt" if group.stopped_by == checks.WHEN_CAN_PREEMPT else "borrow"
+        how = "preempt" if group.stopped_by == fits.WHEN_CAN_PREEMPT else "borrow"
         walk.step(
             "flavors",
             Outcome.INFO,
@@ -244,8 +245,8 @@ def _fungibility_steps(walk: Walk, pod_set: PodSetFit, group: checks.GroupFit) -
             free=group.skipped_free,
         )
         return
-    skipped = [a.flavor for a in group.tries if a is not chosen and a.fit == checks.Fit.FITS and a.borrows]
-    if skipped and chosen.fit == checks.Fit.FITS:
+    skipped = [a.flavor for a in group.tries if a is not chosen and a.fit == fits.Fit.FITS and a.borrows]
+    if skipped and chosen.fit == fits.Fit.FITS:
         walk.step("flavors", Outcome.INFO, "flavors.skips-borrowing", {**base, "skipped": ", ".join(skipped)})
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
-from bot.trace.checks import QueueChain, queue_chain
 from bot.trace.codes import Verdict
 from bot.trace.demand import workload_demand
 from bot.trace.model import Workload, job_name
+from bot.trace.queuechain import QueueChain, queue_chain
 from bot.trace.quota import capacity
 from bot.trace.snapshot import Snapshot
 

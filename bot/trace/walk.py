@@ -10,12 +10,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from bot.trace.checks import QueueChain, QueueFit
 from bot.trace.codes import Outcome
 from bot.trace.demand import PODS
 from bot.trace.explanation import Action, Params, Position, Step, Text, Value
+from bot.trace.fits import QueueFit
 from bot.trace.partial import Partial
 from bot.trace.quantity import Quantities, human
+from bot.trace.queuechain import QueueChain
 from bot.trace.snapshot import Snapshot
 
 if TYPE_CHECKING:

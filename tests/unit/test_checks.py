@@ -6,17 +6,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from bot.trace.checks import (
-    Fit,
-    QueueFit,
-    fit_in_queue,
-    max_pods_that_fit,
-    namespace_allowed,
-    queue_chain,
-    requested_resources,
-    verdict_of,
-)
+from bot.trace.checks import fit_in_queue
 from bot.trace.codes import Verdict
+from bot.trace.fits import Fit, QueueFit, max_pods_that_fit, requested_resources, verdict_of
 from bot.trace.flavormatch import matches_node_labels, untolerated_taint
 from bot.trace.model import (
     LabelSelector,
@@ -28,6 +20,7 @@ from bot.trace.model import (
     Taint,
     Toleration,
 )
+from bot.trace.queuechain import namespace_allowed, queue_chain
 
 from tests.builders import (
     NS,

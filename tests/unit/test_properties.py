@@ -16,10 +16,11 @@ import pytest
 import yaml
 from bot.copy import CATALOGUES, render
 from bot.kube.decode import decode, parse_time
-from bot.trace.checks import fit_in_queue, verdict_of
+from bot.trace.checks import fit_in_queue
 from bot.trace.codes import Verdict
 from bot.trace.demand import PODS, pod_requests, pod_set_demand
 from bot.trace.explain import Query, explain
+from bot.trace.fits import verdict_of
 from bot.trace.model import (
     ClusterQueue,
     Cohort,

@@ -16,10 +16,10 @@ from bot.copy import en, fr
 from bot.kube.dump import read_dump
 from bot.slack import mrkdwn, render
 from bot.slack.render import SlackMessage
-from bot.trace.checks import QueueChain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Action, Ahead, Explanation, JobRef, Position, Step, Text
+from bot.trace.queuechain import QueueChain
 from bot.trace.queueview import QueueView, QuotaLine, Waiting, describe_queue
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
