@@ -41,6 +41,10 @@ class Fenced(StoreUnavailable):
     store has seen, or the Lease names another holder): refused, nothing changed. The replica stops acting."""
 
 
+class LeaseLost(BotError):
+    """This replica no longer leads (its fence is gone): what it was doing for the leader stops here."""
+
+
 class SlackUnavailable(BotError):
     """A Slack Web API call failed (an error answer, a rate limit past the retries, Slack out of reach)."""
 

@@ -300,7 +300,7 @@ def build_server(
         server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
         watches.wake = server.notifier.wake
         server.background.append(recorder.store.aclose)
-    server.admin_digest = _admin_side(settings, source, bot, store, clock, is_leader, tick_seconds, router)
+    server.admin_digest = _admin_side(settings, source, bot, store, clock, (is_leader, fence), tick_seconds, router)
     server.warmers = _warmers(service, router)
     metrics.watch_warmers(lambda: [warmer.stats() for warmer in server.warmers])
     if close_review is not None:
@@ -548,7 +548,7 @@ def _admin_side(
     bot: SlackBot,
     store: StateStore | None,
     clock: Callable[[], datetime],
-    is_leader: Callable[[], bool] | None,
+    leading: tuple[Callable[[], bool] | None, Callable[[], Fence | None] | None],
     tick_seconds: float,
     router: ClusterRouter | None = None,
 ) -> AdminDigest | None:
@@ -568,7 +568,8 @@ def _admin_side(
         targets=admin.targets,
         clock=clock,
         at=admin.digest_at,
-        is_leader=is_leader or (lambda: True),
+        is_leader=leading[0] or (lambda: True),
+        fence=leading[1],
         tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
     )
 

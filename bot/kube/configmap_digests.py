@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from bot.errors import StoreUnavailable
 from bot.notify.admin_digest import DigestRecord
-from bot.notify.state import format_time, parse_time
+from bot.notify.state import Fence, format_time, parse_time
 
 if TYPE_CHECKING:
     from bot.kube.configmap_store import ConfigMapStore
@@ -70,11 +70,11 @@ class ConfigMapDigests:
             found.update(decode(data))
         return found
 
-    async def save(self, record: DigestRecord) -> None:
+    async def save(self, record: DigestRecord, *, fence: Fence | None = None) -> None:
         def edit(data: Mapping[str, str]) -> dict[str, str]:
             return {"format": FORMAT, KEY: encode({**decode(data), record.target: record})}
 
-        await self.store.rewrite(COMPONENT, COMPONENT, edit)
+        await self.store.rewrite(COMPONENT, COMPONENT, edit, fence=fence)
 
     async def aclose(self) -> None:
         return None  # the ConfigMapStore owns the client

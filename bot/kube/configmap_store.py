@@ -252,12 +252,17 @@ class ConfigMapStore:
         }
 
     async def rewrite(
-        self, name: str, component: str, edit: Callable[[Mapping[str, str]], dict[str, str] | None]
+        self,
+        name: str,
+        component: str,
+        edit: Callable[[Mapping[str, str]], dict[str, str] | None],
+        *,
+        fence: Fence | None = None,
     ) -> None:
         """Read-modify-write the data of the ConfigMap `<prefix>-<name>` (another part of the state kept
-        beside these sections: bot.kube.configmap_history), under the same optimistic concurrency, limits and
-        labels. `edit` gets its data ({} when it does not exist yet) and returns the keys to set, or None for
-        no change; it may run more than once."""
+        beside these sections: bot.kube.configmap_history), under the same optimistic concurrency, limits,
+        labels and fencing. `edit` gets its data ({} when it does not exist yet) and returns the keys to set, or
+        None for no change; it may run more than once."""
         full = f"{self.name_prefix}-{name}"
         lock = self._locks.setdefault(full, asyncio.Lock())
         what = f"the ConfigMap {self.namespace}/{full}"
@@ -265,11 +270,16 @@ class ConfigMapStore:
 
         async def attempt() -> None:
             current = await self._read_shard(full)
+            if fence is not None:
+                check_fence(self._shard_fence(current), fence, what)
             data = dict((current or {}).get("data") or {})
             changed = edit(data)
             if changed is None or all(data.get(k) == v for k, v in changed.items()):
                 return
             data.update(changed)
+            if fence is not None:
+                await self._check_lease(fence)
+                data[FENCE_KEY] = json.dumps({"holder": fence.holder, "token": fence.token}, separators=(",", ":"))
             size = sum(len(k.encode()) + len(v.encode()) for k, v in data.items())
             if size > self.max_shard_bytes:
                 raise StoreUnavailable(f"{what} would grow to {size} bytes, past {self.max_shard_bytes}")

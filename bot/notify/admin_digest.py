@@ -3,6 +3,12 @@ admin's DM, or ADMIN_CHANNEL), edited in place (chat.update) when it changes, ne
 changed; a new message the first time it changes after the day's digest time. What was posted where, and its
 fingerprint, is kept in the notifier's store (migration 5), so a restart does not post again.
 
+A post is recorded before it is made (an intent: the record with no ts, marked with the moment of the look),
+and confirmed after; an intent found at the next look is looked for in Slack (the post's metadata carries the
+mark) before anything is posted again. Each target's failures stay its own. Only the leader acts, and only
+while it leads at that moment: with a `fence` (the leader election's), leadership is checked before every Slack
+call and every save carries the fence, as the notifier's writes do.
+
     digest = AdminDigest(look, SQLiteDigests(path), poster, targets=("U1",), clock=clock, at=(9, 0))
     await digest.run_once()      # one look: post, update or nothing, per target
     await digest.start(); ...; await digest.stop()   # the same every tick_seconds, on the leader only
@@ -22,9 +28,9 @@ from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from bot.admin.view import AdminView
-from bot.errors import BotError
-from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database
-from bot.notify.state import format_time, parse_time
+from bot.errors import BotError, Fenced, LeaseLost
+from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database, check_fence
+from bot.notify.state import Fence, format_time, parse_time
 from bot.service.tasks import stop_task
 
 log = logging.getLogger(__name__)
@@ -41,6 +47,16 @@ class DigestRecord:
     fingerprint: str
     posted_at: datetime
     updated_at: datetime
+
+    @property
+    def confirmed(self) -> bool:
+        """False for an intent: a post about to be made (or made, and its answer lost)."""
+        return bool(self.ts)
+
+    @property
+    def mark(self) -> str:
+        """What the post's metadata carries to be found again: the moment its intent was recorded."""
+        return format_time(self.posted_at)
 
 
 def due_at(now: datetime, at: tuple[int, int]) -> datetime:
@@ -65,7 +81,9 @@ def decide(
 
 class DigestStore(Protocol):
     async def load(self) -> dict[str, DigestRecord]: ...
-    async def save(self, record: DigestRecord) -> None: ...
+    async def save(self, record: DigestRecord, *, fence: Fence | None = None) -> None:
+        """Raises StoreUnavailable (Fenced: a newer leader wrote since `fence`), and then changed nothing."""
+
     async def aclose(self) -> None: ...
 
 
@@ -78,7 +96,7 @@ class MemoryDigests:
     async def load(self) -> dict[str, DigestRecord]:
         return dict(self.records)
 
-    async def save(self, record: DigestRecord) -> None:
+    async def save(self, record: DigestRecord, *, fence: Fence | None = None) -> None:
         self.records[record.target] = record
 
     async def aclose(self) -> None:
@@ -106,8 +124,14 @@ class SQLiteDigests:
 
         return await asyncio.to_thread(self._run, work)
 
-    async def save(self, record: DigestRecord) -> None:
+    async def save(self, record: DigestRecord, *, fence: Fence | None = None) -> None:
         def work(db: sqlite3.Connection) -> None:
+            if fence is not None:  # the notifier's fence, in the same database
+                row = db.execute("SELECT holder, token FROM fence WHERE id = 1").fetchone()
+                check_fence((row[0], int(row[1])) if row else None, fence, f"the state database {self.path}")
+                db.execute(
+                    "INSERT OR REPLACE INTO fence (id, holder, token) VALUES (1, ?, ?)", (fence.holder, fence.token)
+                )
             db.execute(
                 "INSERT OR REPLACE INTO admin_digests (target, channel, ts, fingerprint, posted_at, updated_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
@@ -128,12 +152,16 @@ class SQLiteDigests:
 
 
 class DigestPoster(Protocol):
-    """The Slack side (bot.slack.admin): post or edit the view for a target. Raises SlackUnavailable."""
+    """The Slack side (bot.slack.admin_poster): post or edit the view for a target, find a post by its mark.
+    Raises SlackUnavailable."""
 
-    async def post(self, target: str, view: AdminView) -> tuple[str, str]:
-        """(channel, ts) of the new message."""
+    async def post(self, target: str, view: AdminView, mark: str) -> tuple[str, str]:
+        """(channel, ts) of the new message, whose metadata carries `mark`."""
 
     async def update(self, target: str, channel: str, ts: str, view: AdminView) -> None: ...
+
+    async def find(self, target: str, mark: str) -> tuple[str, str] | None:
+        """(channel, ts) of the post to `target` whose metadata carries `mark`, if there is one."""
 
 
 Look = Callable[[datetime], "Awaitable[AdminView | None]"]  # the admins' view now (None: no cluster is ready)
@@ -150,8 +178,11 @@ class AdminDigest:
         clock: Callable[[], datetime],
         at: tuple[int, int],
         is_leader: Callable[[], bool] = lambda: True,
+        fence: Callable[[], Fence | None] | None = None,
         tick_seconds: float = 300.0,
     ) -> None:
+        """is_leader: whether to look at all; fence: the leader's proof of leadership at this moment (None:
+        this replica does not lead), checked before each Slack call and carried by each save."""
         self.look = look
         self.store = store
         self.poster = poster
@@ -159,6 +190,7 @@ class AdminDigest:
         self.clock = clock
         self.at = at
         self.is_leader = is_leader
+        self.fence = fence
         self.tick_seconds = tick_seconds
         self._task: asyncio.Task[None] | None = None
         self._lock = asyncio.Lock()
@@ -166,37 +198,66 @@ class AdminDigest:
     async def run_once(self) -> list[tuple[str, Action]]:
         """One look at the cluster: what was posted or edited, per target. Looks never overlap."""
         async with self._lock:
-            if not self.targets or not self.is_leader():
+            if not self.targets or not self.is_leader() or (self.fence is not None and self.fence() is None):
                 return []
-            return await self._look()
+            try:
+                return await self._look()
+            except (LeaseLost, Fenced) as error:
+                log.warning("admin digest: this replica lost the lease; the look stopped", extra={"why": str(error)})
+                return []
+
+    def _held(self) -> Fence | None:
+        """The fence to act under right now; LeaseLost when this replica no longer leads."""
+        if self.fence is None:
+            return None
+        fence = self.fence()
+        if fence is None:
+            raise LeaseLost("the lease is not held at this moment")
+        return fence
 
     async def _look(self) -> list[tuple[str, Action]]:
         now = self.clock()
         view = await self.look(now)
         if view is None:
             return []
-        fingerprint = view.fingerprint
         records = await self.store.load()
         done: list[tuple[str, Action]] = []
         for target in self.targets:
-            record = records.get(target)
-            action = decide(record, fingerprint, view.empty, now, self.at)
-            if action is None:
-                continue
             try:
-                if action == "post":
-                    channel, ts = await self.poster.post(target, view)
-                    record = DigestRecord(target, channel, ts, fingerprint, now, now)
-                else:
-                    assert record is not None
-                    await self.poster.update(target, record.channel, record.ts, view)
-                    record = DigestRecord(target, record.channel, record.ts, fingerprint, record.posted_at, now)
-            except BotError as error:  # Slack away: the next look tries again (nothing was recorded)
+                action = await self._write(target, records.get(target), view, now)
+            except (LeaseLost, Fenced):
+                raise
+            except BotError as error:  # Slack or the store away: this target's next look tries again
                 log.warning("admin digest: could not write", extra={"target": target, "error": str(error)})
                 continue
-            await self.store.save(record)
-            done.append((target, action))
+            if action is not None:
+                done.append((target, action))
         return done
+
+    async def _write(self, target: str, record: DigestRecord | None, view: AdminView, now: datetime) -> Action | None:
+        """Post, edit or leave the digest of one target; a post is recorded before it leaves."""
+        if record is not None and not record.confirmed:
+            self._held()
+            found = await self.poster.find(target, record.mark)
+            record = None if found is None else DigestRecord(target, *found, record.fingerprint, record.posted_at, now)
+            if record is not None:
+                log.info("admin digest: a post whose record was lost was found in Slack", extra={"target": target})
+                await self.store.save(record, fence=self._held())
+        fingerprint = view.fingerprint
+        action = decide(record, fingerprint, view.empty, now, self.at)
+        if action == "post":
+            intent = DigestRecord(target, "", "", fingerprint, now, now)
+            await self.store.save(intent, fence=self._held())
+            self._held()  # the very moment before the post leaves
+            channel, ts = await self.poster.post(target, view, intent.mark)
+            await self.store.save(DigestRecord(target, channel, ts, fingerprint, now, now), fence=self._held())
+        elif action == "update":
+            assert record is not None
+            self._held()
+            await self.poster.update(target, record.channel, record.ts, view)
+            edited = DigestRecord(target, record.channel, record.ts, fingerprint, record.posted_at, now)
+            await self.store.save(edited, fence=self._held())
+        return action
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="kueue-bot-admin-digest")

@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from bot.errors import Fenced, StoreUnavailable
+from bot.errors import Fenced, LeaseLost, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
@@ -54,10 +54,6 @@ RETENTION = timedelta(days=30)
 
 MAX_OWNERS_PER_JOB = 10  # annotations naming more people: the first ten are told (an annotation is no broadcast)
 MAX_DMS_PER_PASS = 200  # new DMs (a digest is one) a pass; the rest wait for the next pass
-
-
-class LeaseLost(Exception):
-    """This replica no longer leads: the pass stops here."""
 
 
 class Notifier:

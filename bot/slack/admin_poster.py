@@ -40,18 +40,21 @@ class AdminPoster:
     async def _message(self, target: str, view: AdminView) -> SlackMessage:
         return admin_message(view, language=await self._words(target), cluster=self.cluster, as_of=as_of(view))
 
-    async def post(self, target: str, view: AdminView) -> tuple[str, str]:
+    async def _channel(self, target: str) -> str:
+        if target[:1] not in ("U", "W"):
+            return target
+        opened = await self.client.conversations_open(users=target)
+        return str((opened.get("channel") or {}).get("id") or target)
+
+    async def post(self, target: str, view: AdminView, mark: str) -> tuple[str, str]:
         message = await self._message(target, view)
         try:
-            channel = target
-            if target[:1] in ("U", "W"):
-                opened = await self.client.conversations_open(users=target)
-                channel = str((opened.get("channel") or {}).get("id") or target)
+            channel = await self._channel(target)
             response = await self.client.chat_postMessage(
                 channel=channel,
                 text=message.text,
                 blocks=message.blocks,
-                metadata={"event_type": EVENT_TYPE, "event_payload": {"target": target}},
+                metadata={"event_type": EVENT_TYPE, "event_payload": {"target": target, "mark": mark}},
             )
         except SlackApiError as error:
             code = str(error.response.get("error") if error.response is not None else "") or "error"
@@ -69,3 +72,20 @@ class AdminPoster:
             raise SlackUnavailable("chat.update", code) from error
         except _UNREACHABLE as error:
             raise SlackUnavailable("chat.update", type(error).__name__) from error
+
+    async def find(self, target: str, mark: str) -> tuple[str, str] | None:
+        """The post to `target` whose metadata carries `mark`, among the conversation's latest messages."""
+        try:
+            channel = await self._channel(target)
+            response = await self.client.conversations_history(channel=channel, include_all_metadata=True, limit=100)
+        except SlackApiError as error:
+            code = str(error.response.get("error") if error.response is not None else "") or "error"
+            raise SlackUnavailable("conversations.history", code) from error
+        except _UNREACHABLE as error:
+            raise SlackUnavailable("conversations.history", type(error).__name__) from error
+        for message in response.get("messages") or []:
+            metadata = message.get("metadata") or {}
+            payload = metadata.get("event_payload") or {}
+            if metadata.get("event_type") == EVENT_TYPE and payload.get("mark") == mark:
+                return channel, str(message["ts"])
+        return None

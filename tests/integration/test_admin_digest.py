@@ -5,8 +5,10 @@ an admin privately and tells anyone else it is for admins."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
+import sqlite3
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -129,6 +131,58 @@ async def test_slash_admin_answers_admins_privately_and_no_one_else(slack: FakeS
         refused = await slack.wait_for_response_url(nth=2)
         assert "for the admins named in ADMINS" in _text(refused.body)
         assert "llm-eval-suite-xl" not in _text(refused.body)
+        assert _posts(slack) == []
+    finally:
+        await server.stop()
+
+
+def _fail_confirmed_saves_for(db: Path, target: str) -> None:
+    """The database refuses to record a confirmed post for `target` (as a full disk would refuse a write)."""
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute(
+            "CREATE TRIGGER refuse_save BEFORE INSERT ON admin_digests"
+            f" WHEN NEW.target = '{target}' AND NEW.ts != ''"
+            " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+
+
+def _allow_saves(db: Path) -> None:
+    with contextlib.closing(sqlite3.connect(db)) as conn:
+        conn.execute("DROP TRIGGER refuse_save")
+
+
+async def test_a_failing_save_neither_silences_the_next_admin_nor_posts_twice(slack: FakeSlack, tmp_path: Path) -> None:
+    db = tmp_path / "state.sqlite3"
+    clock = Clock(START)
+    server = await _server(slack, Timeline(_snapshot(_docs(SCENARIO))), clock, db)
+    try:
+        assert server.admin_digest is not None
+        assert await server.admin_digest.store.load() == {}  # the database made
+        _fail_confirmed_saves_for(db, ANNE)
+        # Anne's digest leaves but cannot be recorded: Bruno, next in line, still gets his.
+        assert await server.admin_digest.run_once() == [(BRUNO, "post")]
+        channels = sorted(p.params["channel"] for p in _posts(slack))
+        assert channels == sorted([slack.dm_channel(ANNE), slack.dm_channel(BRUNO)])
+        _allow_saves(db)
+        # The next looks find Anne's post by its metadata instead of posting it again.
+        clock.now = START + timedelta(minutes=5)
+        assert await server.admin_digest.run_once() == []
+        clock.now = START + timedelta(minutes=10)
+        assert await server.admin_digest.run_once() == []
+        assert len(_posts(slack)) == 2
+    finally:
+        await server.stop()
+
+
+async def test_a_replica_that_lost_the_lease_posts_no_digest(slack: FakeSlack, tmp_path: Path) -> None:
+    settings = _settings(slack, admin_users=(ANNE, BRUNO))
+    source = Timeline(_snapshot(_docs(SCENARIO)))
+    store = SQLiteStore(str(tmp_path / "state.sqlite3"))
+    server = build_server(settings, source, clock=Clock(START), store=store, tick_seconds=3600, fence=lambda: None)
+    await server.start()
+    try:
+        assert server.admin_digest is not None
+        assert await server.admin_digest.run_once() == []
         assert _posts(slack) == []
     finally:
         await server.stop()
