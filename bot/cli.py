@@ -39,6 +39,23 @@ examples:
 exit status: 0 answered, 1 no such job, 2 bad usage, 3 the cluster or the file could not be read.
 """
 
+_FIT_HELP = """\
+Will it fit, before I submit? A dry run of Kueue's admission for a job not yet created: the Workload Kueue
+would make of FILE (what you would `kubectl apply`: one job, YAML or JSON; - for stdin), its LocalQueue and
+ClusterQueue, the flavor each pod set would get, and whether it is admitted now (quota free now), later (it
+waits for capacity others use: the place it would take and the ETA) or never as configured (the verdict it
+would get, and the smallest change that works). Nothing is created.
+
+examples:
+  python -m bot fit job.yaml
+  python -m bot fit job.yaml --namespace team-a --format json
+  python -m bot fit job.yaml --from-file cluster.yaml --now 2026-10-14T10:30:00Z
+  kubectl create job demo --image=busybox --dry-run=client -o yaml | python -m bot fit - -n team-a
+
+exit status: 0 answered (now, later or never), 2 bad usage or an invalid job file, 3 the cluster or a file
+could not be read.
+"""
+
 
 _DEMO_HELP = """\
 Chat with the real kueue-bot (its HTTP server, Bolt, the engine, the watcher) about a small demo cluster
@@ -111,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
     _add_explain(commands)
+    _add_fit(commands)
     _add_serve(commands)
     _add_check_config(commands)
     _add_demo(commands)
@@ -149,6 +167,25 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
     explain_cmd.add_argument(
         "--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
     )
+
+
+def _add_fit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    fit_cmd = commands.add_parser(
+        "fit",
+        help="will this job fit? a dry run of Kueue's admission for a job not yet created",
+        description=_FIT_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fit_cmd.add_argument("file", metavar="FILE", help="the job you would kubectl apply (YAML or JSON; - for stdin)")
+    fit_cmd.add_argument(
+        "-n", "--namespace", default=None, help="its namespace when the file names none (default: default)"
+    )
+    fit_cmd.add_argument("--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead of the cluster")
+    fit_cmd.add_argument("--now", type=_parse_now, metavar="TIME", help="as of this RFC 3339 time (default: now)")
+    fit_cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    fit_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
+    fit_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
+    fit_cmd.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -258,6 +295,43 @@ def run_explain(args: argparse.Namespace) -> int:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         sys.stdout.write(render_text(explanation, colour=colour, language=language))
     return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
+
+
+def run_fit(args: argparse.Namespace) -> int:
+    from bot.errors import JobFileInvalid
+    from bot.fit.decide import fit
+    from bot.fit.serialize import fit_json
+    from bot.kube.jobfile import read_job_file
+    from bot.terminal import render_fit_text
+
+    if args.lang is not None and args.lang.strip().lower() not in CATALOGUES:
+        print(f"kueue-bot: --lang {args.lang!r}: kueue-bot speaks {' or '.join(sorted(CATALOGUES))}", file=sys.stderr)
+        return EXIT_USAGE
+    language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
+    try:
+        draft = read_job_file(args.file)
+    except JobFileInvalid as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except DumpUnreadable as error:
+        print(f"kueue-bot: cannot read the job file: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    namespace = draft.job.meta.namespace or args.namespace or "default"
+    try:
+        snapshot = _snapshot(args, namespace, draft.job.meta.name, "Workload")  # no job to read: not created yet
+    except DumpUnreadable as error:
+        print(f"kueue-bot: cannot read the dump: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except BotError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    fitting = fit(snapshot, draft, namespace=namespace, now=args.now or datetime.now(UTC))
+    if args.format == "json":
+        print(json.dumps(fit_json(fitting, language), indent=2, ensure_ascii=False))
+    else:
+        colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+        sys.stdout.write(render_fit_text(fitting, colour=colour, language=language))
+    return EXIT_OK
 
 
 def run_check_config(args: argparse.Namespace) -> int:
@@ -388,6 +462,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.command == "explain":
         return run_explain(args)
+    if args.command == "fit":
+        return run_fit(args)
     if args.command == "serve":
         return run_serve(args)
     if args.command == "check-config":

@@ -52,3 +52,8 @@ class SlackUnavailable(BotError):
         super().__init__(f"Slack {method} failed: {error}")
         self.method = method
         self.error = error
+
+
+class JobFileInvalid(BotError):
+    """A job file (what a user would `kubectl apply`) that is not one job the bot knows: several documents, not
+    a Kubernetes object, a kind Kueue does not manage, or not YAML or JSON."""

@@ -1,8 +1,11 @@
-"""An Explanation for a terminal: the headline, the numbered steps, what to do. Pure; colour is optional."""
+"""An Explanation (or a dry run's Fitting) for a terminal: the headline, the numbered steps, what to do. Pure;
+colour is optional."""
 
 from __future__ import annotations
 
 from bot.copy import DEFAULT_LANGUAGE, render
+from bot.fit import text as fit_text
+from bot.fit.decide import Fitting
 from bot.trace.codes import Outcome
 from bot.trace.explanation import LOWER_BOUND, Explanation
 from bot.trace.serialize import quantities, text
@@ -60,4 +63,39 @@ def render_text(explanation: Explanation, *, colour: bool = False, language: str
         lines.append("")
         demand = ", ".join(f"{k}={v}" for k, v in quantities(explanation.demand).items())
         lines.append(render("terminal.demand", {"demand": demand}, language))
+    return "\n".join(lines) + "\n"
+
+
+def _labelled(label: str, value: str, language: str) -> str:
+    return render("fit.labelled", {"label": render(label, language=language), "value": value}, language)
+
+
+def render_fit_text(fitting: Fitting, *, colour: bool = False, language: str = DEFAULT_LANGUAGE) -> str:
+    """A dry run (`fit`) as lines of text: now, later or never, the flavors, the place and the ETA, the one
+    change, then the admission path it would take."""
+    fits = render(f"fit.fits.{fitting.fits}", language=language)
+    code = "1;32" if fitting.fits == "now" else "1;33" if fitting.fits == "later" else "1;31"
+    fits_line = _labelled("fit.label.fits", f"{fits} ({fitting.verdict})", language)
+    lines = [_paint(fits_line, code, colour)]
+    lines += [text(fitting.headline, language), ""]
+    flavors = fit_text.flavor_lines(fitting)
+    if flavors:
+        lines.append(_labelled("fit.label.flavors", "", language).rstrip())
+        lines.extend(f"  {text(line, language)}" for line in flavors)
+    for label, found in (
+        ("label.position", fit_text.place(fitting)),
+        ("fit.label.eta", fit_text.when(fitting)),
+        ("fit.label.change", fit_text.change(fitting)),
+    ):
+        if found is not None:
+            lines.append(_labelled(label, text(found, language), language))
+    lines.extend(text(note, language) for note in fit_text.notes(fitting))
+    lines += ["", _paint(render("fit.label.path", language=language), "1", colour)]
+    for number, step in enumerate(fitting.steps, start=1):
+        mark = _paint(_MARK[step.outcome], _COLOUR[step.outcome], colour)
+        lines.append(f"{number:>3}. {mark} [{step.step}] {text(step.text, language)}")
+    demand = fitting.explanation.demand if fitting.explanation is not None else None
+    if demand:
+        amounts = ", ".join(f"{k}={v}" for k, v in quantities(demand).items())
+        lines += ["", render("terminal.demand", {"demand": amounts}, language)]
     return "\n".join(lines) + "\n"

@@ -1083,3 +1083,8 @@ CATALOGUE.update(_BLOCKERS)
 from bot.copy.demo_en import DEMO as _DEMO  # noqa: E402
 
 CATALOGUE.update(_DEMO)
+
+# Will it fit? (the dry run of a job not yet created) and /kueue quota, in their own module.
+from bot.copy.fit_en import FIT as _FIT  # noqa: E402
+
+CATALOGUE.update(_FIT)

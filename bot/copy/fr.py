@@ -1154,3 +1154,8 @@ CATALOGUE.update(_BLOCKERS)
 from bot.copy.demo_fr import DEMO as _DEMO  # noqa: E402
 
 CATALOGUE.update(_DEMO)
+
+# Will it fit? (la simulation d'un job pas encore créé) et /kueue quota, dans leur propre module.
+from bot.copy.fit_fr import FIT as _FIT  # noqa: E402
+
+CATALOGUE.update(_FIT)
