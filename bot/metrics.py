@@ -51,6 +51,30 @@ class Metrics:
         self.slack_ratelimited = Counter(
             "kueue_bot_slack_ratelimited", "Slack Web API 429 answers", ["method"], registry=r
         )
+        self.slack_delayed = Counter(
+            "kueue_bot_slack_delayed",
+            "Slack Web API calls (answers, DMs) made late: they waited for a rate limit's Retry-After",
+            ["method"],
+            registry=r,
+        )
+        self.slack_dropped = Counter(
+            "kueue_bot_slack_dropped",
+            "Slack Web API calls given up: the rate limit outlasted their bound (an answer gets a short apology)",
+            ["method"],
+            registry=r,
+        )
+        self.answers_dropped = Counter(
+            "kueue_bot_answers_dropped",
+            "Questions whose answer could not be posted within the bound (rate-limited): apologised for",
+            ["where"],
+            registry=r,
+        )
+        self.undeliverable = Counter(
+            "kueue_bot_slack_undeliverable",
+            "Proactive DMs closed as undeliverable: their conversation, message or person is gone (Slack's error)",
+            ["error"],
+            registry=r,
+        )
         self.errors = Counter("kueue_bot_internal_errors", "Errors answered with an apology", ["where"], registry=r)
         self.store_up = Gauge(
             "kueue_bot_state_store_up", "1 when the state store answered the last readiness check, else 0", registry=r

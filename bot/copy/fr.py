@@ -1159,3 +1159,8 @@ CATALOGUE.update(_DEMO)
 from bot.copy.fit_fr import FIT as _FIT  # noqa: E402
 
 CATALOGUE.update(_FIT)
+
+# Ce qu'on dit quand Slack n'a pas pris une réponse à temps (issue 37), dans son propre module.
+from bot.copy.delivery_fr import DELIVERY as _DELIVERY  # noqa: E402
+
+CATALOGUE.update(_DELIVERY)

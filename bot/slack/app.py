@@ -25,10 +25,8 @@ from slack_bolt.response import BoltResponse
 from slack_sdk.errors import SlackApiError
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
@@ -37,6 +35,7 @@ from bot.slack import render
 from bot.slack.calls import BoundedClient
 from bot.slack.clicks import Buttons
 from bot.slack.gate import Door, Ledger
+from bot.slack.pace import RateLimited
 from bot.slack.parse import Command, parse
 from bot.slack.people import People, slack_error, slack_timeout
 from bot.slack.posting import Poster, Private, pack
@@ -55,31 +54,18 @@ class SlackSettings:
     default_language: str = "en"
 
 
-class _RecordingRateLimitHandler(AsyncRateLimitErrorRetryHandler):
-    """Waits for Retry-After (the SDK's handler) and counts the 429s."""
-
-    def __init__(self, metrics: Metrics) -> None:
-        super().__init__(max_retry_count=3)
-        self._metrics = metrics
-
-    async def _can_retry_async(self, *, state: Any, request: Any, response: Any = None, error: Any = None) -> bool:
-        can = await super()._can_retry_async(state=state, request=request, response=response, error=error)
-        if response is not None and response.status_code == 429:
-            method = str(getattr(request, "url", "")).rsplit("/", 1)[-1] or "unknown"
-            self._metrics.slack_ratelimited.labels(method).inc()
-        return bool(can)
-
-
-def web_client(settings: SlackSettings, metrics: Metrics) -> AsyncWebClient:
+def web_client(settings: SlackSettings, metrics: Metrics) -> BoundedClient:
+    """slack_sdk's client, each call bounded; 429s are waited out by BoundedClient itself (per method and
+    channel, bot.slack.pace), not by the SDK's handler (which waits within one call's bound, then gives up)."""
     return BoundedClient(
         token=settings.bot_token,
         base_url=settings.api_url,
         timeout=10,
         retry_handlers=[
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            _RecordingRateLimitHandler(metrics),
             AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
+        metrics=metrics,
     )
 
 
@@ -239,6 +225,11 @@ class SlackBot:
                 return
             await self._answer_in_channel(channel, messages, respond)
             log.info("question answered", extra={"where": "command", "channel": channel})
+        except RateLimited:  # Slack would not take the answer in time: one short apology, to the asker only
+            self.metrics.answers_dropped.labels("command").inc()
+            log.warning("slack: Slack rate-limited the answer past the bound", extra={"where": "command"})
+            busy = self.poster.too_busy(self.settings.default_language)
+            await respond(text=busy.text, blocks=busy.blocks, response_type="ephemeral")
         except Exception as error:
             incident = uuid.uuid4().hex[:8]
             self.metrics.errors.labels("command").inc()

@@ -1,8 +1,10 @@
 """Slack when it is slow: every Web API call bounded, and a post that timed out looked for before anything else
 is said, so that a question gets its answer or an apology, never both and never neither.
 
-* `BoundedClient`: slack_sdk's client with a bound on each call as a whole (`call_bound`: its own retries and
-  waits for Retry-After included), on top of the per-request `timeout`.
+* `BoundedClient`: slack_sdk's client with a bound on each try of a call (`call_bound`: the SDK's own retries
+  included), on top of the per-request `timeout`; and Slack's rate limits honoured (bot.slack.pace): a 429
+  holds that method and channel for its Retry-After, the call waits and tries again, for `queue_bound` in all
+  (then `RateLimited`). It knows whether Slack ever accepted its token, and whether Slack refused it since.
 * `post_once`: chat.postMessage with a marker in its metadata; when the call times out, Slack may have posted it
   anyway (slow but applied): the conversation is read for the marker for up to `reconcile_seconds`. Found: it
   was posted (its ts). Not found: `PostLost`, and the caller apologises (once, the same way).
@@ -12,28 +14,84 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
+from bot.metrics import Metrics
+from bot.slack.failures import token_refusal
+from bot.slack.pace import QUEUE_BOUND, RateGate, channel_of, retry_after
+
 log = logging.getLogger(__name__)
 
 EVENT_TYPE = "kueue_bot_answer"
-CALL_BOUND = 30.0  # seconds for one Web API call, retries included
+CALL_BOUND = 30.0  # seconds for one try of a Web API call, the SDK's retries included
 RECONCILE_SECONDS = 10.0  # how long a timed-out post is looked for
 _POLL = 0.25
 
 
 class BoundedClient(AsyncWebClient):
-    """An AsyncWebClient whose every call (api_call: all of its methods) ends within `call_bound` seconds."""
+    """An AsyncWebClient whose every call (api_call: all of its methods) tries within `call_bound` seconds and
+    waits out Slack's rate limits for at most `queue_bound` seconds in all."""
 
     call_bound: float = CALL_BOUND
+    queue_bound: float = QUEUE_BOUND
 
-    async def api_call(self, *args: Any, **kwargs: Any) -> Any:
-        async with asyncio.timeout(self.call_bound):
-            return await super().api_call(*args, **kwargs)
+    def __init__(
+        self, *args: Any, metrics: Metrics | None = None, monotonic: Callable[[], float] = time.monotonic, **kw: Any
+    ) -> None:
+        super().__init__(*args, **kw)
+        self.metrics = metrics
+        self.gate = RateGate(monotonic)
+        self._monotonic = monotonic
+        self.verified = False  # Slack accepted a call of this token at least once
+        self.refused = ""  # Slack's error when it last refused the token ("" since a call succeeded)
+
+    async def api_call(self, api_method: str, **kwargs: Any) -> Any:
+        channel = channel_of(kwargs)
+        started = self._monotonic()
+        waited = False
+        while True:
+            wait = self.gate.opens_in(api_method, channel)
+            if wait > 0:
+                if self._monotonic() - started + wait > self.queue_bound:
+                    self._count("dropped", api_method)
+                    log.warning("slack: rate-limited past the bound; not tried", extra={"method": api_method})
+                    raise self.gate.refusal(api_method, channel, wait)
+                waited = True
+                await asyncio.sleep(wait)
+                continue
+            try:
+                async with asyncio.timeout(self.call_bound):
+                    response = await super().api_call(api_method, **kwargs)
+            except SlackApiError as error:
+                self._refused(api_method, error)
+                if error.response is None or error.response.status_code != 429:
+                    raise
+                self.gate.close(api_method, channel, retry_after(error.response.headers), error.response)
+                if self.metrics is not None:
+                    self.metrics.slack_ratelimited.labels(api_method).inc()
+                continue
+            self.verified, self.refused = True, ""
+            if waited:
+                self._count("delayed", api_method)
+            return response
+
+    def _refused(self, method: str, error: SlackApiError) -> None:
+        code = str(error.response.get("error") or "") if error.response is not None else ""
+        refusal = token_refusal(method, code)
+        if refusal and refusal != self.refused:
+            log.warning("slack: Slack refused the bot's token", extra={"method": method, "error": refusal})
+        self.refused = refusal or self.refused
+
+    def _count(self, how: str, method: str) -> None:
+        if self.metrics is not None:
+            counter = self.metrics.slack_delayed if how == "delayed" else self.metrics.slack_dropped
+            counter.labels(method).inc()
 
 
 class PostLost(Exception):

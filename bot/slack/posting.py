@@ -3,6 +3,7 @@ edits, short notes, and the apology with an incident id when something broke (ne
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable
@@ -16,12 +17,14 @@ from bot.metrics import Metrics
 from bot.slack import render
 from bot.slack.calls import RECONCILE_SECONDS, PostLost, post_once
 from bot.slack.mrkdwn import code
+from bot.slack.pace import QUEUE_BOUND, RateLimited
 from bot.slack.people import slack_error, slack_timeout
 from bot.slack.render import SlackMessage
 
 log = logging.getLogger(__name__)
 
 MAX_BLOCKS = render.MAX_BLOCKS  # one message's blocks (Slack's limit), written once in render
+APOLOGY_BOUND = 30.0  # seconds the apology for an answer Slack would not take in time may take, in all
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,16 @@ class Poster:
         else:
             await self.post(user, SlackMessage(text, []))
 
+    def too_busy(self, language: str) -> SlackMessage:
+        """The apology for an answer that Slack's rate limits kept out past the bound."""
+        bound = int(getattr(self.client, "queue_bound", QUEUE_BOUND))
+        text = ":hourglass: " + render_words("delivery.too-busy", {"bound_seconds": bound}, language)
+        return SlackMessage(text, [{"type": "section", "text": {"type": "mrkdwn", "text": text}}])
+
     async def apology(self, where: str, channel: str, thread_ts: str | None, user: str, error: BaseException) -> None:
+        if isinstance(error, RateLimited):
+            await self._too_busy(where, channel, thread_ts, user)
+            return
         incident = uuid.uuid4().hex[:8]
         self.metrics.errors.labels(where).inc()
         log.error(
@@ -140,3 +152,23 @@ class Poster:
             await self.post(channel, render.apology(incident, language=language), thread_ts=thread_ts)
         except (SlackApiError, PostLost, TimeoutError):
             log.error("slack: could not even apologise", extra={"incident": incident})
+
+    async def _too_busy(self, where: str, channel: str, thread_ts: str | None, user: str) -> None:
+        """One short apology, to the asker only where Slack allows (chat.postEphemeral has limits of its own),
+        else in the thread; bounded, and never a second one."""
+        self.metrics.answers_dropped.labels(where).inc()
+        log.warning("slack: Slack rate-limited the answer past the bound", extra={"where": where, "channel": channel})
+        message = self.too_busy(await self.language(user) if user else self.default_language)
+        try:
+            async with asyncio.timeout(APOLOGY_BOUND):
+                if user:
+                    try:
+                        await self.client.chat_postEphemeral(
+                            channel=channel, user=user, text=message.text, blocks=message.blocks, thread_ts=thread_ts
+                        )
+                        return
+                    except SlackApiError as error:
+                        slack_error(self.metrics, "chat.postEphemeral", error)
+                await self.post(channel, message, thread_ts=thread_ts)
+        except (SlackApiError, PostLost, TimeoutError):
+            log.warning("slack: could not even apologise for a rate-limited answer", extra={"channel": channel})

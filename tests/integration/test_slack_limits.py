@@ -1,0 +1,134 @@
+"""Never silent, never twice, always bounded, as Slack sees it: the production `build_server` over real HTTP,
+the Slack stand-in answering 429 with Retry-After (per method) and Slack's permanent errors, and malformed
+but signed requests. Every test says what would make it fail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from datetime import UTC, datetime
+
+import aiohttp
+import pytest
+from bot.kube.dump import read_dump
+from bot.server import Server, build_server
+from bot.service import StaticSource
+
+from tests.fakes.slack_api import Call, FakeSlack, bot_settings
+from tests.paths import SCENARIOS
+
+NOW = datetime(2026, 11, 3, 9, 41, tzinfo=UTC)
+USER, CHANNEL = "U0ALICE01", "C0MLVISION"
+QUESTION = "ml-vision/segformer-finetune"
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[FakeSlack]:
+    async with FakeSlack() as fake:
+        fake.add_user(USER, name="alice", email="alice@example.com")
+        fake.add_channel(CHANNEL, "ml-vision", members=[USER])
+        yield fake
+
+
+@pytest.fixture
+async def server(slack: FakeSlack) -> AsyncIterator[Server]:
+    source = StaticSource(read_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").snapshot)
+    running = build_server(bot_settings(slack), source, clock=lambda: NOW)
+    await running.start()
+    try:
+        yield running
+    finally:
+        await running.stop()
+
+
+def _events(server: Server) -> str:
+    return f"{server.url}/slack/events"
+
+
+def _ok(call: Call) -> bool:
+    return bool(call.response and call.response.get("ok"))
+
+
+def _text(call: Call) -> str:
+    return str(call.params.get("text", "")) + json.dumps(call.params.get("blocks") or [])
+
+
+async def _get(server: Server, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(server.url + path) as response:
+        return response.status, await response.text()
+
+
+# --- rate limits --------------------------------------------------------------------------------------------
+
+
+async def test_sustained_429s_are_waited_out_and_every_question_is_answered_once(
+    slack: FakeSlack, server: Server
+) -> None:
+    # 30 answers of 429 (Retry-After 1 s) to five questions. Fails without the rate gate: slack_sdk's handler
+    # gives each post 3 tries, the apology 3 more, and the questions got nothing (or an apology instead).
+    slack.rate_limit("chat.postMessage", retry_after=1, times=30)
+    events = [slack.app_mention_event(USER, CHANNEL, QUESTION) for _ in range(5)]
+    for event in events:
+        await slack.deliver_event(_events(server), event)
+    for event in events:
+        await slack.wait_for_call(
+            "chat.postMessage", lambda c, ts=event["ts"]: _ok(c) and c.params.get("thread_ts") == ts, timeout=40
+        )
+    for event in events:
+        thread = slack.thread(CHANNEL, event["ts"])
+        assert len(thread) == 1 and "waiting-for-quota" in thread[0].text, thread
+    assert len([c for c in slack.calls("chat.postMessage") if c.status == 429]) == 30
+    _, metrics = await _get(server, "/metrics")
+    assert 'kueue_bot_slack_ratelimited_total{method="chat.postMessage"} 30.0' in metrics
+    assert 'kueue_bot_slack_delayed_total{method="chat.postMessage"} 5.0' in metrics
+    assert "kueue_bot_answers_dropped_total{" not in metrics
+
+
+async def test_a_rate_limit_past_the_bound_gets_one_short_private_apology_at_once(
+    slack: FakeSlack, server: Server
+) -> None:
+    # Retry-After beyond the bound: the answer is not tried again, the asker is told privately, at once.
+    # Fails before the gate: the SDK slept 30 s inside the call's own 30 s bound, nothing was posted, and the
+    # apology was rate-limited too (silence).
+    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    slack.rate_limit("chat.postMessage", retry_after=30, times=10)
+    event = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), event)
+    apology = await slack.wait_for_call("chat.postEphemeral", _ok, timeout=10)
+    assert apology.params["user"] == USER and apology.params["thread_ts"] == event["ts"]
+    assert "Slack is limiting how fast I may post" in _text(apology)
+    assert [c.status for c in slack.calls("chat.postMessage")] == [429]  # tried once, never again
+    _, metrics = await _get(server, "/metrics")
+    assert 'kueue_bot_answers_dropped_total{where="mention"} 1.0' in metrics
+    assert 'kueue_bot_slack_dropped_total{method="chat.postMessage"} 1.0' in metrics
+    # A second question while the limit holds: not even tried, apologised for at once.
+    other = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), other)
+    await slack.wait_for_call("chat.postEphemeral", _ok, nth=2, timeout=10)
+    assert [c.status for c in slack.calls("chat.postMessage")] == [429]
+
+
+async def test_a_rate_limit_on_one_channel_does_not_hold_another(slack: FakeSlack, server: Server) -> None:
+    # Fails if a 429 in one channel held chat.postMessage everywhere (or nowhere: then the second answer in
+    # the limited channel would be tried before its Retry-After and get a second 429).
+    slack.add_channel("C0OTHER001", "other", members=[USER])
+    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    slack.rate_limit("chat.postMessage", retry_after=30, times=1)
+    first = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), first)
+    await slack.wait_for_call("chat.postEphemeral", _ok, timeout=10)
+    elsewhere = slack.app_mention_event(USER, "C0OTHER001", QUESTION)
+    await slack.deliver_event(_events(server), elsewhere)
+    answer = await slack.wait_for_call("chat.postMessage", _ok, timeout=10)
+    assert answer.params["channel"] == "C0OTHER001"
+    assert [c.status for c in slack.calls("chat.postMessage")] == [429, 200]
+
+
+async def test_a_slash_command_rate_limited_past_the_bound_is_told_privately(slack: FakeSlack, server: Server) -> None:
+    # Fails if the command's answer were lost without a word (or the apology posted in the channel).
+    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    slack.rate_limit("chat.postMessage", retry_after=30, times=5)
+    await slack.deliver_slash_command(_events(server), text=f"why {QUESTION}", user_id=USER, channel_id=CHANNEL)
+    told = await slack.wait_for_response_url(timeout=10)
+    assert told.body["response_type"] == "ephemeral" and "Slack is limiting" in told.body["text"]
+    assert [c.status for c in slack.calls("chat.postMessage")] == [429]
