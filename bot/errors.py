@@ -57,3 +57,8 @@ class SlackUnavailable(BotError):
 class JobFileInvalid(BotError):
     """A job file (what a user would `kubectl apply`) that is not one job the bot knows: several documents, not
     a Kubernetes object, a kind Kueue does not manage, or not YAML or JSON."""
+
+
+class SlackUndeliverable(SlackUnavailable):
+    """A Slack call that can never succeed for this message: its conversation, the message itself or the person
+    it was for is gone (bot.slack.failures sorts Slack's errors)."""

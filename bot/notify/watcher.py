@@ -29,6 +29,8 @@ from datetime import datetime, timedelta
 
 from bot.errors import Fenced, LeaseLost, StoreUnavailable
 from bot.metrics import Metrics
+from bot.notify.failures import SlackFailures
+from bot.notify.grouping import by_message, by_ts
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
 from bot.notify.pacing import Pause, full_collections_wait, paced
@@ -109,6 +111,7 @@ class Notifier:
         self.stopped_passes = 0  # passes stopped because the lease was lost
         self.last_decisions: list[Decision] = []
         self.pass_done = asyncio.Condition()
+        self.failures = SlackFailures(metrics)  # Slack's failures: undeliverable DMs closed, the others paced
 
     # --- lifecycle ----------------------------------------------------------------------------------
 
@@ -187,17 +190,17 @@ class Notifier:
         offsets = await self._offsets(candidates)
         # Pure, and long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
         decisions = await asyncio.to_thread(decide, state, candidates, now, self.config, utc_offsets=offsets)
-        decisions = self._capped(decisions)
+        decisions = self.failures.held_back(self._capped(decisions), now)  # none about a DM gone or pausing
         for decision in [d for d in decisions if not isinstance(d, Close)]:
             try:
-                await self._apply(decision, state, now)
+                await self.failures.attempt([decision], self._apply(decision, state, now), now, self._undeliverable)
             except (LeaseLost, Fenced):
                 raise
             except Exception:
                 log.exception("notifier: a decision failed", extra={"decision": type(decision).__name__})
-        for group in _by_message([d for d in decisions if isinstance(d, Close)]):
+        for group in by_message([d for d in decisions if isinstance(d, Close)]):
             try:
-                await self._close(group, state, now)
+                await self.failures.attempt(group, self._close(group, state, now), now, self._undeliverable)
             except (LeaseLost, Fenced):
                 raise
             except Exception:  # the delivery stays open: the next pass edits the DM again
@@ -493,12 +496,16 @@ class Notifier:
             for subscription in state.watchers_of(namespace, name):
                 await self.store.unsubscribe(subscription.user, namespace, name, fence=self._held())
 
+    async def _undeliverable(self, key: str, target: str, now: datetime) -> None:
+        """Slack says this DM can never be delivered (bot.notify.failures): closed, never tried again."""
+        await self.store.close(key, target, now, fence=self._held())
+
     def _same_message(self, state: State, delivery: Delivery) -> list[Delivery]:
         """Every delivery sharing this DM (a digest covers several Workloads); indexed once a pass."""
         if delivery.ts is None:
             return [delivery]
         if self._messages is None:
-            self._messages = _by_ts(state)
+            self._messages = by_ts(state)
         return [d for d in self._messages.get((delivery.channel, delivery.ts), ()) if d.target == delivery.target]
 
     async def _listed(self, key: str, now: datetime, *, digest: bool) -> Explanation | None:
@@ -535,14 +542,6 @@ class Notifier:
         return self.history.history if self.history is not None else None
 
 
-def _by_ts(state: State) -> dict[tuple[str | None, str | None], list[Delivery]]:
-    """The deliveries by the message (channel, ts) they share."""
-    grouped: dict[tuple[str | None, str | None], list[Delivery]] = defaultdict(list)
-    for other in state.deliveries:
-        grouped[(other.channel, other.ts)].append(other)
-    return grouped
-
-
 def _listed_from(brief: Brief) -> Explanation:
     """A job's line in a digest, from its Brief: what a digest shows of each job (its job, verdict and
     headline); nothing else of it is read (a digest has no steps, advice or ETA per job)."""
@@ -570,18 +569,6 @@ def _closed_job(decision: Close) -> str:
         return decision.delivery.job
     namespace, workload, _ = split_key(decision.delivery.key)
     return f"{namespace}/{workload}"
-
-
-def _by_message(closes: Sequence[Close]) -> list[list[Close]]:
-    """Close decisions grouped by the message they edit (unconfirmed ones alone)."""
-    groups: dict[tuple[str, str, str], list[Close]] = defaultdict(list)
-    for close in closes:
-        delivery = close.delivery
-        if delivery.ts is None:
-            groups[(close.target, delivery.key, "")].append(close)
-        else:
-            groups[(close.target, delivery.channel, delivery.ts)].append(close)
-    return list(groups.values())
 
 
 def watcher(

@@ -1,7 +1,8 @@
 """The notifier's Slack side: DMs (and digests) with metadata naming their Workloads, updated in place.
 
 Slack's errors stop here: a failed call raises bot.errors.SlackUnavailable (the method and Slack's error
-code), never SlackApiError or an HTTP client's exception, so bot.notify knows nothing of slack_sdk."""
+code), never SlackApiError or an HTTP client's exception, so bot.notify knows nothing of slack_sdk; one whose
+conversation, message or person is gone (bot.slack.failures) raises SlackUndeliverable, never to be retried."""
 
 from __future__ import annotations
 
@@ -15,9 +16,10 @@ from slack_sdk.web.async_client import AsyncWebClient
 from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.copy import render as render_words
-from bot.errors import SlackUnavailable
+from bot.errors import SlackUnavailable, SlackUndeliverable
 from bot.notify.ports import Closing
 from bot.slack import render
+from bot.slack.failures import undeliverable
 from bot.slack.transport import HTTP_CLIENT_ERRORS
 from bot.trace.explanation import Explanation
 
@@ -37,7 +39,7 @@ async def _call(method: str, call: Awaitable[AsyncSlackResponse]) -> AsyncSlackR
         return await call
     except SlackApiError as error:
         code = str(error.response.get("error") if error.response is not None else "") or "error"
-        raise SlackUnavailable(method, code) from error
+        raise (SlackUndeliverable if undeliverable(code) else SlackUnavailable)(method, code) from error
     except _UNREACHABLE as error:
         raise SlackUnavailable(method, type(error).__name__) from error
 
