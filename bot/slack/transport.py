@@ -25,12 +25,15 @@ from bot.errors import BotError
 from bot.httpguard import BodyRefused, read_body
 from bot.slack.app import SlackBot
 from bot.slack.gate import Rejected
+from bot.slack.shape import malformed
 
 # What the Web API client raises when Slack is out of reach (the messenger turns these into SlackUnavailable).
 HTTP_CLIENT_ERRORS: tuple[type[Exception], ...] = (ClientError,)
 
 
 log = logging.getLogger(__name__)
+
+_UNREADABLE = (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError)
 
 _REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 _SDK_LOGGERS = ("slack_sdk.socket_mode.aiohttp", "slack_bolt.AsyncApp", "slack_sdk.socket_mode.async_client")
@@ -52,12 +55,16 @@ def events_handler(bot: SlackBot) -> Callable[[web.Request], Awaitable[web.Respo
         except UnicodeDecodeError:
             log.info("slack: request refused", extra={"status": 400, "reason": "body not UTF-8"})
             return web.Response(status=400)
+        why = malformed(text, request.content_type)
+        if why is not None:  # signed, yet not a payload of Slack's shape
+            log.info("slack: request refused", extra={"status": 400, "reason": why})
+            return web.Response(status=400)
         try:
             bolt_request = AsyncBoltRequest(body=text, query=request.query_string, headers=dict(request.headers))
-        except (ValueError, TypeError, AttributeError, KeyError):  # signed, yet not a payload Bolt can read
-            log.info("slack: request refused", extra={"status": 400, "reason": "unreadable payload"})
+            return await to_aiohttp_response(await bot.app.async_dispatch(bolt_request))
+        except _UNREADABLE as error:  # signed and of Slack's shape, yet not a payload Bolt can read
+            log.info("slack: request refused", extra={"status": 400, "reason": f"unreadable: {type(error).__name__}"})
             return web.Response(status=400)
-        return await to_aiohttp_response(await bot.app.async_dispatch(bolt_request))
 
     return slack_events
 

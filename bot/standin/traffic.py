@@ -304,6 +304,10 @@ class AppTraffic:
         delivery = await self._post_signed(url, body, "application/x-www-form-urlencoded", {})
         return replace(delivery, response_url=payload["response_url"])
 
+    async def deliver_raw(self, url: str, body: str, content_type: str = "application/json") -> Delivery:
+        """POST any body to the app, signed as Slack signs: what a signed but malformed request gets."""
+        return await self._post_signed(url, body, content_type, {})
+
     def sign(self, body: str, timestamp: int, *, signing_secret: str | None = None) -> str:
         """X-Slack-Signature for `body`: v0= + HMAC-SHA256 of "v0:{timestamp}:{body}"."""
         secret = (signing_secret or self.signing_secret).encode()

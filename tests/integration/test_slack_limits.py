@@ -5,8 +5,10 @@ but signed requests. Every test says what would make it fail."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 import aiohttp
 import pytest
@@ -132,3 +134,43 @@ async def test_a_slash_command_rate_limited_past_the_bound_is_told_privately(sla
     told = await slack.wait_for_response_url(timeout=10)
     assert told.body["response_type"] == "ephemeral" and "Slack is limiting" in told.body["text"]
     assert [c.status for c in slack.calls("chat.postMessage")] == [429]
+
+
+# --- signed, yet malformed ------------------------------------------------------------------------------------
+
+
+def _form(payload: object) -> tuple[str, str]:
+    return urlencode({"payload": json.dumps(payload)}), "application/x-www-form-urlencoded"
+
+
+def _event(event: object, **more: object) -> tuple[str, str]:
+    envelope = {"type": "event_callback", "team_id": "T0001", "api_app_id": "A0001", "event_id": "Ev0BAD", **more}
+    return json.dumps({**envelope, "event": event}), "application/json"
+
+
+_CLICK = {"type": "block_actions", "user": {"id": USER}, "team": {"id": "T0001"}, "channel": {"id": CHANNEL}}
+MALFORMED = {
+    "event-not-an-object": _event("app_mention"),
+    "event-a-list": _event([{"type": "app_mention"}]),
+    "team-id-an-object": _event({"type": "app_mention"}, team_id={"id": "T0001"}),
+    "deep-json": ('{"a":' * 5000 + "1" + "}" * 5000, "application/json"),
+    "deeper-than-the-parser": ("[" * 100_000 + "]" * 100_000, "application/json"),
+    "actions-not-a-list": _form({**_CLICK, "actions": "kueue_recheck"}),
+    "actions-of-strings": _form({**_CLICK, "actions": ["kueue_recheck"]}),
+    "user-not-an-object": _form({**_CLICK, "user": USER, "actions": []}),
+}
+
+
+@pytest.mark.parametrize("name", list(MALFORMED))
+async def test_a_signed_but_malformed_request_is_a_400_without_a_traceback(
+    slack: FakeSlack, server: Server, name: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    # Fails before the shape check: Bolt failed on them with a traceback and answered 500.
+    body, content_type = MALFORMED[name]
+    delivery = await slack.deliver_raw(_events(server), body, content_type)
+    assert delivery.status == 400
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    # ... and the next question is answered.
+    event = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), event)
+    await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == event["ts"] and _ok(c))
