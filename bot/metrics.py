@@ -80,7 +80,9 @@ class Metrics:
             "kueue_bot_state_store_up", "1 when the state store answered the last readiness check, else 0", registry=r
         )
         self.slack_connected = Gauge(
-            "kueue_bot_slack_connected", "1 while the Socket Mode connection to Slack is up (HTTP mode: 1)", registry=r
+            "kueue_bot_slack_connected",
+            "1 while Slack accepts the bot: Socket Mode connected, or (HTTP mode) a call accepted and no token refused",
+            registry=r,
         )
         self.http_connections_shed = Counter(
             "kueue_bot_http_connections_shed",

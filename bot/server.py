@@ -37,7 +37,7 @@ from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
 from bot.slack.messenger import SlackMessenger
-from bot.slack.transport import SocketConnection, events_handler
+from bot.slack.transport import SocketConnection, events_handler, slack_state
 
 log = logging.getLogger(__name__)
 
@@ -153,13 +153,6 @@ class Server:
             why = "the address is already in use" if error.errno == errno.EADDRINUSE else error.strerror or str(error)
             raise BotError(f"cannot listen on {self.settings.host}:{self.settings.port}: {why}") from None
         self.port = self.site.port
-
-    @property
-    def slack_connected(self) -> bool:
-        """Socket Mode: the connection is up. HTTP mode: always (Slack comes to us)."""
-        if not self.settings.socket_mode:
-            return True
-        return self.socket is not None and self.socket.connected
 
     async def _start_source(self, start: Callable[[], Awaitable[None]]) -> None:
         while True:
@@ -490,14 +483,16 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
         age = service.age_seconds()
         store_ok = await _store_answers(store)
         metrics.store_up.set(1 if store_ok else 0)
-        slack_ok = server.slack_connected
-        metrics.slack_connected.set(1 if slack_ok else 0)
+        slack_ok, slack_word = await slack_state(
+            server.bot.client, server.socket, socket_mode=server.settings.socket_mode
+        )
+        metrics.slack_connected.set(1 if slack_word == "connected" else 0)
         ready = source.ready and store_ok and slack_ok
         body: dict[str, Any] = {
             "ready": ready,
             "snapshotAgeSeconds": age,
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
-            "slack": "connected" if slack_ok else "disconnected",
+            "slack": slack_word,
         }
         if server.router is not None:  # issue 17: ready while one cluster answers; each one's state said
             states = server.router.states()

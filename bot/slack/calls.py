@@ -23,7 +23,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.metrics import Metrics
-from bot.slack.failures import token_refusal
+from bot.slack.failures import Tokens
 from bot.slack.pace import QUEUE_BOUND, RateGate, channel_of, retry_after
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,8 @@ EVENT_TYPE = "kueue_bot_answer"
 CALL_BOUND = 30.0  # seconds for one try of a Web API call, the SDK's retries included
 RECONCILE_SECONDS = 10.0  # how long a timed-out post is looked for
 _POLL = 0.25
+VERIFY_EVERY = 30.0  # seconds between two auth.test of a token not yet accepted (/readyz)
+VERIFY_TIMEOUT = 3.0
 
 
 class BoundedClient(AsyncWebClient):
@@ -48,8 +50,8 @@ class BoundedClient(AsyncWebClient):
         self.metrics = metrics
         self.gate = RateGate(monotonic)
         self._monotonic = monotonic
-        self.verified = False  # Slack accepted a call of this token at least once
-        self.refused = ""  # Slack's error when it last refused the token ("" since a call succeeded)
+        self.tokens = Tokens()  # whether Slack accepts the tokens (/readyz)
+        self._probed = -VERIFY_EVERY
 
     async def api_call(self, api_method: str, **kwargs: Any) -> Any:
         channel = channel_of(kwargs)
@@ -69,24 +71,33 @@ class BoundedClient(AsyncWebClient):
                 async with asyncio.timeout(self.call_bound):
                     response = await super().api_call(api_method, **kwargs)
             except SlackApiError as error:
-                self._refused(api_method, error)
-                if error.response is None or error.response.status_code != 429:
+                response = error.response
+                self.tokens.failed(api_method, str(response.get("error") or "") if response is not None else "")
+                if response is None or response.status_code != 429:
                     raise
-                self.gate.close(api_method, channel, retry_after(error.response.headers), error.response)
+                self.gate.close(api_method, channel, retry_after(response.headers), response)
                 if self.metrics is not None:
                     self.metrics.slack_ratelimited.labels(api_method).inc()
                 continue
-            self.verified, self.refused = True, ""
+            self.tokens.accepted(api_method)
             if waited:
                 self._count("delayed", api_method)
             return response
 
-    def _refused(self, method: str, error: SlackApiError) -> None:
-        code = str(error.response.get("error") or "") if error.response is not None else ""
-        refusal = token_refusal(method, code)
-        if refusal and refusal != self.refused:
-            log.warning("slack: Slack refused the bot's token", extra={"method": method, "error": refusal})
-        self.refused = refusal or self.refused
+    async def verify(self) -> None:
+        """auth.test, unless Slack accepts the token already (at most every VERIFY_EVERY seconds, bounded):
+        /readyz says "unverified" before any call succeeded, and a refused token once Slack refused it."""
+        if self.tokens.verified and not self.tokens.refused:
+            return
+        now = self._monotonic()
+        if now - self._probed < VERIFY_EVERY:
+            return
+        self._probed = now
+        try:
+            async with asyncio.timeout(VERIFY_TIMEOUT):
+                await self.auth_test()
+        except Exception as error:  # noqa: BLE001 - a probe: a refusal is recorded by api_call, the rest is said here
+            log.info("slack: could not check the token", extra={"error": type(error).__name__})
 
     def _count(self, how: str, method: str) -> None:
         if self.metrics is not None:

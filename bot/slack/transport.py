@@ -9,6 +9,8 @@ the process ends, instead of a traceback per retry for ever), reconnection left 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -24,6 +26,8 @@ from slack_sdk.web.async_client import AsyncWebClient
 from bot.errors import BotError
 from bot.httpguard import BodyRefused, read_body
 from bot.slack.app import SlackBot
+from bot.slack.calls import BoundedClient
+from bot.slack.failures import TOKEN_REFUSED, token_refusal
 from bot.slack.gate import Rejected
 from bot.slack.shape import malformed
 
@@ -35,7 +39,6 @@ log = logging.getLogger(__name__)
 
 _UNREADABLE = (ValueError, TypeError, AttributeError, KeyError, IndexError, RecursionError)
 
-_REFUSED = {"invalid_auth", "not_authed", "account_inactive", "token_revoked", "not_allowed_token_type"}
 _SDK_LOGGERS = ("slack_sdk.socket_mode.aiohttp", "slack_bolt.AsyncApp", "slack_sdk.socket_mode.async_client")
 
 
@@ -74,9 +77,12 @@ class SlackTokenRefused(BotError):
 
 
 class _OneLine(logging.Filter):
-    """slack_sdk logs a full traceback at each failed reconnection: keep the message, drop the traceback."""
+    """slack_sdk logs a full traceback at each failed reconnection: keep the message, drop the traceback. Its
+    lines about a refused token are dropped: the bot says that once, itself (SocketConnection)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
+        if "Failed to" in record.getMessage() and any(code in record.getMessage() for code in TOKEN_REFUSED):
+            return False
         if record.exc_info and "Failed to" in record.getMessage():
             error = record.exc_info[1]
             record.msg = f"{record.getMessage()} ({type(error).__name__})"
@@ -98,7 +104,7 @@ async def check_tokens(client: AsyncWebClient, app_token: str) -> str:
                 url = str((await client.apps_connections_open(app_token=app_token)).get("url") or "")
         except SlackApiError as error:
             code = str(error.response.get("error", "")) if error.response is not None else ""
-            if code in _REFUSED:
+            if token_refusal("apps.connections.open" if name == "SLACK_APP_TOKEN" else "auth.test", code):
                 raise SlackTokenRefused(f"Slack refused {name} ({code}): set a valid token and start again") from None
             log.warning("slack: token check failed; connecting anyway", extra={"token": name, "error": code})
             return ""
@@ -109,6 +115,14 @@ async def check_tokens(client: AsyncWebClient, app_token: str) -> str:
 
 
 class SocketConnection:
+    """The Socket Mode connection. A token Slack refuses once connected (revoked while the bot runs) is one
+    ERROR line: slack_sdk's own reconnection (and its lines) stop, the tokens are checked again after
+    `backoff` seconds, twice as long each time up to `backoff_cap`, and the connection is made again once
+    Slack accepts them; meanwhile /readyz says why it is not ready (`refused`)."""
+
+    backoff: float = 30.0
+    backoff_cap: float = 600.0
+
     def __init__(
         self, app: AsyncApp, app_token: str, client: AsyncWebClient, *, monotonic: Callable[[], float] = time.monotonic
     ) -> None:
@@ -117,11 +131,15 @@ class SocketConnection:
         self._monotonic = monotonic
         self._since = monotonic()  # when it went down (or started)
         self._was_connected = False
+        self._running = False
+        self._recovery: asyncio.Task[None] | None = None
         self.handler = AsyncSocketModeHandler(app, app_token=app_token, web_client=client)
         for name in _SDK_LOGGERS:
             logger = logging.getLogger(name)
             if not any(isinstance(f, _OneLine) for f in logger.filters):
                 logger.addFilter(_OneLine())
+        if isinstance(client, BoundedClient):
+            client.tokens.listeners.append(self._refused)
 
     async def connect(self) -> None:
         """Check the tokens (SlackTokenRefused), then connect; returns once connected."""
@@ -129,6 +147,35 @@ class SocketConnection:
         if url:
             self.handler.client.wss_uri = url
         await self.handler.connect_async()  # type: ignore[no-untyped-call]
+        self._running = True
+
+    def _refused(self, token: str, code: str) -> None:
+        if not self._running or (self._recovery is not None and not self._recovery.done()):
+            return
+        self.handler.client.auto_reconnect_enabled = False
+        log.error(
+            "slack: Slack refused a token while connected; Socket Mode stopped. Set a valid token: it is "
+            "checked again with backoff",
+            extra={"token": token, "error": code, "retry_in_seconds": self.backoff},
+        )
+        self._recovery = asyncio.get_running_loop().create_task(self._recover(), name="kueue-bot-socket-recovery")
+
+    async def _recover(self) -> None:
+        """Check the tokens again, each time later, until Slack accepts them; then connect."""
+        delay = self.backoff
+        while True:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.backoff_cap)
+            try:
+                url = await check_tokens(self._client, self._app_token)
+            except SlackTokenRefused:
+                log.info("slack: a token is still refused", extra={"retry_in_seconds": delay})
+                continue
+            if url:
+                self.handler.client.wss_uri = url
+                await self.handler.client.connect()  # type: ignore[no-untyped-call]
+                log.info("slack: Slack accepts the tokens again; Socket Mode connected")
+                return
 
     @property
     def connected(self) -> bool:
@@ -144,4 +191,23 @@ class SocketConnection:
         return 0.0 if self.connected else self._monotonic() - self._since
 
     async def close(self) -> None:
+        self._running = False
+        if self._recovery is not None:
+            self._recovery.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._recovery
         await self.handler.close_async()  # type: ignore[no-untyped-call]
+
+
+async def slack_state(client: BoundedClient, socket: SocketConnection | None, *, socket_mode: bool) -> tuple[bool, str]:
+    """What /readyz says of Slack: (ready, word). A refused token: not ready, and which. Socket Mode: the
+    connection. HTTP mode: "connected" once Slack accepted a call (auth.test asked, at most every so often),
+    "unverified" before (ready: Slack comes to us)."""
+    if not socket_mode:
+        await client.verify()
+    if client.tokens.refused:
+        return False, f"refused: {client.tokens.refused}"
+    if socket_mode:
+        up = socket is not None and socket.connected
+        return up, "connected" if up else "disconnected"
+    return True, "connected" if client.tokens.verified else "unverified"

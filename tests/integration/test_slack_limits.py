@@ -174,3 +174,84 @@ async def test_a_signed_but_malformed_request_is_a_400_without_a_traceback(
     event = slack.app_mention_event(USER, CHANNEL, QUESTION)
     await slack.deliver_event(_events(server), event)
     await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == event["ts"] and _ok(c))
+
+
+# --- what /readyz says of Slack --------------------------------------------------------------------------------
+
+
+async def test_readyz_says_unverified_until_slack_accepted_a_call(slack: FakeSlack, server: Server) -> None:
+    # Fails if /readyz said "connected" in HTTP mode before Slack had accepted anything.
+    slack.fail("auth.test", status=503, times=10)  # Slack out of reach: the check cannot say
+    status, body = await _get(server, "/readyz")
+    assert (status, json.loads(body)["slack"]) == (200, "unverified")  # ready: Slack comes to us
+    slack.clear_faults()
+    event = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), event)
+    await slack.wait_for_call("chat.postMessage", _ok)
+    status, body = await _get(server, "/readyz")
+    assert (status, json.loads(body)["slack"]) == (200, "connected")
+    assert "kueue_bot_slack_connected 1.0" in (await _get(server, "/metrics"))[1]
+
+
+@pytest.mark.parametrize("code", ["invalid_auth", "token_revoked", "account_inactive"])
+async def test_a_refused_bot_token_makes_readyz_503_with_the_reason(
+    slack: FakeSlack, server: Server, code: str
+) -> None:
+    # Fails if /readyz stayed 200 ("connected") with a token Slack refuses.
+    slack.fail("auth.test", error=code, times=10)
+    status, body = await _get(server, "/readyz")
+    assert status == 503 and json.loads(body)["slack"] == f"refused: SLACK_BOT_TOKEN {code}"
+    assert "kueue_bot_slack_connected 0.0" in (await _get(server, "/metrics"))[1]
+
+
+async def test_a_token_revoked_while_serving_is_said_by_readyz_until_slack_accepts_it_again(
+    slack: FakeSlack, server: Server
+) -> None:
+    # Fails if a token revoked while the bot serves left /readyz at 200.
+    token = slack.bot_token
+    slack.bot_token = "xoxb-the-new-one"  # Slack now refuses the bot's: invalid_auth on every call
+    event = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), event)
+    await slack.wait_for_call("auth.test", lambda c: not _ok(c))  # Bolt's own check: refused, nothing answered
+    status, body = await _get(server, "/readyz")
+    assert (status, json.loads(body)["slack"]) == (503, "refused: SLACK_BOT_TOKEN invalid_auth")
+    slack.bot_token = token
+    other = slack.app_mention_event(USER, CHANNEL, QUESTION)
+    await slack.deliver_event(_events(server), other)
+    await slack.wait_for_call("chat.postMessage", _ok)
+    status, body = await _get(server, "/readyz")
+    assert (status, json.loads(body)["slack"]) == (200, "connected")
+
+
+async def test_socket_mode_with_a_token_revoked_while_connected_is_one_line_backoff_and_readyz_says_why(
+    slack: FakeSlack, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The app token is revoked while connected, then Slack drops the connection. Fails before: slack_sdk tried
+    # again every 10 s for ever, several ERROR lines each time, and /readyz said only "disconnected".
+    source = StaticSource(read_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").snapshot)
+    server = build_server(bot_settings(slack, socket_mode=True), source, clock=lambda: NOW)
+    await server.start()
+    try:
+        assert server.socket is not None
+        server.socket.backoff = 0.2  # then 0.4, 0.8...
+        await slack.wait_for_socket_connection()
+        caplog.set_level(logging.INFO)
+        token = slack.app_token
+        slack.app_token = "xapp-the-new-one"
+        await slack.socket_disconnect()
+        await slack.wait_for_call("apps.connections.open", lambda c: not _ok(c))
+        await slack.wait_for_call("apps.connections.open", lambda c: not _ok(c), nth=3, timeout=10)  # backing off
+        status, body = await _get(server, "/readyz")
+        assert (status, json.loads(body)["slack"]) == (503, "refused: SLACK_APP_TOKEN invalid_auth")
+        errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+        assert len(errors) == 1 and "Slack refused a token while connected" in errors[0].getMessage(), errors
+        assert not [r for r in caplog.records if r.exc_info]
+        retries = [r for r in caplog.records if "still refused" in r.getMessage()]
+        refused = [c for c in slack.calls("apps.connections.open") if not _ok(c)]
+        assert len(refused) <= len(retries) + 2  # the SDK's own try, ours: no other
+        slack.app_token = token  # a valid token again: connected at the next check
+        await slack.wait_for_socket_connection(nth=2, timeout=10)
+        status, body = await _get(server, "/readyz")
+        assert (status, json.loads(body)["slack"]) == (200, "connected")
+    finally:
+        await server.stop()
