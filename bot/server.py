@@ -20,15 +20,17 @@ from bot.admin.view import AdminView, admin_view, merged
 from bot.config import Settings
 from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
+from bot.kube.jobfile import parse_job_text
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
 from bot.notify.actions import StoreWatches
-from bot.notify.admin_digest import AdminDigest, DigestStore, MemoryDigests, SQLiteDigests
-from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
+from bot.notify.admin_digest import AdminDigest
+from bot.notify.beside import digests_beside, history_beside
+from bot.notify.history import HistoryRecorder
 from bot.notify.policy import PolicyConfig
 from bot.notify.scoped import Scope, ScopedHistory, ScopedStore
 from bot.notify.state import Fence
-from bot.notify.store import SQLiteStore, StateStore
+from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
 from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, collector
 from bot.service.warmer import Warmer
@@ -276,6 +278,7 @@ def build_server(
     service, router = _services(settings, source, clusters, clock, watches, watches_of)
     if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
+    service.job_reader = parse_job_text  # "will this fit?": a job's YAML read as the CLI reads a job file
     bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
     close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
     web_app = web.Application(client_max_size=1024 * 1024)
@@ -334,7 +337,7 @@ def _cluster_notifiers(
     """Issue 17: a watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over
     its part of the one state store; the first cluster's is `server.notifier`, the others' in
     `server.cluster_notifiers`."""
-    history_store = _history_store(store)
+    history_store = history_beside(store)
     server.background.append(history_store.aclose)
     for name, cluster in clusters.items():
         recorder = HistoryRecorder(ScopedHistory(history_store, stores[name].scope))
@@ -402,7 +405,9 @@ def _reviewed_access(
     if review is None and router is not None and router.services.keys() <= per_cluster.keys():
         review = per_cluster[next(iter(router.services))]  # the router's own questions: the first cluster's
     if review is None:
-        review, close_review = _cluster_review(settings)
+        from bot.kube.access import cluster_reviewer
+
+        review, close_review = cluster_reviewer(settings.kubeconfig, settings.kube_context)
     default = review
 
     def reviewed(channels: AccessPolicy, reviewer: Review) -> SubjectAccessPolicy:
@@ -432,7 +437,7 @@ def _slack_settings(settings: Settings) -> SlackSettings:
 
 def _history(store: StateStore) -> HistoryRecorder:
     """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
-    return HistoryRecorder(_history_store(store))
+    return HistoryRecorder(history_beside(store))
 
 
 def _notifier(
@@ -555,7 +560,7 @@ def _admin_side(
     bot.replies.admin = AdminAnswers(look, clock, admin.is_admin)
     if store is None or not admin.targets:
         return None
-    digests = _digest_store(store)
+    digests = digests_beside(store)
     return AdminDigest(
         look,
         digests,
@@ -569,22 +574,6 @@ def _admin_side(
     )
 
 
-def _digest_store(store: StateStore) -> DigestStore:
-    """Where the admins' digest records live: beside the state (its SQLite database, its ConfigMaps)."""
-    if isinstance(store, SQLiteStore):
-        return SQLiteDigests(store.path)
-    beside = getattr(store, "digest_store", None)  # ConfigMapStore: the records in a ConfigMap too
-    return cast("DigestStore", beside()) if callable(beside) else MemoryDigests()
-
-
-def _history_store(store: StateStore) -> HistoryStore:
-    """Where the queue history lives: beside the state (its SQLite database, its ConfigMaps), else in memory."""
-    if isinstance(store, SQLiteStore):
-        return SQLiteHistory(store.path)
-    beside = getattr(store, "history_store", None)  # ConfigMapStore: the history in ConfigMaps too
-    return cast("HistoryStore", beside()) if callable(beside) else MemoryHistory()
-
-
 async def _store_answers(store: StateStore | None) -> bool:
     """Whether the state store can be read now (no store: nothing to fail)."""
     if store is None:
@@ -596,12 +585,3 @@ async def _store_answers(store: StateStore | None) -> bool:
         log.warning("the state store is unavailable", extra={"error": str(error)})
         return False
     return True
-
-
-def _cluster_review(settings: Settings) -> tuple[Review, Callable[[], None]]:
-    """SubjectAccessReviews over the bot's own Kubernetes credentials (raises ClusterUnavailable without any)."""
-    from bot.kube.access import AccessReviewer
-    from bot.kube.client import KubeClient, load_api_client
-
-    api_client = load_api_client(settings.kubeconfig, settings.kube_context)
-    return AccessReviewer(KubeClient(api_client)), api_client.close

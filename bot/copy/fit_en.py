@@ -30,10 +30,10 @@ FIT: dict[str, str | tuple[str, ...]] = {
     "fit.slack.title.now": "✅ Fits now",
     "fit.slack.title.later": "⏳ Fits later",
     "fit.slack.title.never": "⛔ Never fits as configured",
-    "fit.slack.flavors": "*Flavor:* {flavors}",
-    "fit.slack.position": "*Position:* {position}",
-    "fit.slack.eta": "*ETA:* {eta}",
-    "fit.slack.change": "*One change that works:* {change}",
+    "fit.slack.flavors": "Flavor: {flavors}",
+    "fit.slack.position": "Position: {position}",
+    "fit.slack.eta": "ETA: {eta}",
+    "fit.slack.change": "One change that works: {change}",
     "fit.slack.footer": "A dry run: nothing was created. As of {time}.",
     "fit.slack.no-yaml": (
         "Paste the job's YAML in a code block (```...```) after “will this fit?”, or use "
@@ -44,8 +44,6 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "I did not understand that spec. Write it as `/kueue fit team-a/default 4 pods x (cpu 8, memory 32Gi, "
         "nvidia.com/gpu 2)`."
     ),
-    "fit.slack.not-yours": "This channel sees only the namespaces {namespaces}; {namespace} is not one of them.",
-    "fit.slack.shortcut-no-yaml": "That message holds no YAML job I can read: {reason}",
     # /kueue quota
     "queue-quota.title": "What LocalQueue {namespace}/{local_queue} can give now (ClusterQueue {cluster_queue})",
     "queue-quota.row": (
@@ -53,7 +51,6 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "free now {free}, at most {maximum}"
     ),
     "queue-quota.none": "ClusterQueue {cluster_queue} sets no quota.",
-    "queue-quota.unlimited": "no limit",
     "queue-quota.usage": "Give a queue: `/kueue quota NAMESPACE/LOCALQUEUE`.",
     "queue-quota.missing": "There is no LocalQueue {local_queue} in namespace {namespace}.",
     "queue-quota.cq-missing": "LocalQueue {namespace}/{local_queue} points at ClusterQueue {cluster_queue}, which does not exist.",

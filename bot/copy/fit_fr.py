@@ -40,10 +40,10 @@ FIT: dict[str, str | tuple[str, ...]] = {
     "fit.slack.title.now": "✅ Admissible maintenant",
     "fit.slack.title.later": "⏳ Admissible plus tard",
     "fit.slack.title.never": "⛔ Jamais admissible tel que configuré",
-    "fit.slack.flavors": "*Flavor :* {flavors}",
-    "fit.slack.position": "*Position :* {position}",
-    "fit.slack.eta": "*Estimation :* {eta}",
-    "fit.slack.change": "*Un changement qui marche :* {change}",
+    "fit.slack.flavors": "Flavor : {flavors}",
+    "fit.slack.position": "Position : {position}",
+    "fit.slack.eta": "Estimation : {eta}",
+    "fit.slack.change": "Un changement qui marche : {change}",
     "fit.slack.footer": "Une simulation : rien n'a été créé. Au {time}.",
     "fit.slack.no-yaml": (
         "Collez le YAML du job dans un bloc de code (```...```) après « will this fit? », ou utilisez "
@@ -54,8 +54,6 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "Je n'ai pas compris cette demande. Écrivez-la ainsi : `/kueue fit team-a/default 4 pods x (cpu 8, "
         "memory 32Gi, nvidia.com/gpu 2)`."
     ),
-    "fit.slack.not-yours": "Ce canal ne voit que les namespaces {namespaces} ; {namespace} n'en fait pas partie.",
-    "fit.slack.shortcut-no-yaml": "Ce message ne contient aucun job YAML que je puisse lire : {reason}",
     # /kueue quota
     "queue-quota.title": "Ce que la LocalQueue {namespace}/{local_queue} peut donner maintenant (ClusterQueue {cluster_queue})",
     "queue-quota.row": (
@@ -63,7 +61,6 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "libre maintenant {free}, au plus {maximum}"
     ),
     "queue-quota.none": "La ClusterQueue {cluster_queue} ne fixe aucun quota.",
-    "queue-quota.unlimited": "sans limite",
     "queue-quota.usage": "Donnez une queue : `/kueue quota NAMESPACE/LOCALQUEUE`.",
     "queue-quota.missing": "Il n'y a pas de LocalQueue {local_queue} dans le namespace {namespace}.",
     "queue-quota.cq-missing": (

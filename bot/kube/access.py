@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from bot.kube.client import KubeClient
@@ -63,3 +63,12 @@ def source_reviewers(sources: Mapping[str, object]) -> dict[str, AccessReviewer]
         if isinstance(client, KubeClient):
             found[name] = AccessReviewer(client)
     return found
+
+
+def cluster_reviewer(kubeconfig: str | None, context: str | None) -> tuple[AccessReviewer, Callable[[], None]]:
+    """SubjectAccessReviews over the bot's own Kubernetes credentials, and how to close them (raises
+    ClusterUnavailable without any)."""
+    from bot.kube.client import load_api_client
+
+    api_client = load_api_client(kubeconfig, context)
+    return AccessReviewer(KubeClient(api_client)), api_client.close

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from bot.service.ask import MAX_CHOICES, MAX_WORKERS_EXPLAINED
 from bot.service.base import MAX_AUDIENCE
+from bot.service.fitting import BadJob, FitCases, Fitted
 from bot.service.ports import AccessPolicy, ChannelPolicy, Clock, OpenPolicy, SnapshotSource, StaticSource, Watches
 from bot.service.results import (
     FOREVER,
@@ -57,10 +58,12 @@ __all__ = [
     "Asker",
     "Audit",
     "AuditEntry",
+    "BadJob",
     "BotService",
     "ChannelPolicy",
     "Choose",
     "Clock",
+    "Fitted",
     "Muted",
     "NotFound",
     "OpenPolicy",
@@ -79,5 +82,5 @@ __all__ = [
 ]
 
 
-class BotService(PersonalWatches, ClusterViews):
+class BotService(PersonalWatches, ClusterViews, FitCases):
     """Every use case over one cluster view (bot.multicluster.ClusterRouter routes them over several)."""

@@ -34,6 +34,8 @@ from bot.service import Asker, BotService
 from bot.slack import render
 from bot.slack.calls import BoundedClient
 from bot.slack.clicks import Buttons
+from bot.slack.fit_replies import fit_reply
+from bot.slack.fitparse import FitAsk, fit_request, shortcut_job
 from bot.slack.gate import Door, Ledger
 from bot.slack.pace import RateLimited
 from bot.slack.parse import Command, parse
@@ -43,6 +45,7 @@ from bot.slack.render import SlackMessage
 from bot.slack.replies import Replies
 
 log = logging.getLogger(__name__)
+FIT_SHORTCUT = "kueue_will_it_fit"  # the message shortcut's callback_id (deploy/slack-app-manifest*.yaml)
 
 
 @dataclass(frozen=True)
@@ -142,6 +145,7 @@ class SlackBot:
         app.event("message")(self._on_message)
         app.event("app_home_opened")(self._on_home_opened)
         app.command("/kueue")(self._on_command)
+        app.shortcut(FIT_SHORTCUT)(self._on_fit_shortcut)
         for action_id, listener in self.buttons.listeners().items():
             app.action(action_id)(listener)
         app.error(self._on_error)
@@ -174,6 +178,11 @@ class SlackBot:
                 await self.poster.answer_in_thread(
                     channel, thread_ts, [render.unknown_cluster(*unknown, language=language)], user=user
                 )
+                return
+            ask = fit_request(text)  # "will this fit?" with a job's YAML: the dry run (bot.slack.fit_replies)
+            if ask is not None:
+                fitted = await fit_reply(self.service, ask, await self._asker(user, channel), language)
+                await self.poster.answer_in_thread(channel, thread_ts, fitted, user=user)
                 return
             question = parse(self.service.scope_text(text), bot_user_id=self.people.bot_user)
             messages = await self.replies.to_question(question, await self._asker(user, channel), language)
@@ -216,9 +225,13 @@ class SlackBot:
                 refusal = render.unknown_cluster(*unknown, language=language)
                 await respond(text=refusal.text, blocks=refusal.blocks, response_type="ephemeral")
                 return
+            ask = fit_request(str(command.get("text") or ""))  # `/kueue fit ...`, `/kueue quota ...`
             question = parse(self.service.scope_text(str(command.get("text") or "")))
-            messages = await self.replies.to_question(question, await self._asker(user, channel), language)
-            is_answer = question.command == Command.WHY and len(messages) == 2
+            if ask is not None:
+                messages = await fit_reply(self.service, ask, await self._asker(user, channel), language)
+            else:
+                messages = await self.replies.to_question(question, await self._asker(user, channel), language)
+            is_answer = (question.command == Command.WHY and len(messages) == 2) or ask is not None
             if not is_answer or any(isinstance(m, Private) for m in messages):
                 for message in pack([SlackMessage(m.text, m.blocks) for m in messages]):
                     await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
@@ -238,6 +251,26 @@ class SlackBot:
             await respond(text=apology.text, blocks=apology.blocks, response_type="ephemeral")
         finally:
             self.metrics.answer_seconds.labels("command").observe(time.monotonic() - started)
+
+    async def _on_fit_shortcut(
+        self, ack: Callable[..., Awaitable[None]], body: dict[str, Any], respond: Callable[..., Awaitable[Any]]
+    ) -> None:
+        """The message shortcut "Will it fit?": the dry run of the YAML the message holds, in its thread (to the
+        asker only when the bot is not in the channel)."""
+        await ack()
+        user = str((body.get("user") or {}).get("id") or "")
+        channel = str((body.get("channel") or {}).get("id") or "")
+        posted = body.get("message") or {}
+        thread_ts = str(posted.get("thread_ts") or posted.get("ts") or "")
+        language = await self.language(user)
+        ask = FitAsk("yaml", shortcut_job(str(posted.get("text") or "")))
+        messages = await fit_reply(self.service, ask, await self._asker(user, channel), language)
+        try:
+            await self.poster.answer_in_thread(channel, thread_ts, messages, user=user)
+        except SlackApiError:
+            for message in pack([SlackMessage(m.text, m.blocks) for m in messages]):
+                await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
+        log.info("question answered", extra={"where": "shortcut", "channel": channel})
 
     async def _answer_in_channel(
         self, channel: str, messages: list[SlackMessage], respond: Callable[..., Awaitable[Any]]

@@ -209,3 +209,35 @@ def _rich_text(text: str) -> JsonDict:
         "block_id": uuid.uuid4().hex[:5],
         "elements": [{"type": "rich_text_section", "elements": elements}],
     }
+
+
+def message_action(
+    ws: Workspace,
+    *,
+    callback_id: str,
+    user_id: str,
+    channel_id: str,
+    message: JsonDict,
+    response_url: str,
+    trigger_id: str,
+    verification_token: str,
+) -> JsonDict:
+    """The `message_action` payload of a message shortcut used on `message` (its user, ts and text)."""
+    me = ws.identity
+    user = ws.user(user_id)
+    channel = ws.channel(channel_id)
+    return {
+        "type": "message_action",
+        "token": verification_token,
+        "action_ts": f"{time.time():.6f}",
+        "team": {"id": me.team_id, "domain": me.team_domain},
+        "user": {"id": user.id, "username": user.name, "name": user.name, "team_id": me.team_id},
+        "channel": {"id": channel.id, "name": channel.name if not channel.is_im else "directmessage"},
+        "is_enterprise_install": False,
+        "enterprise": None,
+        "callback_id": callback_id,
+        "trigger_id": trigger_id,
+        "response_url": response_url,
+        "message_ts": message.get("ts"),
+        "message": {"type": "message", **message},
+    }

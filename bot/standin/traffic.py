@@ -308,6 +308,24 @@ class AppTraffic:
         """POST any body to the app, signed as Slack signs: what a signed but malformed request gets."""
         return await self._post_signed(url, body, content_type, {})
 
+    async def deliver_message_action(
+        self, url: str, *, callback_id: str, user_id: str, channel_id: str, text: str, ts: str
+    ) -> Delivery:
+        """POST a message shortcut (`message_action`) used by `user_id` on a message of `text` posted at `ts`."""
+        payload = payloads.message_action(
+            self._workspace,
+            callback_id=callback_id,
+            user_id=user_id,
+            channel_id=channel_id,
+            message={"user": user_id, "ts": ts, "text": text},
+            response_url=self._new_response_url(Origin("message_action", channel_id, user_id, ts)),
+            trigger_id=self._trigger_id(),
+            verification_token=VERIFICATION_TOKEN,
+        )
+        body = urlencode({"payload": json.dumps(payload)})
+        delivery = await self._post_signed(url, body, "application/x-www-form-urlencoded", {})
+        return replace(delivery, response_url=payload["response_url"])
+
     def sign(self, body: str, timestamp: int, *, signing_secret: str | None = None) -> str:
         """X-Slack-Signature for `body`: v0= + HMAC-SHA256 of "v0:{timestamp}:{body}"."""
         secret = (signing_secret or self.signing_secret).encode()

@@ -776,8 +776,8 @@ BOT_SCOPES = {
     "groups:read",
 }
 USAGE_HINT = (
-    "why <namespace>/<job> | queue <namespace>/<queue> | watch <namespace>/<job> | unwatch <namespace>/<job>"
-    " | mute | unmute | help"
+    "why <namespace>/<job> | queue <namespace>/<queue> | fit <namespace>/<queue> 4 pods x (cpu 8)"
+    " | quota <namespace>/<queue> | watch <namespace>/<job> | unwatch <namespace>/<job> | mute | unmute | help"
 )
 MANIFESTS = {"socket": DEPLOY / "slack-app-manifest.yaml", "http": DEPLOY / "slack-app-manifest.http.yaml"}
 
@@ -807,6 +807,8 @@ def test_the_slack_manifest_has_the_scopes_events_and_command(mode: str) -> None
     (command,) = features["slash_commands"]
     assert command["command"] == "/kueue"
     assert command["usage_hint"] == USAGE_HINT
+    (shortcut,) = features["shortcuts"]  # "Will it fit?" on a message holding a job's YAML
+    assert (shortcut["type"], shortcut["callback_id"]) == ("message", "kueue_will_it_fit")
     assert set(manifest["oauth_config"]["scopes"]["bot"]) == BOT_SCOPES
     assert "user" not in manifest["oauth_config"]["scopes"]
     assert set(settings["event_subscriptions"]["bot_events"]) == {"app_mention", "message.im", "app_home_opened"}
