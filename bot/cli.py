@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -102,9 +103,9 @@ def _parse_now(value: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _parse_ref(value: str, namespace: str | None) -> tuple[str, str, str | None]:
-    """ "ns/name", "ns/kind/name", or with `-n ns`: "name" and "kind/name" -> (namespace, name, kind).
-    Raises ValueError with the line to show."""
+def _parse_ref(value: str, namespace: str | None) -> tuple[str | None, str, str | None]:
+    """ "ns/name", "ns/kind/name", or with `-n ns`: "name" and "kind/name" -> (namespace, name, kind); without a
+    namespace, "name" -> (None, name, None): the namespaces are searched. Raises ValueError with the line to show."""
     parts = [part for part in value.strip().split("/") if part]
     if namespace is not None:
         if len(parts) == 1:
@@ -112,11 +113,13 @@ def _parse_ref(value: str, namespace: str | None) -> tuple[str, str, str | None]
         if len(parts) == 2 and canonical_kind(parts[0]) is not None:
             return namespace, parts[1], parts[0]
         raise ValueError(f"with -n {namespace}, name the job as NAME or KIND/NAME, not {value!r}")
+    if len(parts) == 1:
+        return None, parts[0], None
     if len(parts) == 2:
         return parts[0], parts[1], None
     if len(parts) == 3:
         return parts[0], parts[2], parts[1]
-    raise ValueError(f"expected NAMESPACE/NAME or NAME -n NAMESPACE, got {value!r}")
+    raise ValueError(f"expected NAME, NAMESPACE/NAME or NAME -n NAMESPACE, got {value!r}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -147,7 +150,9 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     explain_cmd.add_argument(
-        "job", metavar="NAMESPACE/NAME", help="the job, e.g. team-a/train-bert (or NAME with -n NAMESPACE)"
+        "job",
+        metavar="NAMESPACE/NAME",
+        help="the job, e.g. team-a/train-bert (or NAME with -n NAMESPACE; NAME alone searches every namespace)",
     )
     explain_cmd.add_argument("-n", "--namespace", default=None, help="the job's namespace, as with kubectl")
     explain_cmd.add_argument(
@@ -241,11 +246,17 @@ def _add_demo(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     demo_cmd.add_argument("--verbose", action="store_true", help="show the bot's own log lines on stderr")
 
 
+@functools.lru_cache(maxsize=1)
+def _dump_snapshot(path: str) -> Snapshot:
+    """A dump's snapshot, read once per command (searched for the job's namespace, then explained)."""
+    from bot.kube.dump import read_dump
+
+    return read_dump(path).snapshot
+
+
 def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | None) -> Snapshot:
     if args.from_file:
-        from bot.kube.dump import read_dump
-
-        return read_dump(args.from_file).snapshot
+        return _dump_snapshot(args.from_file)
     from bot.kube.live import read_live_snapshot
 
     live = read_live_snapshot(namespace, name, kind, kubeconfig=args.kubeconfig, context=args.context)
@@ -255,7 +266,7 @@ def _snapshot(args: argparse.Namespace, namespace: str, name: str, kind: str | N
 
 
 def _query(args: argparse.Namespace) -> Query:
-    """The job the command line names. Raises ValueError with the line to show."""
+    """The job the command line names (namespace "" when it names none). Raises ValueError with the line to show."""
     namespace, name, kind_in_ref = _parse_ref(args.job, args.namespace)
     if args.lang is not None and args.lang.strip().lower() not in CATALOGUES:
         raise ValueError(f"--lang {args.lang!r}: kueue-bot speaks {' or '.join(sorted(CATALOGUES))}")
@@ -263,26 +274,37 @@ def _query(args: argparse.Namespace) -> Query:
     kind = canonical_kind(kind_text) if kind_text else "Job"
     if kind is None:
         raise ValueError(f"unknown kind {kind_text!r} (try Job, JobSet, RayJob, PyTorchJob, Pod, Workload)")
-    return Query(namespace, name, kind)
+    return Query(namespace or "", name, kind)
 
 
-def run_explain(args: argparse.Namespace) -> int:
-    try:
-        query = _query(args)
-    except ValueError as error:
-        print(f"kueue-bot: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    namespace, name, kind = query.namespace, query.name, query.kind
+def _locate(args: argparse.Namespace, query: Query) -> Query | int:
+    """A query without a namespace: the one namespace that has a job of that name, or an exit status after
+    saying the matches (several) or that there is none."""
+    from bot.kube.find import in_snapshot, search_live
+
+    kind = None if args.kind is None else query.kind
+    if args.from_file:
+        found = in_snapshot(_dump_snapshot(args.from_file), query.name, kind)
+    else:
+        found = search_live(query.name, kind, kubeconfig=args.kubeconfig, context=args.context)
+    for note in found.notes:
+        print(f"kueue-bot: note: {note}", file=sys.stderr)
+    if len(found.matches) == 1:
+        namespace, job_kind = found.matches[0]
+        print(f"kueue-bot: {job_kind} {query.name} found in namespace {namespace}", file=sys.stderr)
+        return Query(namespace, query.name, job_kind)
+    if not found.matches:
+        print(f"kueue-bot: no job named {query.name} in any namespace this identity may read", file=sys.stderr)
+        return EXIT_NOT_FOUND
+    print(f"kueue-bot: {len(found.matches)} jobs are named {query.name}; name the namespace:", file=sys.stderr)
+    for namespace, job_kind in found.matches:
+        print(f"  {namespace}/{query.name}  ({job_kind}; or: {query.name} -n {namespace})", file=sys.stderr)
+    return EXIT_NOT_FOUND
+
+
+def _print_answer(args: argparse.Namespace, snapshot: Snapshot, query: Query) -> int:
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
-    try:
-        snapshot = _snapshot(args, namespace, name, kind)
-    except DumpUnreadable as error:
-        print(f"kueue-bot: cannot read the dump: {error}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
-    except BotError as error:
-        print(f"kueue-bot: {error}", file=sys.stderr)
-        return EXIT_UNAVAILABLE
     explanation = explain(snapshot, query, now=now)
     if args.format == "json":
         print(json.dumps(to_json(explanation, language), indent=2, ensure_ascii=False))
@@ -295,6 +317,29 @@ def run_explain(args: argparse.Namespace) -> int:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         sys.stdout.write(render_text(explanation, colour=colour, language=language))
     return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
+
+
+def run_explain(args: argparse.Namespace) -> int:
+    _dump_snapshot.cache_clear()  # a dump is read once per command, never kept from an earlier one
+    try:
+        query = _query(args)
+    except ValueError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        if not query.namespace:
+            located = _locate(args, query)
+            if isinstance(located, int):
+                return located
+            query = located
+        snapshot = _snapshot(args, query.namespace, query.name, query.kind)
+    except DumpUnreadable as error:
+        print(f"kueue-bot: cannot read the dump: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    except BotError as error:
+        print(f"kueue-bot: {error}", file=sys.stderr)
+        return EXIT_UNAVAILABLE
+    return _print_answer(args, snapshot, query)
 
 
 def run_fit(args: argparse.Namespace) -> int:

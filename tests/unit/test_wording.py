@@ -35,14 +35,17 @@ def test_explain_takes_name_dash_n_namespace_as_kubectl_does(capsys: pytest.Capt
 @pytest.mark.parametrize(
     ("args", "line"),
     [
-        (("train-octobre",), "kueue-bot: expected NAMESPACE/NAME or NAME -n NAMESPACE, got 'train-octobre'\n"),
+        (
+            ("a/b/c/d",),
+            "kueue-bot: expected NAME, NAMESPACE/NAME or NAME -n NAMESPACE, got 'a/b/c/d'\n",
+        ),
         (
             ("equipe-data/train-octobre", "-n", "other"),
             "kueue-bot: with -n other, name the job as NAME or KIND/NAME, not 'equipe-data/train-octobre'\n",
         ),
         (("equipe-data/train-octobre", "--lang", "de"), "kueue-bot: --lang 'de': kueue-bot speaks en or fr\n"),
     ],
-    ids=["no-namespace", "two-namespaces", "lang-de"],
+    ids=["too-many-parts", "two-namespaces", "lang-de"],
 )
 def test_bad_usage_is_one_line(capsys: pytest.CaptureFixture[str], args: tuple[str, ...], line: str) -> None:
     assert _explain(capsys, *args) == (2, "", line)
