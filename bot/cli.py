@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from bot import __version__
+from bot.cli_queue import add_queue, run_queue
 from bot.config import Settings
 from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
@@ -132,6 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands.required = True
     _add_explain(commands)
     _add_fit(commands)
+    add_queue(commands)
     _add_serve(commands)
     _add_check_config(commands)
     _add_demo(commands)
@@ -509,6 +511,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_explain(args)
     if args.command == "fit":
         return run_fit(args)
+    if args.command == "queue":
+        return run_queue(args)
     if args.command == "serve":
         return run_serve(args)
     if args.command == "check-config":

@@ -7,7 +7,10 @@ from bot.copy import DEFAULT_LANGUAGE, render
 from bot.fit import text as fit_text
 from bot.fit.decide import Fitting
 from bot.trace.codes import Outcome
+from bot.trace.explain import amounts
 from bot.trace.explanation import LOWER_BOUND, Explanation
+from bot.trace.quantity import human
+from bot.trace.queueview import QueueView
 from bot.trace.serialize import quantities, text
 
 _MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.INFO: "•", Outcome.SKIPPED: "-"}
@@ -98,4 +101,46 @@ def render_fit_text(fitting: Fitting, *, colour: bool = False, language: str = D
     if demand:
         amounts = ", ".join(f"{k}={v}" for k, v in quantities(demand).items())
         lines += ["", render("terminal.demand", {"demand": amounts}, language)]
+
+
+def render_queue_text(view: QueueView, language: str = DEFAULT_LANGUAGE) -> str:
+    """`queue NS/LQ` in a terminal: the queue's state, what it feeds, its quota, who waits in Kueue's order."""
+    lines = [render("slack.queue.title", {"queue": f"{view.namespace}/{view.name}"}, language)]
+    if not view.exists:
+        lines.append(render("slack.queue.missing", {"queue": view.name, "namespace": view.namespace}, language))
+        return "\n".join(lines) + "\n"
+    if view.blocker is not None:
+        lines.append(f"{render('label.verdict', language=language)}: {view.blocker.value}")
+    feeds: dict[str, object] = {"cluster_queue": view.cluster_queue or "-"}
+    if view.strategy:
+        feeds["strategy"] = view.strategy
+        if view.cohort:
+            feeds["cohort"] = view.cohort
+    lines.append(render("slack.queue.feeds", feeds, language))
+    counts = {
+        "pending_total": view.pending_in_cluster_queue,
+        "cluster_queue": view.cluster_queue,
+        "pending_here": view.pending_here,
+        "admitted_here": view.admitted_here,
+    }
+    lines += [render("slack.queue.counts", counts, language), "", render("slack.queue.quota-title", language=language)]
+    for quota in view.quotas:
+        params: dict[str, object] = {
+            "flavor": quota.flavor,
+            "resource": quota.resource,
+            **{key: human(getattr(quota, key), quota.resource) for key in ("nominal", "used", "available", "maximum")},
+        }
+        if view.cohort:
+            params["cohort"] = view.cohort
+        lines.append("  " + render("slack.queue.quota-line", params, language))
+    lines += ["", render("slack.queue.waiting-title", language=language)]
+    for waiting in view.waiting:
+        entry = {"position": waiting.position, "priority": waiting.priority, "demand": amounts(waiting.demand) or "-"}
+        entry["name"] = f"{waiting.namespace}/{waiting.name}"
+        lines.append("  " + render("slack.queue.waiting-line", entry, language))
+    if not view.waiting:
+        lines.append("  " + render("slack.queue.nobody-waits", language=language))
+    more = view.pending_in_cluster_queue - len(view.waiting)
+    if more > 0:
+        lines.append("  " + render("slack.queue.more", {"count": more}, language))
     return "\n".join(lines) + "\n"
