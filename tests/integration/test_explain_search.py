@@ -84,7 +84,9 @@ def test_no_match_is_one_clear_line(server: FakeKubeAPI, tmp_path: Path, capsys:
 
 
 def test_a_dump_is_searched_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, "explain", "train-octobre", "--from-file", str(DUMP), "--now", NOW, "--format", "json")
+    code, out, err = _run(
+        capsys, "explain", "train-octobre", "--from-file", str(DUMP), "--now", NOW, "--format", "json"
+    )
     assert code == EXIT_OK, err
     assert json.loads(out)["job"]["namespace"] == "equipe-data"
     documents = list(yaml.safe_load_all(DUMP.read_text()))
