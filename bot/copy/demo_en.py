@@ -22,6 +22,21 @@ DEMO: dict[str, str] = {
         "  help, quit\n"
     ),
     "demo.moment": "2026-10-14 at {title}",
+    "demo.story.start": "10:30: the start, four stories in four namespaces",
+    "demo.story.gpu-frees": (
+        "10:45: yolo-nightly finished; detr-hotfix admitted; the second pod of llm-eval-70b found a node"
+    ),
+    "demo.story.gpu-frees.1": "ml-vision/yolo-nightly finished and gave back 4 GPUs.",
+    "demo.story.gpu-frees.2": "Kueue admitted ml-vision/detr-hotfix (priority 1000); ml-vision/vit-large-finetune moves up.",
+    "demo.story.gpu-frees.3": "The waiting pod of ml-nlp/llm-eval-70b got a node.",
+    "demo.story.gpu-job-admitted": (
+        "11:00: llm-eval-70b finished; sam-distill and vit-large-finetune admitted, borrowing from ml-nlp"
+    ),
+    "demo.story.gpu-job-admitted.1": "ml-nlp/llm-eval-70b finished: ml-nlp lends its 8 GPUs to the cohort ml-gpu-pool.",
+    "demo.story.gpu-job-admitted.2": (
+        "Kueue admitted ml-vision/sam-distill and ml-vision/vit-large-finetune, borrowing from ml-nlp."
+    ),
+    "demo.wait-word.admitted": "admitted",
     "demo.pace.every": "It moves on every {seconds} s (or type /advance).",
     "demo.pace.advance": "It moves on when you type /advance.",
     "demo.pace.script": "It moves on when the script says /advance.",

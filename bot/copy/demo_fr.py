@@ -11,17 +11,32 @@ DEMO: dict[str, str] = {
         "{pace}\n"
         "\n"
         "Essayez :\n"
-        "  why is train-octobre pending?            un job qui ne tiendra jamais dans sa file\n"
-        "  why is vit-large-finetune pending?       un job GPU troisième dans la file, dans une cohorte\n"
-        "  /kueue why robotics/isaac-policy-sweep   retenu par un admission check\n"
-        "  dm why is llm-eval-70b pending?          admis ; un pod attend un nœud\n"
-        "  /kueue queue equipe-data/default         une file : son quota et qui attend\n"
-        "  click watch, click recheck, click queue  un bouton de la dernière réponse\n"
-        "  more                                     la suite d'une longue réponse\n"
-        "  /advance                                 le cluster passe à la suite\n"
+        "  pourquoi train-octobre est en attente ?        un job qui ne tiendra jamais dans sa file\n"
+        "  pourquoi vit-large-finetune est en attente ?   un job GPU troisième dans la file, dans une cohorte\n"
+        "  /kueue why robotics/isaac-policy-sweep         retenu par un admission check\n"
+        "  dm pourquoi llm-eval-70b est en attente ?      admis ; un pod attend un nœud\n"
+        "  /kueue queue equipe-data/default               une file : son quota et qui attend\n"
+        "  click watch, click recheck, click queue        un bouton de la dernière réponse\n"
+        "  more                                           la suite d'une longue réponse\n"
+        "  /advance                                       le cluster passe à la suite\n"
         "  help, quit\n"
     ),
     "demo.moment": "le 14/10/2026 à {title}",
+    "demo.story.start": "10:30 : le début, quatre histoires dans quatre namespaces",
+    "demo.story.gpu-frees": (
+        "10:45 : yolo-nightly a fini ; detr-hotfix est admis ; le second pod de llm-eval-70b a trouvé un nœud"
+    ),
+    "demo.story.gpu-frees.1": "ml-vision/yolo-nightly a fini et rendu 4 GPU.",
+    "demo.story.gpu-frees.2": "Kueue a admis ml-vision/detr-hotfix (priorité 1000) ; ml-vision/vit-large-finetune avance.",
+    "demo.story.gpu-frees.3": "Le pod en attente de ml-nlp/llm-eval-70b a trouvé un nœud.",
+    "demo.story.gpu-job-admitted": (
+        "11:00 : llm-eval-70b a fini ; sam-distill et vit-large-finetune sont admis, en empruntant à ml-nlp"
+    ),
+    "demo.story.gpu-job-admitted.1": "ml-nlp/llm-eval-70b a fini : ml-nlp prête ses 8 GPU à la cohorte ml-gpu-pool.",
+    "demo.story.gpu-job-admitted.2": (
+        "Kueue a admis ml-vision/sam-distill et ml-vision/vit-large-finetune, en empruntant à ml-nlp."
+    ),
+    "demo.wait-word.admitted": "admis",
     "demo.pace.every": "Il avance toutes les {seconds} s (ou tapez /advance).",
     "demo.pace.advance": "Il avance quand vous tapez /advance.",
     "demo.pace.script": "Il avance quand le script dit /advance.",

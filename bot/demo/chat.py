@@ -251,8 +251,9 @@ class Chat:
 
     def announce(self, moment: Moment) -> None:
         style = self.style
-        lines = [style.accent(f"── {moment.title} ──")]
-        lines += [style.dim(f"   {news}") for news in moment.news]
+        title, said = moment.said(self.language)
+        lines = [style.accent(f"── {title} ──")]
+        lines += [style.dim(f"   {news}") for news in said]
         self.transcript.write([*lines, ""])
 
     async def digest(self) -> bool:
@@ -265,9 +266,13 @@ class Chat:
         return await self.wait_dm("admin")
 
     async def wait_dm(self, wanted: str) -> bool:
+        # a script's word in the reader's language too ("admitted" is "admis" in French)
+        words = {wanted.lower(), render(f"demo.wait-word.{wanted.lower()}", None, self.language).lower()}
+        words.discard(f"demo.wait-word.{wanted.lower()}")  # a word without a translation: itself only
+
         def arrived() -> bool:
             for index in range(self._dms_waited, len(self.transcript.dms)):
-                if wanted.lower() in self.transcript.dms[index].lower():
+                if any(word in self.transcript.dms[index].lower() for word in words):
                     self._dms_waited = index + 1
                     return True
             return False

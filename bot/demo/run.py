@@ -4,7 +4,7 @@ The real HTTP server (bot.server.build_server: Bolt, the engine, the watcher and
 Slack stand-in (bot.standin.FakeSlack) on 127.0.0.1, about a demo cluster that moves on when the story does
 (bot.demo.source). What you type goes to the bot as Slack would deliver it (bot.demo.chat); what it posts,
 edits or shows only to you is printed as a person reads it, to the terminal's width, one screen an answer
-(bot.demo.transcript, bot.demo.text). On the first screen: the intro and what to try, under the first DMs.
+(bot.demo.transcript, bot.demo.text). On the first screen: the intro and what to try, then the first DMs.
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ __all__ = [
 
 ADVANCE_EVERY = 0.0  # the story moves on when you say so (/advance), not while you read
 TOUR = "script.txt"
+TOURS = {"en": TOUR, "fr": "script.fr.txt"}  # the tour in the demo user's language (--lang)
 
 
 @dataclass(frozen=True)
@@ -102,8 +103,9 @@ def _quiet_logs(verbose: bool) -> None:
         handler.setLevel(logging.INFO if verbose else logging.WARNING)
 
 
-def tour_lines() -> list[str]:
-    return resources.files("bot.demo").joinpath(TOUR).read_text(encoding="utf-8").splitlines()
+def tour_lines(language: str = "en") -> list[str]:
+    tour = TOURS.get(language, TOUR)
+    return resources.files("bot.demo").joinpath(tour).read_text(encoding="utf-8").splitlines()
 
 
 def _script_lines(path: str) -> list[str]:
@@ -133,11 +135,10 @@ async def run(options: DemoOptions, lines: Sequence[str] | None, out: TextIO) ->
             try:
                 passes = chat.passes()
                 transcript.new_page(limit=False)
-                source.announce()
-                await chat.watcher_looked(passes)  # the first DMs come before the first line...
-                transcript.new_page()
                 transcript.write(_intro(source, style, options=options, interactive=interactive).splitlines())
-                transcript.new_page()  # ... and the intro under them: on the first screen, next to the prompt
+                source.announce()
+                await chat.watcher_looked(passes)  # the intro first, then the first DMs it tells of
+                transcript.new_page()
                 if interactive:
                     if options.advance_every > 0:
                         tasks.append(asyncio.create_task(_advance_now_and_then(chat, options.advance_every)))
@@ -169,7 +170,7 @@ def _intro(source: DemoSource, style: Style, *, options: DemoOptions, interactiv
         "demo.intro",
         {
             "title": style.bold(render("demo.title", None, language)),
-            "moment": render("demo.moment", {"title": source.moment.title}, language),
+            "moment": render("demo.moment", {"title": source.moment.said(language)[0]}, language),
             "pace": pace,
         },
         language,
@@ -279,8 +280,9 @@ def demo_main(options: DemoOptions, *, stdin_tty: bool, out: TextIO) -> int:
             print(f"kueue-bot: cannot read the script {options.script}: {error}", file=sys.stderr)
             return 2
     elif not stdin_tty:
-        out.write(f"(stdin is not a terminal: playing the tour, bot/demo/{TOUR}; --script FILE plays another)\n")
-        lines = tour_lines()
+        tour = TOURS.get(options.language, TOUR)
+        out.write(f"(stdin is not a terminal: playing the tour, bot/demo/{tour}; --script FILE plays another)\n")
+        lines = tour_lines(options.language)
     else:
         lines = None
     _quiet_logs(options.verbose)

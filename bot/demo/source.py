@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from importlib import resources
 
+from bot.copy import render
 from bot.kube.dump import parse_text
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
@@ -29,8 +30,17 @@ class Moment:
 
     file: str
     at: datetime
-    title: str
+    title: str  # in English, for the dumps' headers (tools/build_cluster.py)
     news: tuple[str, ...] = ()
+    key: str = ""  # what a reader reads, in their language: `demo.story.KEY` and `demo.story.KEY.N` (bot.copy)
+
+    def said(self, language: str) -> tuple[str, tuple[str, ...]]:
+        """The title and the news in `language` (the English words when the catalogue has no such key)."""
+        if not self.key:
+            return self.title, self.news
+        title = render(f"demo.story.{self.key}", None, language)
+        news = tuple(render(f"demo.story.{self.key}.{n}", None, language) for n in range(1, len(self.news) + 1))
+        return title, news
 
 
 def _at(clock: str) -> datetime:
@@ -38,7 +48,7 @@ def _at(clock: str) -> datetime:
 
 
 MOMENTS = (
-    Moment("00-start.yaml", _at("10:30:00"), "10:30: the start, four stories in four namespaces"),
+    Moment("00-start.yaml", _at("10:30:00"), "10:30: the start, four stories in four namespaces", key="start"),
     Moment(
         "10-gpu-frees.yaml",
         _at("10:45:00"),
@@ -48,6 +58,7 @@ MOMENTS = (
             "Kueue admitted ml-vision/detr-hotfix (priority 1000); ml-vision/vit-large-finetune moves up.",
             "The waiting pod of ml-nlp/llm-eval-70b got a node.",
         ),
+        key="gpu-frees",
     ),
     Moment(
         "20-gpu-job-admitted.yaml",
@@ -57,6 +68,7 @@ MOMENTS = (
             "ml-nlp/llm-eval-70b finished: ml-nlp lends its 8 GPUs to the cohort ml-gpu-pool.",
             "Kueue admitted ml-vision/sam-distill and ml-vision/vit-large-finetune, borrowing from ml-nlp.",
         ),
+        key="gpu-job-admitted",
     ),
 )
 

@@ -52,6 +52,8 @@ class Transcript:
         self._seen = _Seen()
         self._room = self.screen.page  # rows left on this screen (None: no limit)
         self.held: list[str] = []  # the rest of a long answer, for `more`
+        self._starts: set[int] = set()  # which held lines begin a sentence (a page never starts mid-sentence)
+        self._parked: tuple[list[str], set[int]] = ([], set())  # the held rest, kept while later output fits
         self._told = 0  # how many held lines the last "more" note counted
 
     # --- printing ---------------------------------------------------------------------------------------
@@ -61,7 +63,9 @@ class Transcript:
         (unless `keep`: for `more`). `limit=False`: no screen at all (the DMs that come before the intro)."""
         self._room = self.screen.page if limit else None
         if not keep:
-            self.held = []
+            if self.held:  # kept for `more` until a later answer is too long for its screen
+                self._parked = (self.held, self._starts)
+            self.held, self._starts = [], set()
             self._told = 0
 
     def echo(self, line: str) -> None:
@@ -70,12 +74,21 @@ class Transcript:
 
     def write(self, lines: Iterable[str]) -> None:
         shown: list[str] = []
+        starts: set[int] = set()
         for line in lines:
-            shown.extend(self._wrapped(line))
+            for text, start in self._wrapped_parts(line):
+                if start:
+                    starts.add(len(shown))
+                shown.append(text)
         if self._room is not None:
+            if not self.held and not any(strip_ansi(row).strip() for row in shown[self._room :]):
+                shown = shown[: max(self._room, 0)] if len(shown) > self._room else shown  # only blank rows over
             if self.held or len(shown) > self._room:
-                cut = 0 if self.held else self._room
+                cut = 0 if self.held else _sentence_start(starts, self._room)
+                offset = len(self.held) - cut
+                self._starts.update(index + offset for index in starts if index >= cut)
                 self.held.extend(shown[cut:])
+                self._parked = ([], set())
                 shown = shown[:cut]
             self._room = max(0, self._room - len(shown))
         self._emit(shown)
@@ -83,10 +96,14 @@ class Transcript:
             self.tell_held()
 
     def _wrapped(self, line: str) -> list[str]:
-        out: list[str] = []
+        return [text for text, _ in self._wrapped_parts(line)]
+
+    def _wrapped_parts(self, line: str) -> list[tuple[str, bool]]:
+        """The screen lines of `line`, each with whether it begins a sentence (not the rest of a wrapped one)."""
+        out: list[tuple[str, bool]] = []
         for part in line.split("\n"):
             margin, text = _margin(part)
-            out.extend(wrap(text, self.screen.width, margin=margin))
+            out.extend((row, index == 0) for index, row in enumerate(wrap(text, self.screen.width, margin=margin)))
         return out
 
     def _emit(self, lines: Sequence[str]) -> None:
@@ -109,9 +126,15 @@ class Transcript:
     def more(self) -> bool:
         """The next screen of what was held back; False when nothing was."""
         if not self.held:
+            self.held, self._starts = self._parked
+            self._parked = ([], set())
+        if not self.held:
             return False
         page = self.screen.page or len(self.held)
+        if page < len(self.held):
+            page = _sentence_start(self._starts, page)
         shown, self.held = self.held[:page], self.held[page:]
+        self._starts = {index - page for index in self._starts if index > page}
         self._told = 0
         self._emit(shown)
         self._room = 0 if self.held else page - len(shown)
@@ -200,3 +223,10 @@ def _margin(line: str) -> tuple[str, str]:
         return line[:seen], line[seen:]
     stripped = line.lstrip(" ")
     return line[: len(line) - len(stripped)], stripped
+
+
+def _sentence_start(starts: set[int], room: int) -> int:
+    """Where to cut lines that do not fit in `room`: the last start of a sentence within it (the room itself
+    when one sentence is longer than the screen)."""
+    before = [index for index in starts if 0 < index <= room]
+    return max(before) if before else room

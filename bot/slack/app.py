@@ -38,7 +38,7 @@ from bot.slack.fit_replies import fit_reply
 from bot.slack.fitparse import FitAsk, fit_request, shortcut_job
 from bot.slack.gate import Door, Ledger
 from bot.slack.pace import RateLimited
-from bot.slack.parse import Command, parse
+from bot.slack.parse import Command, parse, question_language
 from bot.slack.people import People, slack_error, slack_timeout
 from bot.slack.posting import Poster, Private, pack
 from bot.slack.render import SlackMessage
@@ -172,7 +172,7 @@ class SlackBot:
     async def _handle_text(self, text: str, user: str, channel: str, thread_ts: str, where: str) -> None:
         started = time.monotonic()
         try:
-            language = await self.language(user)
+            language = question_language(text) or await self.language(user)  # answered in the question's words
             unknown = self.service.unknown_cluster(text)
             if unknown is not None:  # never answered from another cluster than the one named
                 await self.poster.answer_in_thread(
@@ -219,7 +219,7 @@ class SlackBot:
         user = str(command.get("user_id") or "")
         channel = str(command.get("channel_id") or "")
         try:
-            language = await self.language(user)
+            language = question_language(str(command.get("text") or "")) or await self.language(user)
             unknown = self.service.unknown_cluster(str(command.get("text") or ""))
             if unknown is not None:  # never answered from another cluster than the one named
                 refusal = render.unknown_cluster(*unknown, language=language)

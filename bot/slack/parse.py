@@ -544,3 +544,30 @@ def parse(text: str, *, bot_user_id: str | None = None) -> Question:
         notes=tuple(notes),
         focus=focus,
     )
+
+
+# --- the language of a question ---------------------------------------------------------------------------
+
+_FRENCH_MARKERS = frozenset(
+    {"utilise", "utilisent", "attente", "attend", "bloque", "bloquee", "demarre", "demarrera", "tourne", "tournera",
+     "mon", "ma", "mes", "est", "toujours", "encore", "tache", "partira", "commencera"}
+)  # fmt: skip
+_ENGLISH_MARKERS = frozenset(
+    {"using", "uses", "pending", "waiting", "wait", "stuck", "running", "run", "start", "my", "is", "isnt", "still",
+     "will"}
+)  # fmt: skip
+
+
+def question_language(text: str) -> str | None:
+    """ "fr" or "en" when the question's words say so ("pourquoi train est en attente ?"), None when they do not
+    (a bare name, a command: `why`, `queue`, `help` are everyone's; as many words of each): then the asker's
+    Slack locale decides."""
+    folded = unicodedata.normalize("NFKD", text.lower())
+    words = re.findall(r"[a-z]+", "".join(c for c in folded if not unicodedata.combining(c)))
+    french = sum(1 for word in words if word in _FRENCH_MARKERS)
+    english = sum(1 for word in words if word in _ENGLISH_MARKERS)
+    if french > english:
+        return "fr"
+    if english > french:
+        return "en"
+    return None

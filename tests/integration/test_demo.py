@@ -274,6 +274,27 @@ async def test_the_tour_plays_in_process_and_every_line_is_answered() -> None:
     assert "you> why is train-octobre pending?" in text
 
 
+async def test_the_french_tour_is_told_and_answered_in_french() -> None:
+    """`demo --lang fr` without a terminal: the intro, the story's narration and the answers in French (its
+    questions are asked in French), and `/wait-dm admitted` finds the French DM ("admis")."""
+    out = io.StringIO()
+    status = await asyncio.wait_for(run(DemoOptions(language="fr"), tour_lines("fr"), out), timeout=60)
+    text = out.getvalue()
+    assert status == 0, text
+    assert "you> pourquoi train-octobre est en attente ?" in text
+    assert "Ne démarrera pas en l'état · exceeds-max-quota" in text
+    assert "── 10:45 : yolo-nightly a fini" in text and "── 11:00 : llm-eval-70b a fini" in text
+    assert "Le cluster : le 14/10/2026 à 10:30 : le début" in text
+    assert "the start, four stories" not in text
+
+
+async def test_a_question_asked_in_french_is_answered_in_french() -> None:
+    out = io.StringIO()
+    status = await asyncio.wait_for(run(DemoOptions(), ["pourquoi train-octobre est en attente ?"], out), timeout=60)
+    assert status == 0
+    assert "Ne démarrera pas en l'état · exceeds-max-quota" in out.getvalue()
+
+
 def test_the_tour_as_a_command_answers_every_line_with_verdicts_positions_threads_and_dms() -> None:
     result = _demo("--script", "bot/demo/script.txt")
     out = result.stdout

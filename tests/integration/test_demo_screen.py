@@ -37,14 +37,23 @@ def _answer(rows: list[str], line: str) -> list[str]:
 @pytest.mark.parametrize("colour", [False, True], ids=["plain", "colour"])
 async def test_the_first_screen_shows_the_intro_and_what_to_try(colour: bool) -> None:
     rows = await _screen(colour=colour)
-    over = next(i for i, row in enumerate(rows) if row.startswith("(the script is over"))
-    first_screen = rows[max(0, over - (HEIGHT - 1)) : over]  # the last row is the prompt's
-    assert first_screen[0].startswith("kueue-bot demo:") or any(r.startswith("kueue-bot demo:") for r in first_screen)
+    first_screen = rows[: HEIGHT - 1]  # the intro comes first, before the DMs it tells of
+    assert first_screen[0].startswith("kueue-bot demo:")
     assert "Try:" in first_screen
     for example in ("why is train-octobre pending?", "/kueue queue equipe-data/default", "click watch", "more"):
         assert any(row.strip().startswith(example) for row in first_screen), example
-    assert rows.index("Try:") > max(i for i, row in enumerate(rows) if row.startswith("✉  DM from kueue-bot"))
+    assert rows.index("Try:") < min(i for i, row in enumerate(rows) if row.startswith("✉  DM from kueue-bot"))
     assert all(width_of(row) <= WIDTH for row in rows), [row for row in rows if width_of(row) > WIDTH]
+
+
+async def test_more_never_starts_mid_sentence_and_survives_a_click() -> None:
+    question = "why is vit-large-finetune pending?"
+    rows = await _screen(question, "click queue", "more")
+    after = _answer(rows, "more")
+    shown = [row for row in after if row.startswith("   │")]
+    assert shown, "more shows the rest of the answer held before click queue"
+    assert not shown[0].startswith("   │   "), "a page starts a sentence, not the rest of a wrapped one"
+    assert "(nothing more to show" not in "\n".join(after)
 
 
 async def test_lines_break_between_words_under_their_margin() -> None:
