@@ -101,6 +101,7 @@ def render_fit_text(fitting: Fitting, *, colour: bool = False, language: str = D
     if demand:
         amounts = ", ".join(f"{k}={v}" for k, v in quantities(demand).items())
         lines += ["", render("terminal.demand", {"demand": amounts}, language)]
+    return "\n".join(lines) + "\n"
 
 
 def render_queue_text(view: QueueView, language: str = DEFAULT_LANGUAGE) -> str:
