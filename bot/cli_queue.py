@@ -45,6 +45,7 @@ def add_queue(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     queue_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
     queue_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
     queue_cmd.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG)")
+    add_cluster_option(queue_cmd)
 
 
 def _names(args: argparse.Namespace) -> tuple[str, str]:
@@ -117,3 +118,35 @@ def run_queue(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_queue_text(view, language))
     return 0 if view.exists else 1
+
+
+def add_cluster_option(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--cluster",
+        default=None,
+        metavar="NAME",
+        help="a cluster of CLUSTERS (as the bot names it), or else a kubeconfig context",
+    )
+
+
+def apply_cluster(args: argparse.Namespace) -> str | None:
+    """`--cluster NAME`: the kubeconfig and context of that cluster of CLUSTERS (the setting the bot serves several
+    clusters with), or NAME as a kubeconfig context when CLUSTERS does not name it. Returns a note for stderr."""
+    from bot.clusters import CONTEXT, IN_CLUSTER, parse_clusters
+
+    name = getattr(args, "cluster", None)
+    if not name:
+        return None
+    problems: list[str] = []
+    specs = {spec.name: spec for spec in parse_clusters(os.environ.get("CLUSTERS", ""), problems)}
+    spec = specs.get(name)
+    if spec is None:
+        args.context = args.context or name
+        return f"--cluster {name}: not in CLUSTERS, used as the kubeconfig context {name}"
+    if spec.how == IN_CLUSTER:
+        args.kubeconfig, args.context = None, None
+    elif spec.how == CONTEXT:
+        args.context = spec.context
+    else:
+        args.kubeconfig, args.context = spec.path, spec.context
+    return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 CATALOGUE: dict[str, str | tuple[str, ...]] = {
     # --- headlines: one sentence a person can act on, per verdict ---
-    "headline.job-not-found": "No {kind} named {name} in namespace {namespace}: check the name and the namespace.",
+    "headline.job-not-found": "No {kind} named {name} in namespace {namespace}.",
     "headline.not-managed": (
         "{job} is not managed by Kueue: it names LocalQueue {annotated} only by the annotation {label}, which "
         "Kueue ignores since v0.15 (only the label counts), so Kueue never queued it.",
@@ -858,7 +858,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "I found no {kind} named {name}.",
     ),
     "slack.not-found.suggest": "Did you mean one of these?",
-    "slack.not-found.hint": "Check the name and the namespace, for instance {example}.",
+    "slack.not-found.hint": (
+        "Check the name and the namespace, for instance {example}; `/kueue help` lists what I can answer."
+    ),
     "slack.kind.any": "job",
     "slack.refused": (
         "Sorry, I can't answer about namespace {namespace} here. If you should be able to, ask the bot's admins "

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 CATALOGUE: dict[str, str | tuple[str, ...]] = {
-    "headline.job-not-found": "Aucun {kind} nommé {name} dans le namespace {namespace} : vérifiez le nom et le namespace.",
+    "headline.job-not-found": "Aucun {kind} nommé {name} dans le namespace {namespace}.",
     "headline.not-managed": (
         "{job} n'est pas géré par Kueue : il ne désigne la LocalQueue {annotated} que par l'annotation {label}, "
         "que Kueue ignore depuis la v0.15 (seul le label compte), Kueue ne l'a donc jamais mis en file.",
@@ -906,7 +906,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Je n'ai trouvé aucun {kind} nommé {name}.",
     ),
     "slack.not-found.suggest": "Vouliez-vous dire l'un de ceux-ci ?",
-    "slack.not-found.hint": "Vérifiez le nom et le namespace, par exemple {example}.",
+    "slack.not-found.hint": (
+        "Vérifiez le nom et le namespace, par exemple {example} ; `/kueue help` dit à quoi je sais répondre."
+    ),
     "slack.kind.any": "job",
     "slack.refused": (
         "Désolé, je ne peux pas répondre au sujet du namespace {namespace} ici. Si vous devriez y avoir accès, "

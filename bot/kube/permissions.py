@@ -64,7 +64,7 @@ LEASES = Rule("coordination.k8s.io", ("leases",), ("get", "list", "watch", "crea
 CONFIGMAPS = Rule("", ("configmaps",), ("get", "list", "watch", "create", "update", "patch", "delete"))
 
 
-Finding = tuple[bool, str]  # passed?, the line for a person
+Finding = tuple[bool | None, str]  # passed? (None: not checked, an earlier check failed), the line for a person
 
 
 def _review(verb: str, group: str, resource: str, namespace: str) -> dict[str, object]:
@@ -109,8 +109,13 @@ def check_cluster(client: KubeClient, *, namespace: str, leases: bool, configmap
     try:
         version = client.get("/version", what="the API server's version")
     except BotError as error:
-        return [(False, f"the Kubernetes API at {host} does not answer: {error}")]
-    findings = [(True, f"the Kubernetes API at {host} answers (version {version.get('gitVersion', '?')})")]
+        return [
+            (False, f"the Kubernetes API at {host} does not answer: {error}"),
+            (None, "Kueue's API and the roles' permissions not checked: the API server did not answer"),
+        ]
+    findings: list[Finding] = [
+        (True, f"the Kubernetes API at {host} answers (version {version.get('gitVersion', '?')})")
+    ]
     try:
         served = client.served_version(KUEUE_GROUP, KUEUE_VERSIONS)
         findings.append(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import socket
 from pathlib import Path
 from typing import Any
 
@@ -118,6 +119,28 @@ async def test_online_an_unreachable_cluster_is_one_line(tmp_path: Path, monkeyp
     assert status == EXIT_UNAVAILABLE
     problems = [line for line in err.splitlines() if line.startswith("kueue-bot: problem:")]
     assert len(problems) == 1 and "does not answer" in problems[0], err
+
+
+async def test_online_slack_out_of_reach_is_said_so_not_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No network to Slack is not a refused token; the checks that could not run are said too."""
+    with socket.socket() as probe:  # a loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{probe.getsockname()[1]}/api/"
+    async with FakeSlack() as slack, FakeKubeAPI(token=ADMIN_TOKEN) as api:
+        kubeconfig = api.write_kubeconfig(tmp_path / "kubeconfig")
+        await api.stop()
+        extra = {"SLACK_API_URL": dead, "SLACK_APP_TOKEN": "xapp-1-A0000-0000-socket"}
+        env_file = _env_file(tmp_path, slack, kubeconfig, **extra)
+        status, _, err = await _check(env_file, monkeypatch)
+    assert status == EXIT_UNAVAILABLE, err
+    problems = [line for line in err.splitlines() if line.startswith("kueue-bot: problem:")]
+    assert problems[0].startswith(f"kueue-bot: problem: could not reach Slack at {dead} to check SLACK_BOT_TOKEN")
+    assert "did not accept" not in err
+    skipped = [line for line in err.splitlines() if line.startswith("kueue-bot: skipped:")]
+    assert len(skipped) == 2, err  # the app token, and Kueue's API with the permissions
+    assert "2 online checks failed, 2 not run" in err
 
 
 def test_online_is_not_run_on_invalid_settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -100,3 +100,20 @@ def test_a_dump_is_searched_too(tmp_path: Path, capsys: pytest.CaptureFixture[st
     code, out, err = _run(capsys, "explain", "train-octobre", "--from-file", str(two), "--now", NOW)
     assert code == EXIT_NOT_FOUND
     assert "equipe-ops/train-octobre" in err and "equipe-data/train-octobre" in err
+
+
+def test_cluster_names_a_cluster_of_clusters_or_a_context(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--cluster NAME` as the bot's CLUSTERS names it (the README's word), else a kubeconfig context."""
+    server.load_dump(DUMP)
+    kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+    monkeypatch.setenv("CLUSTERS", f"lab=file:{kubeconfig}")
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "absent"))
+    code, out, err = _run(capsys, "explain", "equipe-data/train-octobre", "--cluster", "lab", "--format", "json")
+    assert code == EXIT_OK, err
+    assert json.loads(out)["verdict"] == "exceeds-max-quota"
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    code, _, err = _run(capsys, "explain", "equipe-data/train-octobre", "--cluster", "elsewhere")
+    assert "--cluster elsewhere: not in CLUSTERS, used as the kubeconfig context elsewhere" in err
+    assert code == 3  # no such context: one clear line, exit 3
