@@ -37,6 +37,8 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "Chacun des {replicas} pod(s) du Deployment a son propre Workload : cette réponse vaut pour un seul."
     ),
     # Slack
+    "fit.help.fit": "{example} : un tel job serait-il admis, avant de le soumettre ? (ou collez son YAML dans un bloc de code après « est-ce que ça rentre ? »).",
+    "fit.help.quota": "{example} : ce que cette queue peut donner maintenant, par flavor et ressource.",
     "fit.slack.title.now": "✅ Admissible maintenant",
     "fit.slack.title.later": "⏳ Admissible plus tard",
     "fit.slack.title.never": "⛔ Jamais admissible tel que configuré",

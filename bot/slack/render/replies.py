@@ -39,6 +39,8 @@ def help_message(*, language: str, command: str = "/kueue") -> SlackMessage:
         ("slack.help.why", f"{command} why <{ns}>/<{job}>"),
         ("slack.help.queue", f"{command} queue <{ns}>/<{queue}>"),
         ("slack.help.who", f"{command} who gpu"),
+        ("fit.help.fit", f"{command} fit <{ns}>/<{queue}> 4 x (cpu 8, memory 32Gi)"),
+        ("fit.help.quota", f"{command} quota <{ns}>/<{queue}>"),
         ("slack.help.watch", f"{command} watch <{ns}>/<{job}>"),
         ("slack.help.unwatch", f"{command} unwatch <{ns}>/<{job}>"),
         ("slack.help.mute", f"{command} mute"),
