@@ -1095,3 +1095,12 @@ CATALOGUE.update(_FIT)
 from bot.copy.delivery_en import DELIVERY as _DELIVERY  # noqa: E402
 
 CATALOGUE.update(_DELIVERY)
+
+# The party that holds a job, named (issue 39), in its own module; its headline sentences come first.
+from bot.copy.parties_en import FIRST as _PARTIES_FIRST  # noqa: E402
+from bot.copy.parties_en import PARTIES as _PARTIES  # noqa: E402
+
+CATALOGUE.update(_PARTIES)
+for _key, _first in _PARTIES_FIRST.items():
+    _own = CATALOGUE[_key]
+    CATALOGUE[_key] = (*_first, *((_own,) if isinstance(_own, str) else _own))

@@ -38,6 +38,9 @@ class Verdict(StrEnum):
     # The job's prebuilt Workload no longer matches it: Kueue marked it Finished with reason OutOfSync
     # (jobframework/reconciler.go:1381-1387) and will never admit the job through it.
     WORKLOAD_OUT_OF_SYNC = "workload-out-of-sync"
+    # Kueue is preempting it: evicted (reason Preempted) while it still holds its quota, its pods stopping
+    # (jobframework/reconciler.go "handle eviction"); requeued once they have.
+    PREEMPTED = "preempted"
 
     @property
     def never_fixes_itself(self) -> bool:
@@ -96,6 +99,7 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.FINISHED: _Traits(waiting=False, queued=False),
     Verdict.INVALID_REQUEST: _NEVER_AT_ONCE,
     Verdict.WORKLOAD_OUT_OF_SYNC: _Traits(never=True, at_once=True, queued=False),
+    Verdict.PREEMPTED: _OFF_QUEUE,
 }
 
 

@@ -10,9 +10,20 @@ Kueue's own record decides first; the engine's checks decide where Kueue has rec
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 
-from bot.trace import blockers, messages, podgroup, podsready, provisioning, queuechain, record, scheduling
+from bot.trace import (
+    blockers,
+    messages,
+    podgroup,
+    podsready,
+    preemptions,
+    provisioning,
+    queuechain,
+    record,
+    scheduling,
+)
 from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
@@ -184,6 +195,9 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
     record.condition_steps(walk, workload)  # after the chain: its resource groups read Kueue's record
     if not workload.active or workload.is_true("DeactivationTarget"):
         return _deactivated(walk, workload, job)
+    being = preemptions.being_preempted(walk, workload)
+    if being is not None:  # still admitted while its pods stop: not running
+        return result(walk, Verdict.PREEMPTED, being[0], workload=workload, job=job)
     if workload.admitted:
         record.execution_time_step(walk, workload)
         provisioning.pod_set_update_steps(walk, workload.checks)
@@ -342,8 +356,27 @@ def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
     if verdict == Verdict.WAITING_FOR_PODS_READY:  # blockAdmission: the workloads whose pods hold it, named
         walk.pods_ready = podsready.blockers(walk, workload)
     headline = headline_params(walk, workload, verdict, recorded)
+    headline.update(_parties(walk, workload, verdict, headline))
     advise(walk, workload, verdict, recorded)
-    return result(walk, verdict, headline, workload=workload, job=job)
+    preempted = preemptions.after_preemption(walk, workload)
+    explanation = result(walk, verdict, headline, workload=workload, job=job)
+    return explanation if preempted is None else preemptions.headline_after_preemption(walk, explanation, preempted)
+
+
+def _parties(
+    walk: Walk, workload: Workload, verdict: Verdict, headline: Mapping[str, object]
+) -> dict[str, Value | None]:
+    """The headline's parties: the workloads Kueue preempts for it, the ClusterQueues that borrow what it
+    waits for when its ClusterQueue may not reclaim it."""
+    if verdict == Verdict.WAITING_FOR_PREEMPTION:
+        return dict(preemptions.victims(walk, workload))
+    cq = walk.chain.cluster_queue if walk.chain is not None else None
+    shortfalls = walk.fit.shortfalls() if walk.fit is not None else []
+    if verdict != Verdict.WAITING_FOR_QUOTA or cq is None or not shortfalls or not cq.cohort:
+        return {}
+    said = (headline.get("flavor"), headline.get("resource"))
+    first = next((s for s in shortfalls if (s.flavor, s.resource) == said), shortfalls[0])
+    return dict(preemptions.borrowed(walk, cq, first.flavor, first.resource))
 
 
 def _unknown_params(condition: Condition) -> dict[str, Value | None]:

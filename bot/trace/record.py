@@ -73,6 +73,8 @@ def condition_steps(walk: Walk, workload: Workload) -> None:
         message = condition.message
         if kind == "QuotaReserved" and (_read_whole(walk, condition) or _says_reserved(condition)):
             message = ""  # the record's steps, or the reserved step, say it
+        if kind in ("Evicted", "Requeued") and condition.is_true and messages.parse_preemption(message) is not None:
+            message = ""  # the preemption's step names the preemptor, its ClusterQueue and why (not UIDs)
         walk.step(
             "conditions",
             _condition_outcome(kind, condition.is_true, condition.is_false),

@@ -761,6 +761,28 @@ CASES = [
         steps=("cluster-queue.admitted", "scheduling.pods"),
     ),
     Case(
+        "preempted: still admitted while its pods stop",
+        [
+            *cluster(),
+            TRAIN_JOB,
+            workload(
+                of=TRAIN_JOB,
+                status={
+                    **reserved("cq", assignment("main", 2, default={"cpu": "2"})),
+                    "conditions": [
+                        *reserved("cq", assignment("main", 2, default={"cpu": "2"}))["conditions"],
+                        condition("Evicted", True, "Preempted", MSG_PREEMPTED),
+                        condition("Preempted", True, "InClusterQueue", MSG_PREEMPTED),
+                    ],
+                },
+            ),
+            RUNNING_POD,
+        ],
+        V.PREEMPTED,
+        steps=("conditions.being-preempted",),
+        mentions=("being preempted", "priority within the ClusterQueue"),
+    ),
+    Case(
         "running, asked by its Workload",
         [*cluster(), TRAIN_JOB, ADMITTED],
         V.RUNNING,
@@ -887,6 +909,7 @@ NOT_IN_A_QUEUE = {
     V.PODS_PENDING,
     V.RUNNING,
     V.FINISHED,
+    V.PREEMPTED,
 }
 
 

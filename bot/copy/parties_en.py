@@ -1,0 +1,79 @@
+"""The party that holds a job, named (issue 39), in English: merged into bot.copy.en's catalogue.
+
+`PARTIES` holds new keys; `FIRST` holds headline sentences tried before the catalogue's own ones for that key
+(render takes the first whose placeholders are all given)."""
+
+PARTIES: dict[str, str | tuple[str, ...]] = {
+    # --- why Kueue preempted (the Preempted condition's reason) ---
+    "fragment.why-in-cluster-queue": "priority within the ClusterQueue",
+    "fragment.why-reclamation": "reclamation of its nominal quota within the cohort",
+    "fragment.why-fair-sharing": "Fair Sharing within the cohort",
+    "fragment.why-reclaim-while-borrowing": "reclamation within the cohort while borrowing",
+    "fragment.and-more": "and {count} more",
+    "fragment.requeued": "requeued",
+    "fragment.borrower": "{cluster_queue} borrows {amount}",
+    # --- being preempted: still holding its quota while its pods stop ---
+    "headline.preempted": (
+        "{job} is being preempted: Kueue is stopping it to make room for {preemptor} in ClusterQueue "
+        "{preemptor_queue} ({why}). Once its pods have stopped, Kueue requeues it in ClusterQueue {cluster_queue}, "
+        "where it will stand at position {position}.",
+        "{job} is being preempted: Kueue is stopping it to make room for {preemptor} in ClusterQueue "
+        "{preemptor_queue} ({why}). Once its pods have stopped, Kueue requeues it in ClusterQueue {cluster_queue}.",
+        "{job} is being preempted ({why}): Kueue is stopping it to make room for another workload in ClusterQueue "
+        "{preemptor_queue}. Once its pods have stopped, Kueue requeues it in ClusterQueue {cluster_queue}.",
+        "{job} is being preempted ({why}): Kueue is stopping it to make room for another workload. Once its pods "
+        "have stopped, Kueue requeues it in ClusterQueue {cluster_queue}.",
+        "{job} is being preempted: Kueue is stopping it to make room for another workload, then requeues it.",
+    ),
+    "conditions.being-preempted": (
+        "Kueue evicted it at {since} to make room for {preemptor} in ClusterQueue {preemptor_queue} ({why}); it "
+        "still holds its quota until its pods have stopped.",
+        "Kueue evicted it at {since} ({why}); it still holds its quota until its pods have stopped.",
+        "Kueue evicted it to make room for another workload; it still holds its quota until its pods have stopped.",
+    ),
+    "action.wait-requeue": (
+        "Nothing to do: once its pods have stopped, Kueue requeues it and admits it again when there is room. "
+        "A higher WorkloadPriorityClass keeps a job from being preempted by lower-priority work."
+    ),
+    # --- preempted, then requeued ---
+    "headline.after-preemption": (
+        "{job} was preempted at {since} by {preemptor} in ClusterQueue {preemptor_queue} ({why}) and requeued, "
+        "position {position}. {then}",
+        "{job} was preempted at {since} by {preemptor} in ClusterQueue {preemptor_queue} ({why}) and requeued. {then}",
+        "{job} was preempted at {since} ({why}) and requeued, position {position}. {then}",
+        "{job} was preempted at {since} ({why}) and requeued. {then}",
+        "{job} was preempted and requeued. {then}",
+    ),
+    # --- preempting others ---
+    "conditions.preempting-victims": (
+        "Kueue is preempting {victims} in ClusterQueue {victim_queues} ({why}) to make room for it.",
+        "Kueue is preempting {victims} in ClusterQueue {victim_queues} to make room for it.",
+    ),
+    # --- borrowed quota ---
+    "quota.borrowed-by": (
+        "{resource} in flavor {flavor}: {borrowers} of it from cohort {cohort}; ClusterQueue {cluster_queue}'s "
+        "preemption.reclaimWithinCohort is {policy}, so Kueue does not take it back: it waits for them to finish.",
+        "{resource} in flavor {flavor}: {borrowers} of it from cohort {cohort}; ClusterQueue {cluster_queue} can "
+        "reclaim it (preemption.reclaimWithinCohort {policy}).",
+    ),
+}
+
+FIRST: dict[str, tuple[str, ...]] = {
+    "conditions.preempted": (
+        "Preempted at {since} by {preemptor} in ClusterQueue {preemptor_queue} ({why}); {requeued}.",
+        "Preempted at {since} ({why}); {requeued}.",
+    ),
+    "headline.waiting-for-preemption": (
+        "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} ({why}) to make "
+        "room for it.",
+        "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} to make room for it.",
+    ),
+    "headline.waiting-for-quota": (
+        "{job} waits for {needed} more {resource} in ClusterQueue {cluster_queue} (flavor {flavor}): {borrowers} "
+        "of it from cohort {cohort}, and {cluster_queue}'s preemption.reclaimWithinCohort is Never, so Kueue does "
+        "not take it back; it waits for them to finish. Position {position} in the queue, {ahead} ahead.",
+        "{job} waits for {needed} more {resource} in ClusterQueue {cluster_queue} (flavor {flavor}): {borrowers} "
+        "of it from cohort {cohort}, and {cluster_queue}'s preemption.reclaimWithinCohort is Never, so Kueue does "
+        "not take it back; it waits for them to finish.",
+    ),
+}

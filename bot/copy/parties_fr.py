@@ -1,0 +1,85 @@
+"""The party that holds a job, named (issue 39), in French: merged into bot.copy.fr's catalogue.
+
+`PARTIES` holds new keys; `FIRST` holds headline sentences tried before the catalogue's own ones for that key."""
+
+PARTIES: dict[str, str | tuple[str, ...]] = {
+    # --- pourquoi Kueue a préempté ---
+    "fragment.why-in-cluster-queue": "priorité au sein de la ClusterQueue",
+    "fragment.why-reclamation": "récupération de son quota nominal au sein de la cohorte",
+    "fragment.why-fair-sharing": "partage équitable (Fair Sharing) au sein de la cohorte",
+    "fragment.why-reclaim-while-borrowing": "récupération au sein de la cohorte en empruntant",
+    "fragment.and-more": "et {count} autre(s)",
+    "fragment.requeued": "remis en file",
+    "fragment.borrower": "{cluster_queue} en emprunte {amount}",
+    # --- en cours de préemption ---
+    "headline.preempted": (
+        "{job} est en cours de préemption : Kueue l'arrête pour faire de la place à {preemptor} dans la "
+        "ClusterQueue {preemptor_queue} ({why}). Une fois ses pods arrêtés, Kueue le remet en file dans la "
+        "ClusterQueue {cluster_queue}, où il sera en position {position}.",
+        "{job} est en cours de préemption : Kueue l'arrête pour faire de la place à {preemptor} dans la "
+        "ClusterQueue {preemptor_queue} ({why}). Une fois ses pods arrêtés, Kueue le remet en file dans la "
+        "ClusterQueue {cluster_queue}.",
+        "{job} est en cours de préemption ({why}) : Kueue l'arrête pour faire de la place à une autre charge dans "
+        "la ClusterQueue {preemptor_queue}. Une fois ses pods arrêtés, Kueue le remet en file dans la ClusterQueue "
+        "{cluster_queue}.",
+        "{job} est en cours de préemption ({why}) : Kueue l'arrête pour faire de la place à une autre charge. Une "
+        "fois ses pods arrêtés, Kueue le remet en file dans la ClusterQueue {cluster_queue}.",
+        "{job} est en cours de préemption : Kueue l'arrête pour faire de la place à une autre charge, puis le "
+        "remet en file.",
+    ),
+    "conditions.being-preempted": (
+        "Kueue l'a évincé à {since} pour faire de la place à {preemptor} dans la ClusterQueue {preemptor_queue} "
+        "({why}) ; il garde son quota jusqu'à l'arrêt de ses pods.",
+        "Kueue l'a évincé à {since} ({why}) ; il garde son quota jusqu'à l'arrêt de ses pods.",
+        "Kueue l'a évincé pour faire de la place à une autre charge ; il garde son quota jusqu'à l'arrêt de ses pods.",
+    ),
+    "action.wait-requeue": (
+        "Rien à faire : une fois ses pods arrêtés, Kueue le remet en file et l'admet de nouveau quand il y a de la "
+        "place. Une WorkloadPriorityClass plus haute évite qu'un travail moins prioritaire le préempte."
+    ),
+    # --- préempté, puis remis en file ---
+    "headline.after-preemption": (
+        "{job} a été préempté à {since} par {preemptor} dans la ClusterQueue {preemptor_queue} ({why}) et remis "
+        "en file, position {position}. {then}",
+        "{job} a été préempté à {since} par {preemptor} dans la ClusterQueue {preemptor_queue} ({why}) et remis "
+        "en file. {then}",
+        "{job} a été préempté à {since} ({why}) et remis en file, position {position}. {then}",
+        "{job} a été préempté à {since} ({why}) et remis en file. {then}",
+        "{job} a été préempté et remis en file. {then}",
+    ),
+    # --- préempter les autres ---
+    "conditions.preempting-victims": (
+        "Kueue préempte {victims} dans la ClusterQueue {victim_queues} ({why}) pour lui faire de la place.",
+        "Kueue préempte {victims} dans la ClusterQueue {victim_queues} pour lui faire de la place.",
+    ),
+    # --- quota emprunté ---
+    "quota.borrowed-by": (
+        "{resource} dans la flavor {flavor} : {borrowers} à la cohorte {cohort} ; la "
+        "preemption.reclaimWithinCohort de la ClusterQueue {cluster_queue} vaut {policy}, donc Kueue ne le "
+        "reprend pas : il attend qu'elles finissent.",
+        "{resource} dans la flavor {flavor} : {borrowers} à la cohorte {cohort} ; la ClusterQueue "
+        "{cluster_queue} peut le reprendre (preemption.reclaimWithinCohort {policy}).",
+    ),
+}
+
+FIRST: dict[str, tuple[str, ...]] = {
+    "conditions.preempted": (
+        "Préempté à {since} par {preemptor} dans la ClusterQueue {preemptor_queue} ({why}) ; {requeued}.",
+        "Préempté à {since} ({why}) ; {requeued}.",
+    ),
+    "headline.waiting-for-preemption": (
+        "{job} devrait bientôt démarrer : Kueue préempte {victims} dans la ClusterQueue {victim_queues} ({why}) "
+        "pour lui faire de la place.",
+        "{job} devrait bientôt démarrer : Kueue préempte {victims} dans la ClusterQueue {victim_queues} pour lui "
+        "faire de la place.",
+    ),
+    "headline.waiting-for-quota": (
+        "{job} attend {needed} {resource} de plus dans la ClusterQueue {cluster_queue} (flavor {flavor}) : "
+        "{borrowers} à la cohorte {cohort}, et la preemption.reclaimWithinCohort de {cluster_queue} vaut Never, "
+        "donc Kueue ne le reprend pas ; il attend qu'elles finissent. Position {position} dans la file, {ahead} "
+        "devant.",
+        "{job} attend {needed} {resource} de plus dans la ClusterQueue {cluster_queue} (flavor {flavor}) : "
+        "{borrowers} à la cohorte {cohort}, et la preemption.reclaimWithinCohort de {cluster_queue} vaut Never, "
+        "donc Kueue ne le reprend pas ; il attend qu'elles finissent.",
+    ),
+}
