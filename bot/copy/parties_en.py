@@ -56,9 +56,47 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
         "{resource} in flavor {flavor}: {borrowers} of it from cohort {cohort}; ClusterQueue {cluster_queue} can "
         "reclaim it (preemption.reclaimWithinCohort {policy}).",
     ),
+    # --- a WorkloadPriorityClass that does not exist ---
+    "workload.priority-class-missing": (
+        "The job names WorkloadPriorityClass {priority_class} (label {label}), which does not exist: Kueue cannot "
+        "give its Workload a priority, so it creates none."
+    ),
+    "action.fix-priority-class": (
+        "Set the label {label} to an existing WorkloadPriorityClass (`kubectl get workloadpriorityclasses`), or "
+        "ask an admin to create {priority_class}; Kueue then creates the {kind}'s Workload."
+    ),
+    # --- partial admission: the quota steps agree with the headline ---
+    "quota.partial-fits": (
+        "Partial admission (annotation {annotation}, minimum {min_pods} pods): Kueue admits it with fewer pods; "
+        "{pods} of its {all_pods} pods fit now.",
+        "Partial admission (minCount, minimum {min_pods} pods): Kueue admits it with fewer pods; {pods} of its "
+        "{all_pods} pods fit now.",
+    ),
+    "quota.partial-waits": (
+        "Partial admission (annotation {annotation}, minimum {min_pods} pods): {pods} of its {all_pods} pods "
+        "fit the most the queue can give; they wait for capacity others use now.",
+        "Partial admission (minCount, minimum {min_pods} pods): {pods} of its {all_pods} pods fit the most the "
+        "queue can give; they wait for capacity others use now.",
+    ),
 }
 
 FIRST: dict[str, tuple[str, ...]] = {
+    "quota.never-fits": (
+        "{resource} in flavor {flavor}: all {all_pods} pods need {requested}, more than ClusterQueue "
+        "{cluster_queue} can ever get ({maximum}): Kueue admits fewer pods instead (partial admission).",
+    ),
+    "quota.waits": (
+        "{resource} in flavor {flavor}: all {all_pods} pods need {requested}; free {available}: Kueue admits "
+        "fewer pods instead (partial admission).",
+    ),
+    "quota.in-cohort-waits": (
+        "{resource} in flavor {flavor}: all {all_pods} pods need {requested}; free now {available} with cohort "
+        "{cohort}: Kueue admits fewer pods instead (partial admission).",
+    ),
+    "headline.workload-missing": (
+        "{job} names WorkloadPriorityClass {priority_class}, which does not exist, so Kueue creates no Workload "
+        "for it and it cannot be queued.",
+    ),
     "conditions.preempted": (
         "Preempted at {since} by {preemptor} in ClusterQueue {preemptor_queue} ({why}); {requeued}.",
         "Preempted at {since} ({why}); {requeued}.",

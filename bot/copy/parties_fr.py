@@ -60,9 +60,48 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
         "{resource} dans la flavor {flavor} : {borrowers} à la cohorte {cohort} ; la ClusterQueue "
         "{cluster_queue} peut le reprendre (preemption.reclaimWithinCohort {policy}).",
     ),
+    # --- une WorkloadPriorityClass qui n'existe pas ---
+    "workload.priority-class-missing": (
+        "Le job nomme la WorkloadPriorityClass {priority_class} (label {label}), qui n'existe pas : Kueue ne peut "
+        "pas donner de priorité à son Workload, donc il n'en crée aucun."
+    ),
+    "action.fix-priority-class": (
+        "Mettez dans le label {label} une WorkloadPriorityClass qui existe (`kubectl get workloadpriorityclasses`), "
+        "ou demandez à un admin de créer {priority_class} ; Kueue crée alors le Workload du {kind}."
+    ),
+    # --- admission partielle : les étapes du quota s'accordent avec le titre ---
+    "quota.partial-fits": (
+        "Admission partielle (annotation {annotation}, au moins {min_pods} pods) : Kueue l'admet avec moins de "
+        "pods ; {pods} de ses {all_pods} pods tiennent maintenant.",
+        "Admission partielle (minCount, au moins {min_pods} pods) : Kueue l'admet avec moins de pods ; {pods} de "
+        "ses {all_pods} pods tiennent maintenant.",
+    ),
+    "quota.partial-waits": (
+        "Admission partielle (annotation {annotation}, au moins {min_pods} pods) : {pods} de ses {all_pods} pods "
+        "tiennent dans le maximum de la file ; ils attendent la capacité que d'autres utilisent maintenant.",
+        "Admission partielle (minCount, au moins {min_pods} pods) : {pods} de ses {all_pods} pods tiennent dans "
+        "le maximum de la file ; ils attendent la capacité que d'autres utilisent maintenant.",
+    ),
 }
 
 FIRST: dict[str, tuple[str, ...]] = {
+    "quota.never-fits": (
+        "{resource} dans la flavor {flavor} : ses {all_pods} pods demandent {requested}, plus que la ClusterQueue "
+        "{cluster_queue} ne peut jamais obtenir ({maximum}) : Kueue admet moins de pods à la place (admission "
+        "partielle).",
+    ),
+    "quota.waits": (
+        "{resource} dans la flavor {flavor} : ses {all_pods} pods demandent {requested} ; libre {available} : "
+        "Kueue admet moins de pods à la place (admission partielle).",
+    ),
+    "quota.in-cohort-waits": (
+        "{resource} dans la flavor {flavor} : ses {all_pods} pods demandent {requested} ; libre maintenant "
+        "{available} avec la cohorte {cohort} : Kueue admet moins de pods à la place (admission partielle).",
+    ),
+    "headline.workload-missing": (
+        "{job} nomme la WorkloadPriorityClass {priority_class}, qui n'existe pas : Kueue ne lui crée pas de "
+        "Workload, il ne peut donc pas être mis en file.",
+    ),
     "conditions.preempted": (
         "Préempté à {since} par {preemptor} dans la ClusterQueue {preemptor_queue} ({why}) ; {requeued}.",
         "Préempté à {since} ({why}) ; {requeued}.",

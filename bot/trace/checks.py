@@ -30,6 +30,7 @@ from bot.trace.fits import (
 )
 from bot.trace.flavormatch import excluding_keys, group_label_keys, matches_node_labels, untolerated_taint
 from bot.trace.model import ClusterQueue, FlavorQuotas, PodSet, Workload
+from bot.trace.quantity import Quantities
 from bot.trace.queuechain import QueueChain, namespace_allowed, queue_chain
 from bot.trace.quota import ZERO, Capacity, capacity, usage_inputs
 from bot.trace.snapshot import Snapshot, same_objects
@@ -53,6 +54,23 @@ __all__ = [
 
 
 # --- flavors and quota ------------------------------------------------------------------------------
+
+
+def transformed(workload: Workload | None, pod_set: PodSet, per_pod: Quantities) -> Quantities:
+    """A pod's request as Kueue counts it when Kueue's resource transformations changed it: the Workload's
+    status.resourceRequests (the pod set's total, written by the scheduler: pkg/workload/workload.go
+    PropagateResourceRequests, with applyResourceTransformations applied) names other resources than the pod
+    template (an input replaced by its outputs); else `per_pod`, the template's (no transformation, or Kueue
+    has not written it)."""
+    if workload is None or not workload.resource_requests or pod_set.count <= 0:
+        return per_pod
+    totals = next((r for name, r in workload.resource_requests if name == pod_set.name), None)
+    if not totals:
+        return per_pod
+    names = {name for name, amount in totals.items() if amount > 0 and name != PODS}
+    if names == {name for name, amount in per_pod.items() if amount > 0}:
+        return per_pod
+    return {name: amount / pod_set.count for name, amount in totals.items() if name != PODS}
 
 
 def _pod_set_resources(per_pod: Mapping[str, Decimal], cq: ClusterQueue, count: int) -> dict[str, Decimal]:
@@ -207,7 +225,7 @@ def fit_in_queue(
     results: list[PodSetFit] = []
     memo = snapshot.derived()
     for index, pod_set in enumerate(pod_sets):
-        per_pod = pod_requests_in(memo, pod_set.template)
+        per_pod = transformed(workload, pod_set, pod_requests_in(memo, pod_set.template))
         count = counts[index] if counts is not None else pod_set_count(pod_set, workload)
         requested = _pod_set_resources(per_pod, cq, count)
         covered = {r for group in cq.resource_groups for r in group.covered}
@@ -250,7 +268,7 @@ def fit_of(snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], wor
     if len(pod_sets) != 1:
         return fit_in_queue(snapshot, cq, pod_sets, workload).fit
     pod_set = pod_sets[0]
-    per_pod = pod_requests_in(snapshot.derived(), pod_set.template)
+    per_pod = transformed(workload, pod_set, pod_requests_in(snapshot.derived(), pod_set.template))
     requested = _pod_set_resources(per_pod, cq, pod_set_count(pod_set, workload))
     covered = {r for group in cq.resource_groups for r in group.covered}
     if any(amount > 0 and r not in covered for r, amount in requested.items()):

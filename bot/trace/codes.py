@@ -80,7 +80,7 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.LOCAL_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
     Verdict.CLUSTER_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
     Verdict.QUEUE_STOPPED: _Traits(),
-    Verdict.QUEUE_INACTIVE: _NEVER_AT_ONCE,
+    Verdict.QUEUE_INACTIVE: _Traits(never=True, at_once=True, queued=False),  # queue/manager.go heads skips it
     Verdict.NAMESPACE_NOT_ALLOWED: _NEVER_AT_ONCE,
     Verdict.NO_MATCHING_FLAVOR: _NEVER_AT_ONCE,
     Verdict.EXCEEDS_MAX_QUOTA: _NEVER_AT_ONCE,

@@ -33,6 +33,7 @@ from bot.trace.explanation import Explanation, Value
 from bot.trace.model import (
     ADMISSION_GATED_BY,
     PREBUILT_WORKLOAD_LABEL,
+    PRIORITY_CLASS_LABEL,
     QUEUE_NAME_LABEL,
     Condition,
     Job,
@@ -134,9 +135,25 @@ def _no_workload(walk: Walk, job: Job) -> Explanation:
         headline.update(podgroup.missing_workload(walk, job, group))
     if walk.snapshot.local_queue(namespace, queue) is None:
         local_queue_missing(walk, namespace, queue, queues)
-    if group is None or not (group.missing or group.total is None):
+    missing_class = _missing_priority_class(walk, job)
+    if missing_class:
+        headline["priority_class"] = missing_class
+    elif group is None or not (group.missing or group.total is None):
         walk.act("ask-admin-kueue", {"kind": job.meta.kind})
     return result(walk, Verdict.WORKLOAD_MISSING, headline, job=job)
+
+
+def _missing_priority_class(walk: Walk, job: Job) -> str:
+    """The WorkloadPriorityClass the job names (label kueue.x-k8s.io/priority-class) when it does not exist:
+    Kueue then creates no Workload (jobframework/reconciler.go ExtractPriority fails in prepareWorkload; newer
+    Kueue adds a Warning event WorkloadPriorityClassNotFound). A step and the fix; "" when it exists."""
+    name = job.meta.labels.get(PRIORITY_CLASS_LABEL, "").strip()
+    if not name or walk.snapshot.priority_class(name) is not None:
+        return ""
+    params: dict[str, Value | None] = {"priority_class": name, "label": PRIORITY_CLASS_LABEL}
+    walk.step("workload", Outcome.FAIL, "workload.priority-class-missing", params)
+    walk.act("fix-priority-class", {**params, "kind": job.meta.kind})
+    return name
 
 
 def _annotated(job: Job) -> dict[str, Value | None]:
@@ -351,7 +368,7 @@ def _pending(walk: Walk, workload: Workload, job: Job | None) -> Explanation:
         walk.step("conditions", Outcome.FAIL, "record.unknown-state", present(_unknown_params(walk.unknown)))
     own = queue_checks(walk, workload)
     verdict = decide(walk, recorded, own)
-    if walk.unknown is None or walk.unknown.reason in messages.KNOWN_REASONS:
+    if verdict.in_queue and (walk.unknown is None or walk.unknown.reason in messages.KNOWN_REASONS):
         place(walk, workload)  # a known reason (Pending, Inadmissible) with words the bot cannot read is queued
     if verdict == Verdict.WAITING_FOR_PODS_READY:  # blockAdmission: the workloads whose pods hold it, named
         walk.pods_ready = podsready.blockers(walk, workload)

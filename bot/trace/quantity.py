@@ -61,7 +61,8 @@ def parse_or_none(value: object) -> Decimal | None:
 
 
 def _is_bytes(resource: str) -> bool:
-    return resource in _BYTE_RESOURCES or resource.startswith("hugepages-")
+    """Memory-like resources, extended ones too ("example.com/gpu-memory", a resource transformation's output)."""
+    return resource in _BYTE_RESOURCES or resource.startswith("hugepages-") or resource.endswith("-memory")
 
 
 def _plain(value: Decimal) -> str:

@@ -13,15 +13,16 @@ from decimal import Decimal
 from bot.trace import blockers, checks, fits, holders, messages, queuechain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
-from bot.trace.explanation import Text, Value
+from bot.trace.explanation import Step, Text, Value
 from bot.trace.fits import FlavorTry, PodSetFit, QueueFit
 from bot.trace.model import QUEUE_NAME_LABEL, ClusterQueue, Workload
-from bot.trace.partial import partial_fit
+from bot.trace.partial import Partial, partial_fit
 from bot.trace.quantity import human
 from bot.trace.queuechain import QueueChain
 from bot.trace.quota import Capacity
 from bot.trace.walk import Walk
 
+MIN_PARALLELISM_ANNOTATION = "kueue.x-k8s.io/job-min-parallelism"
 _STRUCTURAL = frozenset(
     {
         Verdict.LOCAL_QUEUE_MISSING,
@@ -135,11 +136,35 @@ def _partial_verdict(walk: Walk, workload: Workload, verdict: Verdict | None) ->
     walk.partial = partial = partial_fit(walk.snapshot, chain.cluster_queue, workload.pod_sets, workload)
     if partial is None:
         return verdict
-    if partial.now is not None:
-        return None
-    if partial.ever is not None:
-        return Verdict.WAITING_FOR_QUOTA
-    return Verdict.EXCEEDS_MAX_QUOTA
+    if partial.now is None and partial.ever is None:
+        return Verdict.EXCEEDS_MAX_QUOTA
+    _partial_steps(walk, workload, partial)
+    return None if partial.now is not None else Verdict.WAITING_FOR_QUOTA
+
+
+_FULL_COUNT_CODES = frozenset({"quota.never-fits", "quota.waits", "quota.in-cohort-waits"})
+
+
+def _partial_steps(walk: Walk, workload: Workload, partial: Partial) -> None:
+    """The quota steps were written for every pod: with partial admission they say so, as information (not
+    "it will never fit" under a headline that says it fits with fewer), and one step says how many fit, by
+    which annotation (a Job's kueue.x-k8s.io/job-min-parallelism becomes its pod set's minCount:
+    pkg/controller/jobs/job/job_controller.go:460)."""
+    never_only = partial.now is None  # it waits: what is short now still holds it
+    for index, step in enumerate(walk.steps):
+        if step.code not in _FULL_COUNT_CODES or (never_only and step.code != "quota.never-fits"):
+            continue
+        text = Text(step.code, {**step.text.params, "all_pods": partial.pods})
+        walk.steps[index] = Step(step.step, Outcome.INFO, step.code, text, step.data)
+    owner = next((o for o in workload.meta.owners if o.controller), None)
+    params: dict[str, Value | None] = {
+        "pods": partial.pods_at(partial.now if partial.now is not None else partial.ever),
+        "all_pods": partial.pods,
+        "min_pods": partial.min_pods,
+        "annotation": MIN_PARALLELISM_ANNOTATION if owner is not None and owner.kind == "Job" else None,
+    }
+    code = "quota.partial-fits" if partial.now is not None else "quota.partial-waits"
+    walk.step("quota", Outcome.PASS if partial.now is not None else Outcome.INFO, code, params)
 
 
 def recorded_exclusions(workload: Workload) -> frozenset[tuple[str, str]]:
