@@ -1096,7 +1096,7 @@ from bot.copy.delivery_en import DELIVERY as _DELIVERY  # noqa: E402
 
 CATALOGUE.update(_DELIVERY)
 
-# The party that holds a job, named (issue 39), in its own module; its headline sentences come first.
+# The party that holds a job, named, in its own module; its headline sentences come first.
 from bot.copy.parties_en import FIRST as _PARTIES_FIRST  # noqa: E402
 from bot.copy.parties_en import PARTIES as _PARTIES  # noqa: E402
 

@@ -1167,7 +1167,7 @@ from bot.copy.delivery_fr import DELIVERY as _DELIVERY  # noqa: E402
 
 CATALOGUE.update(_DELIVERY)
 
-# The party that holds a job, named (issue 39), in its own module; its headline sentences come first.
+# The party that holds a job, named, in its own module; its headline sentences come first.
 from bot.copy.parties_fr import FIRST as _PARTIES_FIRST  # noqa: E402
 from bot.copy.parties_fr import PARTIES as _PARTIES  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The party that holds a job, named (issue 39), in English: merged into bot.copy.en's catalogue.
+"""The party that holds a job, named, in English: merged into bot.copy.en's catalogue.
 
 `PARTIES` holds new keys; `FIRST` holds headline sentences tried before the catalogue's own ones for that key
 (render takes the first whose placeholders are all given)."""
@@ -78,9 +78,49 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
         "Partial admission (minCount, minimum {min_pods} pods): {pods} of its {all_pods} pods fit the most the "
         "queue can give; they wait for capacity others use now.",
     ),
+    # --- MultiKueue's worker clusters ---
+    "admission-checks.multikueue-worker": "MultiKueue dispatched it to worker cluster {worker}.",
+    "admission-checks.multikueue-nominated": "MultiKueue nominated worker cluster(s) {nominated}; none has admitted it yet.",
+    # --- admitted, yet the nodes cannot hold it ---
+    "scheduling.nodes-below-quota": (
+        "The {nodes} schedulable node(s) of flavor {flavor} have {allocatable} {resource} allocatable in all, less "
+        "than ClusterQueue {cluster_queue}'s quota of {quota}: Kueue admits by quota, so it admitted more than "
+        "these nodes can run (nodes missing, cordoned or unhealthy)."
+    ),
+    "action.ask-admin-node-capacity": (
+        "Ask an admin to repair or add nodes of flavor {flavor} (their {resource} allocatable is {allocatable}), or "
+        "to lower ClusterQueue {cluster_queue}'s {resource} quota ({quota}) to what the nodes hold."
+    ),
 }
 
 FIRST: dict[str, tuple[str, ...]] = {
+    "workload.max-exec-time": (
+        "It may run {limit_seconds} ({limit_value} s) in all (maximum execution time): {used_seconds} used, "
+        "{left_seconds} left before Kueue deactivates it.",
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue deactivated it when its running time reached the maximum execution time, {limit_seconds} "
+        "({limit_value} s: spec.maximumExecutionTimeSeconds, from the job's label {label}).",
+    ),
+    "headline.deactivated": (
+        "{job} was deactivated by Kueue: it ran longer than its maximum execution time of {limit_seconds} "
+        "({limit_value} s) ({reason}); it will not run again until it is reactivated or its limit is raised.",
+    ),
+    "headline.pods-pending": (
+        "Kueue admitted {job}, but the nodes cannot hold it: flavor {flavor}'s nodes have {allocatable} {resource} "
+        "allocatable in all, below ClusterQueue {cluster_queue}'s quota of {quota}; {pending} pod(s) wait in the "
+        "kube-scheduler.",
+    ),
+    "headline.admission-checks-pending": (
+        "{job} has its quota in ClusterQueue {cluster_queue}; MultiKueue dispatched it to worker cluster {worker}, "
+        "where it waits to be admitted (admission check {checks}).",
+        "{job} has its quota in ClusterQueue {cluster_queue}; MultiKueue nominated worker cluster(s) {nominated} "
+        "and waits for one of them to admit it (admission check {checks}).",
+    ),
+    "headline.running": (
+        "{job} is admitted in ClusterQueue {cluster_queue} and runs on MultiKueue worker cluster {worker}: nothing "
+        "is pending.",
+    ),
     "quota.never-fits": (
         "{resource} in flavor {flavor}: all {all_pods} pods need {requested}, more than ClusterQueue "
         "{cluster_queue} can ever get ({maximum}): Kueue admits fewer pods instead (partial admission).",

@@ -1,4 +1,4 @@
-"""The party that holds a job, named (issue 39), in French: merged into bot.copy.fr's catalogue.
+"""The party that holds a job, named, in French: merged into bot.copy.fr's catalogue.
 
 `PARTIES` holds new keys; `FIRST` holds headline sentences tried before the catalogue's own ones for that key."""
 
@@ -82,9 +82,53 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
         "Admission partielle (minCount, au moins {min_pods} pods) : {pods} de ses {all_pods} pods tiennent dans "
         "le maximum de la file ; ils attendent la capacité que d'autres utilisent maintenant.",
     ),
+    # --- les clusters workers de MultiKueue ---
+    "admission-checks.multikueue-worker": "MultiKueue l'a envoyé au cluster worker {worker}.",
+    "admission-checks.multikueue-nominated": (
+        "MultiKueue a proposé le(s) cluster(s) worker {nominated} ; aucun ne l'a encore admis."
+    ),
+    # --- admis, mais les nœuds ne peuvent pas le porter ---
+    "scheduling.nodes-below-quota": (
+        "Les {nodes} nœud(s) schedulables de la flavor {flavor} ont {allocatable} {resource} allouables en tout, "
+        "moins que le quota de {quota} de la ClusterQueue {cluster_queue} : Kueue admet selon le quota, il a donc "
+        "admis plus que ces nœuds ne peuvent faire tourner (nœuds absents, cordonnés ou en panne)."
+    ),
+    "action.ask-admin-node-capacity": (
+        "Demandez à un admin de réparer ou d'ajouter des nœuds de la flavor {flavor} (leur {resource} allouable : "
+        "{allocatable}), ou de ramener le quota {resource} de la ClusterQueue {cluster_queue} ({quota}) à ce que "
+        "les nœuds portent."
+    ),
 }
 
 FIRST: dict[str, tuple[str, ...]] = {
+    "workload.max-exec-time": (
+        "Il peut tourner {limit_seconds} ({limit_value} s) en tout (durée d'exécution maximale) : {used_seconds} "
+        "utilisées, {left_seconds} restantes avant que Kueue ne le désactive.",
+    ),
+    "workload.max-exec-exceeded": (
+        "Kueue l'a désactivé quand son temps d'exécution a atteint la durée maximale, {limit_seconds} "
+        "({limit_value} s : spec.maximumExecutionTimeSeconds, venue du label {label} du job).",
+    ),
+    "headline.deactivated": (
+        "{job} a été désactivé par Kueue : il a tourné plus longtemps que sa durée d'exécution maximale de "
+        "{limit_seconds} ({limit_value} s) ({reason}) ; il ne tournera plus tant qu'il n'est pas réactivé ou que "
+        "sa limite n'est pas relevée.",
+    ),
+    "headline.pods-pending": (
+        "Kueue a admis {job}, mais les nœuds ne peuvent pas le porter : les nœuds de la flavor {flavor} ont "
+        "{allocatable} {resource} allouables en tout, sous le quota de {quota} de la ClusterQueue "
+        "{cluster_queue} ; {pending} pod(s) attendent dans le kube-scheduler.",
+    ),
+    "headline.admission-checks-pending": (
+        "{job} a son quota dans la ClusterQueue {cluster_queue} ; MultiKueue l'a envoyé au cluster worker "
+        "{worker}, où il attend d'être admis (admission check {checks}).",
+        "{job} a son quota dans la ClusterQueue {cluster_queue} ; MultiKueue a proposé le(s) cluster(s) worker "
+        "{nominated} et attend que l'un d'eux l'admette (admission check {checks}).",
+    ),
+    "headline.running": (
+        "{job} est admis dans la ClusterQueue {cluster_queue} et tourne sur le cluster worker MultiKueue {worker} : "
+        "rien n'est en attente.",
+    ),
     "quota.never-fits": (
         "{resource} dans la flavor {flavor} : ses {all_pods} pods demandent {requested}, plus que la ClusterQueue "
         "{cluster_queue} ne peut jamais obtenir ({maximum}) : Kueue admet moins de pods à la place (admission "

@@ -37,6 +37,7 @@ from bot.trace.model import (
     NOTIFY_ANNOTATION,
     NOTIFY_EMAIL_ANNOTATION,
     PROVISIONING_CONTROLLER,
+    QUEUE_NAME_LABEL,
     Job,
     Pod,
     Workload,
@@ -129,6 +130,18 @@ class OnDemand:
         namespace = job.meta.namespace or ""
         label = _POD_LABELS.get(job.meta.kind)
         query: dict[str, str | int] = {"labelSelector": f"{label}={job.meta.name}"} if label else {}
+        try:
+            items = self.client.list(kinds.CORE["Pod"].path("v1", namespace), query, what="pods")
+            return [obj for item in items for obj in _decoded(item) if isinstance(obj, Pod)]
+        except (Forbidden, NotFound) as error:
+            log.info("pods not read", extra={"namespace": namespace, "error": str(error)})
+            return []
+
+    def read_queued_pods(self, namespace: str, queue: str) -> list[object]:
+        """The namespace's pods that name LocalQueue `queue` (label kueue.x-k8s.io/queue-name, which Kueue's
+        Deployment webhook puts on the pod template): a Deployment's pods, each with its own Workload before
+        v0.20; the trace picks the Deployment's own through their ReplicaSet (bot.trace.resolve)."""
+        query: dict[str, str | int] = {"labelSelector": f"{QUEUE_NAME_LABEL}={queue}"}
         try:
             items = self.client.list(kinds.CORE["Pod"].path("v1", namespace), query, what="pods")
             return [obj for item in items for obj in _decoded(item) if isinstance(obj, Pod)]
@@ -289,12 +302,21 @@ class OnDemand:
         extras: list[object] = list(await asyncio.to_thread(self.read_job, namespace, name, kind))
         job = next((o for o in extras if isinstance(o, Job) and o.meta.name == name), None)
         if job is not None and workload is None:
-            extras.extend(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+            extras.extend(await self._without_workload(job))
         if job is not None and workload is not None and evicted and not workload.admitted:
             extras.extend(await self._evicted(job, workload))
         elif job is not None and workload is not None:
             extras.extend(await self._admitted(job, workload))
         return extras
+
+    async def _without_workload(self, job: Job) -> list[object]:
+        """A job the cache knows no Workload for: its events (why it has none) and, for a Deployment (a Workload
+        per pod before v0.20), the pods that name its queue."""
+        namespace = job.meta.namespace or ""
+        found = list(await asyncio.to_thread(self.read_events, namespace, job.meta.kind, job.meta.name))
+        if job.meta.kind == "Deployment" and job.queue_name:
+            found.extend(await asyncio.to_thread(self.read_queued_pods, namespace, job.queue_name))
+        return found
 
     async def _evicted(self, job: Job, workload: Workload) -> list[object]:
         """Evicted for the PodsReady timeout: the pods left, the job's events (FailedCreate) and the namespace's

@@ -39,6 +39,7 @@ from bot.trace.model import (
     Job,
     Workload,
 )
+from bot.trace.multikueue import multikueue_check
 from bot.trace.outlook import with_outlook
 from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
@@ -219,7 +220,7 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
         record.execution_time_step(walk, workload)
         provisioning.pod_set_update_steps(walk, workload.checks)
         verdict, headline = scheduling.admitted(walk, workload, job)
-        return result(walk, verdict, headline, workload=workload, job=job)
+        return result(walk, verdict, {**headline, **_workers(walk, workload)}, workload=workload, job=job)
     if workload.is_true("QuotaReserved"):
         return _quota_reserved(walk, workload, job)
     return _pending(walk, workload, job)
@@ -343,7 +344,7 @@ def _quota_reserved(walk: Walk, workload: Workload, job: Job | None) -> Explanat
         names = [c.name for c in waiting] or ["topology"]
         message = next((c.message for c in waiting if c.message), "")
         walk.act("wait-for-checks", {"checks": ", ".join(names)})
-        headline = {"checks": ", ".join(names), "message": message, "cluster_queue": cq}
+        headline = {"checks": ", ".join(names), "message": message, "cluster_queue": cq, **_workers(walk, workload)}
         return result(walk, Verdict.ADMISSION_CHECKS_PENDING, headline, workload=workload, job=job)
     walk.act("wait")
     return result(walk, Verdict.NOT_YET_EVALUATED, {"cluster_queue": cq}, workload=workload, job=job)
@@ -394,6 +395,23 @@ def _parties(
     said = (headline.get("flavor"), headline.get("resource"))
     first = next((s for s in shortfalls if (s.flavor, s.resource) == said), shortfalls[0])
     return dict(preemptions.borrowed(walk, cq, first.flavor, first.resource))
+
+
+def _workers(walk: Walk, workload: Workload) -> dict[str, Value | None]:
+    """MultiKueue's worker clusters for a Workload with a MultiKueue admission check: the one that admitted
+    it (status.clusterName), else the ones it was nominated to (status.nominatedClusterNames): a step and the
+    headline's parameters (apis/kueue/v1beta2/workload_types.go:697-708; set by
+    pkg/controller/admissionchecks/multikueue/workload.go:880-917,1305-1310)."""
+    if not (workload.cluster_name or workload.nominated_clusters) or multikueue_check(walk.snapshot, workload) is None:
+        return {}
+    if workload.cluster_name:
+        walk.step(
+            "admission-checks", Outcome.INFO, "admission-checks.multikueue-worker", {"worker": workload.cluster_name}
+        )
+        return {"worker": workload.cluster_name}
+    nominated = ", ".join(workload.nominated_clusters)
+    walk.step("admission-checks", Outcome.INFO, "admission-checks.multikueue-nominated", {"nominated": nominated})
+    return {"nominated": nominated}
 
 
 def _unknown_params(condition: Condition) -> dict[str, Value | None]:

@@ -249,7 +249,12 @@ def execution_time_step(walk: Walk, workload: Workload) -> None:
     used = execution_time_used(walk, workload)
     if limit is None or used is None:
         return
-    params: Params = {"limit_seconds": limit, "used_seconds": used, "left_seconds": max(0, limit - used)}
+    params: Params = {
+        "limit_seconds": limit,
+        "limit_value": limit,  # as the user wrote it (seconds), beside the friendly duration
+        "used_seconds": used,
+        "left_seconds": max(0, limit - used),
+    }
     walk.step("workload", Outcome.INFO, "workload.max-exec-time", params, limit=limit, used=used)
 
 
@@ -262,13 +267,13 @@ def max_exec_deactivation(walk: Walk, workload: Workload, job: Job | None) -> Pa
     replaces it (reconciler.go:1435, EquivalentToWorkload). Returns the headline's extra parameters."""
     limit = workload.maximum_execution_seconds
     past = workload.past_execution_seconds or 0
-    params: Params = {"limit_seconds": limit} if limit is not None else {}
+    params: Params = {"limit_seconds": limit, "limit_value": limit} if limit is not None else {}
     again = limit is not None and past >= limit  # not reset: a reactivation is deactivated again at once
     walk.step(
         "workload",
         Outcome.FAIL,
         "workload.max-exec-exceeded",
-        {"limit_seconds": limit, "label": MAX_EXEC_TIME_LABEL},
+        {"limit_seconds": limit, "limit_value": limit, "label": MAX_EXEC_TIME_LABEL},
         limit=limit,
     )
     if again:

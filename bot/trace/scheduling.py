@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from bot.trace import rootcause
+from bot.trace import nodecapacity, rootcause
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explanation import Params
 from bot.trace.model import Job, Pod, Workload
@@ -90,9 +90,10 @@ def admitted(walk: Walk, workload: Workload, job: Job | None) -> tuple[Verdict, 
     first_reason = _waiting_pod_steps(walk, waiting)
     _flavor_node_steps(walk, workload)
     _excluding_label_steps(walk, waiting[0])
+    short = nodecapacity.below_quota(walk, workload, first_reason)
     walk.act("check-scheduler", {"namespace": job.meta.namespace or "", "pod": waiting[0].meta.name})
     walk.act("ask-admin-nodes")
-    return Verdict.PODS_PENDING, {"pending": len(waiting), "reason": first_reason}
+    return Verdict.PODS_PENDING, {"pending": len(waiting), "reason": first_reason, **short}
 
 
 def _not_ready(walk: Walk, workload: Workload, job: Job, pods: list[Pod], cq: str) -> tuple[Verdict, Params]:

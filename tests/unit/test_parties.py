@@ -1,7 +1,8 @@
 """The party that holds a job, named: situations written from Kueue's source (tests/data/parties/<name>/, the
 format of tests/data/scenarios/README.md, each expect.yaml saying which file and line of Kueue it relies on),
 explained in-process, in English and in French. Beyond the scenarios' keys, an expect.yaml has `mentions_fr`
-(what the French headline or steps must contain) and `absent` (what the English ones must not)."""
+(what the French headline or steps must contain) and `absent` (what the English headline, steps and advice
+must not)."""
 
 from __future__ import annotations
 
@@ -40,8 +41,9 @@ def _explained(folder: Path) -> Explanation:
     )
 
 
-def _said(explanation: Explanation, language: str) -> str:
+def _said(explanation: Explanation, language: str, *, advice: bool = False) -> str:
     texts = [explanation.headline, *(step.text for step in explanation.steps)]
+    texts += [action.text for action in explanation.actions] if advice else []
     return " ".join(render_value(text, language) for text in texts).lower()
 
 
@@ -65,7 +67,8 @@ def _shortfalls(expect: dict[str, Any], explanation: Explanation) -> list[str]:
     english, french = _said(explanation, "en"), _said(explanation, "fr")
     problems += [f"never mentions {n!r}" for n in expect.get("mentions") or [] if str(n).lower() not in english]
     problems += [f"never mentions (fr) {n!r}" for n in expect.get("mentions_fr") or [] if str(n).lower() not in french]
-    problems += [f"mentions {n!r}" for n in expect.get("absent") or [] if str(n).lower() in english]
+    everything = _said(explanation, "en", advice=True)
+    problems += [f"mentions {n!r}" for n in expect.get("absent") or [] if str(n).lower() in everything]
     return problems
 
 
