@@ -175,8 +175,8 @@ def who_uses(snapshot: Snapshot, subject: Subject, *, now: datetime) -> Usage:
             amount = _amount(workload, subject)
             if amount <= 0:
                 continue
-            since = reserved_at(workload)
-            running = max(0, int((now - since).total_seconds())) if since is not None else None
+            since = reserved_at(workload)  # a quota reserved, not admitted yet (admission checks): not running
+            running = max(0, int((now - since).total_seconds())) if since is not None and workload.admitted else None
             by_namespace.setdefault(workload.namespace, []).append(
                 Holder(workload.namespace, job_name(workload), amount, running)
             )

@@ -196,7 +196,7 @@ def test_max_exec_time_running_says_how_long_is_left() -> None:
     assert explanation.verdict in (Verdict.RUNNING, Verdict.PODS_PENDING)
     english = said(explanation)
     # 10 min of earlier admissions + 50 min since this admission, of 1 h
-    assert "It may run 1 h in all (maximum execution time): 1 h used, 0 s left" in english
+    assert "It may run 1 h (3600 s) in all (maximum execution time): 1 h used, 0 s left" in english
 
 
 def test_max_exec_time_running_with_time_left() -> None:

@@ -112,6 +112,23 @@ def test_the_holders_say_how_long_they_have_run() -> None:
     assert (holder.name, holder.amount, holder.running_seconds) == ("infer", Decimal(6), 90 * 60)
 
 
+def test_a_workload_holding_only_a_quota_reservation_is_not_said_to_run() -> None:
+    """Quota reserved while its admission checks are pending (QuotaReserved=True, no Admitted): it holds the
+    GPUs in Kueue's books, but it has not started; the answer lists it without a running time."""
+    objects = cluster()
+    for item in objects:
+        meta = item["metadata"]
+        if item["kind"] == "Workload" and isinstance(meta, dict) and meta.get("namespace") == "team-b":
+            status = item["status"]
+            assert isinstance(status, dict)
+            status["conditions"] = [c for c in status["conditions"] if c["type"] != "Admitted"]
+    usage = who_uses(snapshot(objects), Subject("nvidia.com/gpu", "", "cq-b"), now=NOW)
+    (holder,) = usage.queues[0].namespaces[0].holders
+    assert (holder.name, holder.amount, holder.running_seconds) == ("infer", Decimal(6), None)
+    text = json.dumps(who_view(usage, language="en", shown={"team-b"}).blocks)
+    assert "infer" in text and "running" not in text
+
+
 @settings(max_examples=30, deadline=None)
 @given(
     queues=st.integers(min_value=1, max_value=30),
