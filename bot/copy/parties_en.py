@@ -145,6 +145,8 @@ FIRST: dict[str, tuple[str, ...]] = {
         "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} ({why}) to make "
         "room for it.",
         "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} to make room for it.",
+        "{job} should start soon: Kueue is preempting {preemptions} workload(s), in ClusterQueue {cluster_queue} "
+        "or elsewhere in cohort {cohort}, to make room for it.",
     ),
     "headline.waiting-for-quota": (
         "{job} waits for {needed} more {resource} in ClusterQueue {cluster_queue} (flavor {flavor}): {borrowers} "

@@ -155,6 +155,8 @@ FIRST: dict[str, tuple[str, ...]] = {
         "pour lui faire de la place.",
         "{job} devrait bientôt démarrer : Kueue préempte {victims} dans la ClusterQueue {victim_queues} pour lui "
         "faire de la place.",
+        "{job} devrait bientôt démarrer : Kueue préempte {preemptions} charge(s), dans la ClusterQueue "
+        "{cluster_queue} ou ailleurs dans la cohorte {cohort}, pour lui faire de la place.",
     ),
     "headline.waiting-for-quota": (
         "{job} attend {needed} {resource} de plus dans la ClusterQueue {cluster_queue} (flavor {flavor}) : "
