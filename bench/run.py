@@ -54,9 +54,7 @@ production (--no-freeze-gc: not). Then this process measures:
   gc_ms, gc_collections   time in the cyclic garbage collector and collections, per phase;
                           gc_collections_by_generation ([0, 1, 2] per phase) and gc_longest_ms (one pause)
   machine                 nproc, CPU model, Python, the JSON parser, the 1-minute load average at the
-                          start and at the end, and the engine that ran (`engine`: compiled or python; the
-                          compiled one when tools/compile_engine.py built it for these sources, unless
-                          KUEUE_BOT_ENGINE=python: bot/engine.py)
+                          start and at the end
 """
 
 from __future__ import annotations
@@ -84,7 +82,6 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot import engine  # noqa: E402
 from bot.kube.cache import ClusterCache  # noqa: E402
 from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402
@@ -362,7 +359,6 @@ def machine() -> dict[str, Any]:
         "python": platform.python_version(),
         "json": parse_json.__module__,
         "loadavg_1m": round(os.getloadavg()[0], 2),
-        "engine": engine.running(),
     }
 
 

@@ -431,22 +431,11 @@ def _cross_problems(settings: Settings) -> list[str]:
     return problems
 
 
-# Read from the process environment only, before any setting (bot/engine.py: which engine runs).
-PROCESS_ONLY = {"KUEUE_BOT_ENGINE": "auto, python or compiled"}
-
-
 def unknown_problems(keys: Iterable[str], *, every: bool) -> list[str]:
     """Variables that are not settings: every one of `keys` (a .env file), or (the environment, where other
     programs' variables live too) only those so close to a setting's name that they must be a typo of it."""
     problems = []
     for key in sorted(set(keys) - NAMES):
-        if key in PROCESS_ONLY:
-            if every:  # a .env file is read after the engine is chosen: it would be ignored
-                problems.append(
-                    f"{key} is read from the process environment when the bot starts, not from the .env file: "
-                    f"set it there ({PROCESS_ONLY[key]})"
-                )
-            continue
         close = difflib.get_close_matches(key, NAMES, n=1, cutoff=0.6 if every else 0.88)
         if close:
             problems.append(f"{key} is not a setting: did you mean {close[0]}?")

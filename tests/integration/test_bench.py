@@ -76,7 +76,6 @@ def test_a_small_run_prints_every_key_and_asks_as_the_bot_does() -> None:
     assert answered and all(r["tests"] > 0 and r["question_ms"] > 0 and r["at_once_ms"] > 0 for r in answered)
     assert result["calibration_question_ms"] == max(r["question_ms"] for r in answered)
     assert result["calibration_loop_hold_max_ms"] >= 0 and result["calibration_loop_lag_max_ms"] >= 0
-    assert result["machine"]["engine"] in ("compiled", "python")
 
 
 def test_a_small_sweep_prints_its_row() -> None:

@@ -118,11 +118,6 @@ PROBLEMS = [
     ({"SLACK_BOT_TOKNE": "xoxb-1-2-abc"}, "SLACK_BOT_TOKNE is not a setting: did you mean SLACK_BOT_TOKEN?"),
     ({"NOTIFY_AFTER_SECONDS": "90"}, "NOTIFY_AFTER_SECONDS is not a setting: did you mean NOTIFY_AFTER?"),
     ({"FROBNICATE": "1"}, "FROBNICATE is not a setting (see .env.example for the names)"),
-    (
-        {"KUEUE_BOT_ENGINE": "compiled"},
-        "KUEUE_BOT_ENGINE is read from the process environment when the bot starts, not from the .env file: set "
-        "it there (auto, python or compiled)",
-    ),
     ({"KUBECONFIG": "/no/such/kubeconfig"}, "KUBECONFIG: no such file: /no/such/kubeconfig"),
     (
         {"SLACK_API_URL": "https://bot:xoxb-9-9-secret@proxy.example/api/"},
@@ -140,7 +135,7 @@ PROBLEMS = [
 
 
 @pytest.mark.parametrize(
-    ("written", "problem"), PROBLEMS, ids=["typo", "old-name", "unknown", "engine", "kubeconfig", "token-in-url",
+    ("written", "problem"), PROBLEMS, ids=["typo", "old-name", "unknown", "kubeconfig", "token-in-url",
                                            "password", "token-in-port", "placeholder"]
 )  # fmt: skip
 def test_a_problem_in_the_env_file_is_one_clear_line(tmp_path: Path, written: dict[str, str], problem: str) -> None:
@@ -155,7 +150,6 @@ def test_a_problem_in_the_env_file_is_one_clear_line(tmp_path: Path, written: di
 
 def test_in_the_environment_only_near_misses_are_unknown_settings() -> None:
     environment = {**GOOD, "PATH": "/bin", "HOSTNAME": "pod-1", "KUBE_EDITOR": "vi", "SLACK_SINGING_SECRET": "x"}
-    environment["KUEUE_BOT_ENGINE"] = "compiled"  # the environment is where it belongs
     assert inspect_settings(environment, env_file=None).problems == (
         "SLACK_SINGING_SECRET is not a setting: did you mean SLACK_SIGNING_SECRET?",
     )
