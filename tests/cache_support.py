@@ -39,7 +39,7 @@ def put(cache: ClusterCache, objects: Iterable[dict[str, Any]]) -> None:
             cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
 
 
-async def wait_for(cache: ClusterCache, predicate: Callable[[], bool], timeout: float = 10.0) -> None:  # noqa: ASYNC109
+async def wait_for(cache: ClusterCache, predicate: Callable[[], bool], timeout: float = 60.0) -> None:  # noqa: ASYNC109
     """Until predicate() holds, checked after every batch of changes; TimeoutError after `timeout`,
     CancelledError when the cache stops first."""
     if predicate():
@@ -62,6 +62,6 @@ async def wait_for(cache: ClusterCache, predicate: Callable[[], bool], timeout: 
         end()
 
 
-async def wait_ready(cache: ClusterCache, timeout: float = 30.0) -> None:  # noqa: ASYNC109
+async def wait_ready(cache: ClusterCache, timeout: float = 120.0) -> None:  # noqa: ASYNC109
     """Until every informer has synced its first LIST."""
     await wait_for(cache, lambda: cache.ready, timeout)

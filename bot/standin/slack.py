@@ -195,7 +195,7 @@ class FakeSlack(AppTraffic, SocketModeDriver):
         method: str,
         predicate: Callable[[Call], bool] | None = None,
         *,
-        timeout: float = 5,  # noqa: ASYNC109 - the waiting is the point; an expired wait fails the test
+        timeout: float = 60,  # noqa: ASYNC109 - the waiting is the point; an expired wait fails the test (a hang's bound)
         nth: int = 1,
     ) -> Call:
         """The `nth` call of `method` ("*": any) matching `predicate`, already made or still to come."""

@@ -637,7 +637,7 @@ class FakeKubeAPI:
         path: str | None = None,
         watch: bool | None = None,
         count: int = 1,
-        timeout: float = 5.0,  # noqa: ASYNC109  (a built-in bound, so no test can hang on it)
+        timeout: float = 60.0,  # noqa: ASYNC109  (a built-in bound, so no test can hang on it; generous for a busy machine)
     ) -> RecordedRequest:
         """The `count`-th matching request (already seen ones included), once it arrives; TimeoutError."""
         return await self._log.wait_for(predicate or RequestMatcher(method, path, watch), timeout, count)
@@ -650,7 +650,7 @@ class FakeKubeAPI:
         path: str | None = None,
         watch: bool | None = None,
         count: int = 1,
-        timeout: float = 5.0,
+        timeout: float = 60.0,
     ) -> RecordedRequest:
         """wait_for_request for a thread that is not the server's event loop."""
         return self._log.wait_for_sync(predicate or RequestMatcher(method, path, watch), timeout, count)

@@ -10,7 +10,12 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
+
 from tests.paths import ROOT
+
+# Each runs the bench in a subprocess: bounded by its own timeout (minutes on a loaded machine), within the test's.
+pytestmark = pytest.mark.timeout(900)
 
 QUESTIONS = 40
 
@@ -42,7 +47,7 @@ def _bench(*arguments: str) -> dict[str, Any]:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=300,
+        timeout=600,
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]

@@ -304,7 +304,7 @@ async def test_the_namespace_is_read_only_when_a_selector_looks_at_its_labels(
         assert api.count_requests(method="GET", path=path) == 0  # no selector looks at labels
         api.add(_cluster_queue("picky", selector={"matchLabels": {"team": "a"}}))
         api.add(_local_queue(NS, "picky-lq", "picky"))
-        await wait_for(cache, lambda: cache.local_queue(NS, "picky-lq") is not None, timeout=10)
+        await wait_for(cache, lambda: cache.local_queue(NS, "picky-lq") is not None)
         await ondemand.snapshot_for(NS, "train-0", "Job")
         assert api.count_requests(method="GET", path=path) == 1
         api.update(_cluster_queue("picky", selector={"matchLabels": {"kubernetes.io/metadata.name": NS}}))
@@ -314,7 +314,7 @@ async def test_the_namespace_is_read_only_when_a_selector_looks_at_its_labels(
             selector = cq.namespace_selector if cq is not None else None
             return selector is not None and "team" not in selector.match_labels
 
-        await wait_for(cache, by_name, timeout=10)
+        await wait_for(cache, by_name)
         await ondemand.snapshot_for(NS, "train-0", "Job")
         assert api.count_requests(method="GET", path=path) == 1  # its name only: known without reading it
 

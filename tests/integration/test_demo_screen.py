@@ -22,7 +22,7 @@ async def _screen(*lines: str, colour: bool = False) -> list[str]:
     """The rows the demo prints at 80x24 (a script of `lines`), as the terminal shows them."""
     out = io.StringIO()
     options = DemoOptions(width=WIDTH, height=HEIGHT, colour=colour)
-    status = await asyncio.wait_for(run(options, list(lines), out), timeout=60)
+    status = await asyncio.wait_for(run(options, list(lines), out), timeout=300)
     assert status == 0, out.getvalue()
     return [strip_ansi(row) for row in out.getvalue().split("\n")]
 

@@ -400,7 +400,7 @@ def test_the_loader_builds_what_kustomize_builds(name: str, kustomized: dict[str
     if command is None:
         pytest.skip("neither kustomize nor kubectl on PATH: only the built-in loader was used")
     result = subprocess.run(
-        [*command, str(KUSTOMIZATIONS[name])], capture_output=True, text=True, timeout=20, check=False
+        [*command, str(KUSTOMIZATIONS[name])], capture_output=True, text=True, timeout=120, check=False
     )
     assert result.returncode == 0, result.stderr
     real = [doc for doc in yaml.safe_load_all(result.stdout) if doc]
@@ -933,7 +933,7 @@ def test_hadolint_finds_nothing() -> None:
         [_hadolint(), "--no-color", "--failure-threshold", "info", str(DOCKERFILE)],
         capture_output=True,
         text=True,
-        timeout=20,
+        timeout=120,
         check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr

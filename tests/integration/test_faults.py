@@ -355,7 +355,7 @@ async def test_users_info_slow_still_answers_each_new_user_once_in_the_default_l
     for event in events:
         thread = slack.thread(CHANNEL, event["ts"])
         assert len(thread) == 1 and "waiting-for-quota" in thread[0].text and "Sorry" not in thread[0].text
-    await slack.wait_for_call("users.info", nth=5, timeout=10)  # the late lookups end before the test does
+    await slack.wait_for_call("users.info", nth=5)  # the late lookups end before the test does
 
 
 async def test_a_slow_update_is_tried_twice_and_gets_no_apology(slack: FakeSlack, bot: Live) -> None:

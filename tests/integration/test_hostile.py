@@ -281,7 +281,7 @@ def _env(slack: FakeSlack | None, tmp_path: Path, **extra: str) -> dict[str, str
     return env
 
 
-async def _run(args: list[str], env: dict[str, str], *, timeout: float = 30) -> tuple[int, str]:  # noqa: ASYNC109
+async def _run(args: list[str], env: dict[str, str], *, timeout: float = 120) -> tuple[int, str]:  # noqa: ASYNC109
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", *args, env=env, cwd=REPO,
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -335,7 +335,7 @@ async def test_socket_mode_with_a_refused_token_is_one_line_and_a_non_zero_exit(
         assert len(refused) == 1 and "invalid_auth" in refused[0]
 
 
-async def _wait_for_line(stream: asyncio.StreamReader, text: str, *, timeout: float = 20) -> str:  # noqa: ASYNC109
+async def _wait_for_line(stream: asyncio.StreamReader, text: str, *, timeout: float = 120) -> str:  # noqa: ASYNC109
     async with asyncio.timeout(timeout):
         while True:
             line = (await stream.readline()).decode()

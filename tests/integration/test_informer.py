@@ -109,7 +109,7 @@ async def test_a_watch_the_server_never_ends_is_given_up_after_its_timeout(
     hung = InformerSettings(backoff_base=0.05, backoff_cap=0.2, watch_timeout_seconds=1, watch_read_grace=0.5)
     async with _cache(client, hung) as cache:
         await wait_ready(cache, 10)
-        await wait_for(cache, lambda: "Workload" in cache.errors, timeout=10)
+        await wait_for(cache, lambda: "Workload" in cache.errors)
         assert "outlived its timeoutSeconds" in cache.errors["Workload"]
         await api.wait_for_request(path=WORKLOADS, watch=True, count=2)
         assert cache.informers["Workload"].lists == 1

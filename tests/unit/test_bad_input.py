@@ -100,7 +100,7 @@ ADVERSARIAL_QUESTIONS = [
 ]
 
 
-@pytest.mark.timeout(10)
+@pytest.mark.timeout(120)  # catastrophic backtracking never ends; a loaded machine only slows it
 @pytest.mark.parametrize("text", [q[1] for q in ADVERSARIAL_QUESTIONS], ids=[q[0] for q in ADVERSARIAL_QUESTIONS])
 def test_parse_of_huge_and_adversarial_text_is_bounded(text: str) -> None:
     _valid(parse(text, bot_user_id="U0BOT42"))
@@ -129,7 +129,7 @@ ADVERSARIAL_MESSAGES = [
 ]
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("message", [m[1] for m in ADVERSARIAL_MESSAGES], ids=[m[0] for m in ADVERSARIAL_MESSAGES])
 def test_the_classifier_is_bounded_on_huge_and_adversarial_messages(message: str) -> None:
     for reason in ("Pending", "FlavorNotFound", "QuotaReserved", ""):
@@ -186,7 +186,7 @@ UNREADABLE: list[tuple[str, str, str]] = [
 ]
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize(("text", "says"), [u[1:] for u in UNREADABLE], ids=[u[0] for u in UNREADABLE])
 def test_an_unreadable_dump_is_one_clear_line(text: str, says: str) -> None:
     with pytest.raises(DumpUnreadable) as caught:
@@ -458,7 +458,7 @@ HOSTILE_BUT_VALID: list[tuple[str, Callable[[list[Raw]], None]]] = [
 ]
 
 
-@pytest.mark.timeout(20)
+@pytest.mark.timeout(120)
 @pytest.mark.parametrize("change", [h[1] for h in HOSTILE_BUT_VALID], ids=[h[0] for h in HOSTILE_BUT_VALID])
 def test_the_engine_never_raises_on_hostile_but_valid_objects(change: Callable[[list[Raw]], None]) -> None:
     objects = copy.deepcopy(OBJECTS)

@@ -431,7 +431,7 @@ def test_the_builders_make_objects_the_crds_accept(tmp_path: Path) -> None:
         [sys.executable, str(SHARED_TOOLS / "validate-dump"), str(dump)],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=300,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr

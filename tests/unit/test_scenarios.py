@@ -57,7 +57,7 @@ def test_the_scenario_is_explained_as_expected(folder: Path) -> None:
             "--kind", query.get("kind", "Job"), "--from-file", str(folder / "cluster.yaml"),
             "--now", str(expect["now"]), "--format", "json",
         ],
-        cwd=ROOT, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     assert _shortfalls(expect, json.loads(done.stdout)) == [], done.stderr
 
@@ -72,7 +72,7 @@ def test_the_shared_checker_passes_on_its_scenarios_and_ours() -> None:
     done = subprocess.run(
         [sys.executable, str(SHARED_TOOLS / "check-scenarios"), "--cmd", f"{shlex.quote(sys.executable)} -m bot",
          str(SHARED_SCENARIOS), str(SCENARIOS)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
+        cwd=ROOT, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert " 0 failed" in done.stdout.splitlines()[-1]
