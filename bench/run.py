@@ -18,7 +18,7 @@ production (--no-freeze-gc: not). Then this process measures:
                           (OnDemand.snapshot_for(), the detached view, + explain()), position included;
                           requests_per_question counts the API requests those questions made. Between two
                           questions the loop turns once, as a server's does while its answer is posted:
-                          the young collection the bot asks for then (bot.service.collector) runs there;
+                          the young collection the bot asks for then (bot.pacing) runs there;
                           between_gc_collections, between_gc_ms (total), between_gc_longest_ms report it,
                           between_gc_freezes: those that froze what was alive (a full collection due)
   render_p50_ms/p99_ms    rendering that answer for Slack (bot.slack.render: the summary and the details)
@@ -82,6 +82,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bot import pacing  # noqa: E402
 from bot.kube.cache import ClusterCache  # noqa: E402
 from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402
@@ -90,7 +91,6 @@ from bot.kube.informer import InformerSettings, parse_json  # noqa: E402
 from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.notify.history import Seen, observations  # noqa: E402
-from bot.service import collector  # noqa: E402
 from bot.slack import render  # noqa: E402
 from bot.trace.eta import History  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
@@ -556,7 +556,7 @@ async def questions(
     service = sweep.asker(cache, ondemand, NOW)
     warmer = await sweep.warmed(service) if args.warmer else {}
     requests_before = client.requests
-    between_before = collector.stats()
+    between_before = pacing.stats()
     timings = []
     rendering = []
     for workload in sample:
@@ -569,7 +569,7 @@ async def questions(
             render.answer_details(answer, language="en", show_names=True)
             rendering.append((time.perf_counter() - rendered) * 1000)
         await sweep.between()
-    between_after = collector.stats()
+    between_after = pacing.stats()
     # The floor, on the same Workloads, right after: the owner index, two bisects, one formatted line.
     floor = sweep.floor_us(cache, sample)
     result: dict[str, Any] = {

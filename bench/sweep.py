@@ -183,7 +183,7 @@ async def ask(service: ServiceBase, workload: Workload) -> tuple[Explanation, fl
 
 async def between() -> None:
     """What a server has between two questions: its loop turns (the answer's post is in flight, the next
-    question arrives from the network). What the bot asked to run then (bot.service.collector: the young
+    question arrives from the network). What the bot asked to run then (bot.pacing: the young
     garbage collection a question leaves) runs here, outside the next question's time; the bench reports it
     apart (run.py: `between_gc_*`) and the collector's time of the phase (`gc_ms`) counts it."""
     await asyncio.sleep(0)

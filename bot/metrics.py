@@ -105,7 +105,7 @@ class Metrics:
         self.registry.register(_ClustersCollector(states, dict(stats or {})))
 
     def watch_collections(self, stats: Callable[[], Mapping[str, float]]) -> None:
-        """Expose the young collections run between questions (bot.service.collector.stats) at each scrape."""
+        """Expose the young collections run between questions (bot.pacing.stats) at each scrape."""
         self.registry.register(_BetweenCollector(stats))
 
     def watch_warmers(self, stats: Callable[[], Sequence[Mapping[str, float]]]) -> None:

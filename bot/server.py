@@ -15,6 +15,7 @@ from typing import Any, Protocol, cast
 
 from aiohttp import web
 
+from bot import pacing
 from bot.access import AuditLog, Review, SubjectAccessPolicy
 from bot.admin.view import AdminView, admin_view, merged
 from bot.config import Settings
@@ -32,7 +33,7 @@ from bot.notify.scoped import Scope, ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import StateStore
 from bot.notify.watcher import Notifier
-from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, collector
+from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, freezes_gc
 from bot.service.warmer import Warmer
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
@@ -270,7 +271,7 @@ def build_server(
     stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
     if callable(stats):
         metrics.watch_cluster(stats)
-    metrics.watch_collections(collector.stats)
+    metrics.watch_collections(pacing.stats)
     scopes = _scopes(clusters)
     stores = {name: ScopedStore(store, scope) for name, scope in scopes.items()} if store is not None else {}
     watches = StoreWatches(next(iter(stores.values()), store)) if store is not None else None
@@ -469,7 +470,7 @@ def _notifier(
         metrics=server.metrics,
         tick_seconds=tick_seconds,
         history=recorder,
-        freeze_gc=collector.freezes(source),
+        freeze_gc=freezes_gc(source),
     )
 
 

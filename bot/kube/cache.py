@@ -25,15 +25,12 @@ Consistency. All state is changed on the loop thread only, by the drain. So:
 Views. What a question copies is kept until a change touches it: the small kinds together, each
 namespace's Workloads and LocalQueue orders, each ClusterQueue's pending Workloads in order.
 
-Garbage collector. Until the cache is first ready (`freeze_gc=True`), the young generation is collected
-every 200,000 allocations instead of 700: the first sync allocates millions of objects that all live on.
-Once the cache is first ready, `gc.freeze()` moves every object alive then (the
-synced cache, most of the process) out of the collector's sight (`freeze_gc=True`): a
-collection no longer walks a million cached objects, which otherwise puts milliseconds into the tail of
-questions and stalls watch updates. Frozen objects are still freed by reference counting when the cache
-drops them; only a reference cycle alive at that moment that becomes garbage later is never collected
-(the cache's own objects hold no cycles). It is process-wide, so it is off by default and the production
-source (`bot.kube.ondemand.CacheSource.connect`) turns it on.
+Garbage collector (`freeze_gc=True`, bot.pacing.FirstSync). Until the cache is first ready, the young
+generation is collected far less often: the first sync allocates millions of objects that all live on. Once it
+is ready, every object alive then (the synced cache, most of the process) is frozen out of the collector's
+sight: a collection no longer walks the cached objects. Frozen objects are still freed by reference counting
+when the cache drops them (the cache's own objects hold no cycles). It is process-wide, so it is off by default
+and the production source (`bot.kube.ondemand.CacheSource.connect`) turns it on.
 
 Freshness. `taken_at` is how far back the cache could have missed something: now while every informer's
 watch is open (a healthy open watch is fresh, however quiet: a real API server sends a quiet kind neither
@@ -46,7 +43,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import threading
 from collections.abc import Callable, Iterable, Sequence
@@ -59,10 +55,11 @@ from bot.kube.cache_view import CacheView, Small
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.informer import Change, Informer, InformerSettings, Key, default_decoder, wait_all
+from bot.pacing import FirstSync
 from bot.trace.model import Workload
 from bot.trace.snapshot import MemorySnapshot, carry_over
 
-__all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "SYNC_GC_THRESHOLD", "CacheView", "ClusterCache", "order_key"]
+__all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "CacheView", "ClusterCache", "order_key"]
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +76,6 @@ CACHED_KINDS = (
     "Topology",
 )
 OPTIONAL_KINDS = frozenset({"Cohort", "Topology"})
-SYNC_GC_THRESHOLD = 200_000  # the young generation's threshold while the first sync runs (default 700)
 
 
 class ClusterCache(CacheIndex):
@@ -108,7 +104,7 @@ class ClusterCache(CacheIndex):
         self.coalesce = coalesce
         self.stop_timeout = stop_timeout
         self.freeze_gc = freeze_gc
-        self.gc_frozen = 0  # objects gc.freeze() took out of the collector's sight when first ready
+        self._first_sync = FirstSync()  # the collector during the first sync (bot.pacing), with `freeze_gc`
         self.version = ""
         self.informers: dict[str, Informer] = {}
         self.generation = 0  # changes applied so far
@@ -129,7 +125,6 @@ class ClusterCache(CacheIndex):
         self._derived: dict[object, object] = {}  # the last views' derived(): what a renewal carries over
         self._carried_at = -1  # `sequences_dropped` at the last renewal (none yet: read them)
         self._last_small: Small | None = None
-        self._gc_threshold: tuple[int, int, int] | None = None  # the collector's thresholds before the sync
         self._observers: list[Callable[[], None]] = []  # told after every batch, and at stop (waits on the cache)
         self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
         self._told = 0  # the generation the listeners last heard of
@@ -152,7 +147,7 @@ class ClusterCache(CacheIndex):
             raise
         self.version = version
         if self.freeze_gc:
-            self._hold_gc()
+            self._first_sync.hold()
         for kind in self.kinds_cached:
             decoder = default_decoder(kind) if self.interner is None else default_decoder(kind, self.interner)
             self.informers[kind] = Informer(
@@ -171,7 +166,7 @@ class ClusterCache(CacheIndex):
     async def stop(self) -> None:
         """Stop every informer and join its thread (in a worker thread: the loop never waits on a join)."""
         self._stopped = True
-        self._release_gc()
+        self._first_sync.release()
         informers = list(self.informers.values())
         if informers:
             stuck = await asyncio.to_thread(wait_all, informers, self.stop_timeout)
@@ -235,27 +230,16 @@ class ClusterCache(CacheIndex):
             self._apply(change)
         self._wake()
 
-    def _hold_gc(self) -> None:
-        """During the first sync every decoded object survives, so each young-generation collection walks
-        objects that all stay (about a fifth of the sync's CPU at 200,000 Workloads): collect far less
-        often until the cache is ready, then freeze what is alive and restore the thresholds."""
-        self._gc_threshold = gc.get_threshold()
-        first, second, third = self._gc_threshold
-        gc.set_threshold(max(first, SYNC_GC_THRESHOLD), second, third)
-
-    def _release_gc(self) -> None:
-        if self._gc_threshold is not None:
-            gc.set_threshold(*self._gc_threshold)
-            self._gc_threshold = None
+    @property
+    def gc_frozen(self) -> int:
+        """Objects frozen out of the collector's sight when first ready (`freeze_gc`)."""
+        return self._first_sync.frozen
 
     def _first_ready(self) -> None:
         """Once, when every informer has first synced (see "Garbage collector" in the module's doc)."""
         self._was_ready = True
         if self.freeze_gc:
-            before = gc.get_freeze_count()
-            gc.freeze()
-            self.gc_frozen = gc.get_freeze_count() - before
-            self._release_gc()
+            self._first_sync.freeze()
         log.info("informer cache ready", extra={"workloads": self.counts()["Workload"], "gc_frozen": self.gc_frozen})
 
     def _apply(self, change: Change) -> None:

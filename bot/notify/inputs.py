@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 
-from bot.notify.pacing import Pause
 from bot.notify.policy import Brief, Candidate
 from bot.notify.ports import workload_key
+from bot.pacing import Pacer
 from bot.trace import messages
 from bot.trace.codes import Verdict
 from bot.trace.model import ClusterQueue, LocalQueue, Workload
@@ -58,12 +58,12 @@ class Seen:
         return Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
 
 
-async def positions(snapshot: Snapshot, pause: Pause) -> dict[str, int]:
+async def positions(snapshot: Snapshot, pause: Pacer) -> dict[str, int]:
     """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it); yields to the
     event loop between ClusterQueues (at 50,000 Workloads this takes tens of milliseconds)."""
     places: dict[str, int] = {}
     for cq in snapshot.cluster_queues():
-        await pause.maybe()
+        await pause.step()
         for index, workload in enumerate(snapshot.pending_in(cq.meta.name)):
             places[workload_key(workload)] = index
     return places
@@ -98,7 +98,7 @@ class QuotaStamps:
         # compared every Workload's admission by value, ~40 ms of the loop in one go at 50,000 Workloads).
         self._held: dict[str, tuple[Sequence[Workload], tuple[object, ...]]] = {}
 
-    async def tokens(self, snapshot: Snapshot, pause: Pause) -> dict[str, object]:
+    async def tokens(self, snapshot: Snapshot, pause: Pacer) -> dict[str, object]:
         """A token per ClusterQueue that changes when the quota state of its cohort tree does: a version
         stamp. The state: what the trace reads of each ClusterQueue and Cohort of the tree (quotas, usage,
         policies, conditions; not their resourceVersion nor counters such as pendingWorkloads, which change
@@ -109,7 +109,7 @@ class QuotaStamps:
         trees: dict[str, list[object]] = defaultdict(list)
         root_of: dict[str, str] = {}
         for cq in snapshot.cluster_queues():
-            await pause.maybe()
+            await pause.step()
             chain: list[str] = []
             parent = cq.cohort
             while parent and parent not in chain:
@@ -126,7 +126,7 @@ class QuotaStamps:
         self._held = held
         stamps: dict[str, tuple[tuple[object, ...], object]] = {}
         for root, objects in trees.items():
-            await pause.maybe()
+            await pause.step()
             last = self._stamps.get(root)
             stamps[root] = (tuple(objects), last[1] if last is not None and same(last[0], objects) else object())
         self._stamps = stamps
@@ -174,7 +174,7 @@ class Walk:
     places: Mapping[str, int]
     seen: dict[str, Seen] = field(default_factory=dict)
     found: list[Candidate] = field(default_factory=list)
-    pause: Pause = field(default_factory=Pause)
+    pause: Pacer = field(default_factory=lambda: Pacer(every=64))
 
 
 def still(last: Seen | None, inputs: tuple[object, ...], place: int | None, now: datetime) -> Seen | None:

@@ -33,12 +33,12 @@ from bot.notify.failures import SlackFailures
 from bot.notify.grouping import by_message, by_ts
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
-from bot.notify.pacing import Pause, full_collections_wait, paced
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
 from bot.notify.store import StateStore
-from bot.service import SnapshotSource, collector, known_namespaces
+from bot.pacing import Pacer, full_collections_wait, paced
+from bot.service import SnapshotSource, freezes_gc, known_namespaces
 from bot.service.slices import explained
 from bot.service.tasks import stop_task
 from bot.trace.eta import History
@@ -263,7 +263,7 @@ class Notifier:
         watchers: dict[tuple[str, str], list[str]] = defaultdict(list)
         for subscription in state.subscriptions:
             watchers[(subscription.namespace, subscription.name)].append(subscription.user)
-        pause = Pause()
+        pause = Pacer(every=64)
         walk = Walk(
             snapshot,
             now,
@@ -276,7 +276,7 @@ class Notifier:
         for namespace in known_namespaces(snapshot):
             mapped = self.namespace_notify.get(namespace)
             for workload in snapshot.workloads_in(namespace):
-                await walk.pause.maybe()
+                await walk.pause.step()
                 await self._consider(walk, namespace, mapped, workload)
         self._seen = walk.seen  # what left the cluster is forgotten with it
         return walk.found
@@ -311,9 +311,9 @@ class Notifier:
         job_snapshot = await self.source.snapshot_for(namespace, name, kind)
         explanation = await explained(
             job_snapshot, Query(namespace, name, kind), now=walk.now, history=self._history(), what_if=False,
-            freeze=collector.freezes(self.source),
+            freeze=freezes_gc(self.source),
         )  # fmt: skip
-        walk.pause.traced()
+        walk.pause.look_soon()
         self._explained[key] = explanation
         targets = await self._targets(namespace, subscribers, values)
         walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
@@ -533,7 +533,7 @@ class Notifier:
         job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
         explanation = await explained(
             job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False,
-            freeze=collector.freezes(self.source),
+            freeze=freezes_gc(self.source),
         )  # fmt: skip
         self._explained[key] = explanation
         return explanation

@@ -13,8 +13,7 @@ counted otherwise. Each question (`ask`, `queue`) gives one `AuditEntry` to the 
 One module a use case, one class holding them (BotService, below): `ask` (a question about a job),
 `views` (who holds a resource, a LocalQueue), `watches` (watch, unwatch, mute, snooze, the App Home), on
 `base` (explaining a job, what an asker and an answer's readers may see, the audit); the ports and simple
-adapters in `ports`, what the use cases take and give in `results`; `collector`: the garbage collector's
-young generations collected between two questions, not in one; `warmer`: every ClusterQueue's ETA Estimators
+adapters in `ports`, what the use cases take and give in `results`; `warmer`: every ClusterQueue's ETA Estimators
 made ahead of the questions (on cluster changes and before each minute), so that no question replays a queue.
 """
 
@@ -23,7 +22,16 @@ from __future__ import annotations
 from bot.service.ask import MAX_CHOICES, MAX_WORKERS_EXPLAINED
 from bot.service.base import MAX_AUDIENCE
 from bot.service.fitting import BadJob, FitCases, Fitted
-from bot.service.ports import AccessPolicy, ChannelPolicy, Clock, OpenPolicy, SnapshotSource, StaticSource, Watches
+from bot.service.ports import (
+    AccessPolicy,
+    ChannelPolicy,
+    Clock,
+    OpenPolicy,
+    SnapshotSource,
+    StaticSource,
+    Watches,
+    freezes_gc,
+)
 from bot.service.results import (
     FOREVER,
     SILENCE_FOR,
@@ -78,6 +86,7 @@ __all__ = [
     "Using",
     "Watches",
     "Watching",
+    "freezes_gc",
     "known_namespaces",
 ]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from bot import pacing
 from bot.errors import ClusterUnavailable
-from bot.service import collector
-from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
+from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches, freezes_gc
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.service.slices import explained
 from bot.trace.eta import History
@@ -73,12 +73,12 @@ class ServiceBase:
         )
         # What it built is walked at the loop's next turn, not in the next question (frozen, when a full
         # collection is due, where the source freezes the collector's view as the production cache does).
-        collector.after_question(freeze=self._freezes())
+        pacing.collect_soon(freeze=self._freezes())
         return explanation
 
     def _freezes(self) -> bool:
         """Whether its source freezes the collector's view (the production cache does once synced)."""
-        return collector.freezes(self.source)
+        return freezes_gc(self.source)
 
     async def _visible(self, asker: Asker) -> Sequence[str] | None:
         try:

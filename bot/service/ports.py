@@ -56,6 +56,11 @@ class Watches(Protocol):
         """The jobs the user watches: (namespace, name, kind), in the order they were watched."""
 
 
+def freezes_gc(source: SnapshotSource) -> bool:
+    """Whether a source freezes the collector's view (the production cache does once synced: bot.pacing)."""
+    return bool(getattr(source, "freezes_gc", False))
+
+
 class StaticSource:
     """A fixed snapshot (a dump file): always ready; its age is unknown."""
 

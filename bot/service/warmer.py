@@ -19,7 +19,7 @@ A queue's calibration (what widens or narrows its intervals: tens of ms, 0.3-0.4
 for hours) is made ahead too, step by step within the same slices (`outlook.calibrations`), but only where
 a question read the calibration in the last hour (`outlook.CALIBRATED_AHEAD_FOR`): all queues' every minute would
 cost more than every question. A question that reads one not made yet makes it in slices before its answer
-(bot.service.slices).
+(bot.service.slices, bot.pacing).
 
 Every job waiting gets its ETA estimate made too (`outlook.estimates_ahead`: the waits near its place for its
 amount and their central share, ~0.08 ms of a question at 50,000 Workloads when the question made them): ~25 us
@@ -48,9 +48,9 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.service import collector
+from bot.pacing import Pacer
 from bot.service.base import ServiceBase
-from bot.service.slices import Slices
+from bot.service.ports import freezes_gc
 from bot.service.tasks import stop_task
 from bot.trace import holders, outlook, position
 
@@ -157,8 +157,8 @@ class Warmer:
     async def _pass(self) -> int:
         service = self.service
         made = 0
-        slices = Slices(
-            self.slice_seconds, freeze=collector.freezes(service.source), timer=self._timer, cpu_timer=self._cpu_timer
+        slices = Pacer(
+            self.slice_seconds, freeze=freezes_gc(service.source), timer=self._timer, cpu_timer=self._cpu_timer
         )
         try:
             snapshot = await service.source.snapshot()

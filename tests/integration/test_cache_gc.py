@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 import pytest
-from bot.kube.cache import SYNC_GC_THRESHOLD, ClusterCache
+from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource
+from bot.pacing import SYNC_YOUNG_THRESHOLD
 
 from tests.cache_support import wait_for, wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
@@ -72,7 +73,7 @@ async def test_the_first_sync_collects_the_young_generation_rarely_then_restores
     cache = ClusterCache(client, clock=_clock, settings=FAST, freeze_gc=True)
     await cache.start()
     try:
-        assert gc.get_threshold()[0] == max(before[0], SYNC_GC_THRESHOLD) and not cache.ready
+        assert gc.get_threshold()[0] == max(before[0], SYNC_YOUNG_THRESHOLD) and not cache.ready
         await wait_ready(cache, 10)
         assert gc.get_threshold() == before and cache.gc_frozen > 0
     finally:

@@ -264,7 +264,7 @@ async def test_health_readiness_and_metrics(slack: FakeSlack, server: Server) ->
     await slack.wait_for_call("chat.postMessage")
     metrics = await _get(server, "/metrics")
     assert 'kueue_bot_questions_total{verdict="waiting-for-quota",where="slack"} 1.0' in metrics
-    # The answer's young garbage was collected at the loop's next turn (bot.service.collector), and counted.
+    # The answer's young garbage was collected at the loop's next turn (bot.pacing), and counted.
     between = [line for line in metrics.splitlines() if line.startswith("kueue_bot_gc_between_questions_total ")]
     assert len(between) == 1 and float(between[0].split()[1]) >= 1
     assert "xoxb-" not in metrics and slack.signing_secret not in metrics

@@ -11,9 +11,9 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from bot import pacing
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
-from bot.service import collector
 from bot.service.base import ServiceBase
 from bot.service.warmer import TURN_SECONDS, Warmer
 from bot.trace import demand, holders, outlook
@@ -246,10 +246,10 @@ async def test_what_a_slice_built_is_collected_at_the_loop_s_turn_not_in_the_nex
         cache = cache_of(_objects(("cq-0", "cq-1")))
         ticks = iter(range(1000))
         warmer = Warmer(_service(cache, [NOW], _history()), slice_seconds=1, timer=lambda: next(ticks))
-        before = collector.stats()["collections"]
+        before = pacing.stats()["collections"]
         await warmer.run_pass()
         await asyncio.sleep(0)  # the turn after the last slice
-        assert collector.stats()["collections"] >= before + 1  # asked at each slice's end, run at the turn
+        assert pacing.stats()["collections"] >= before + 1  # asked at each slice's end, run at the turn
     finally:
         if not was:
             gc.disable()

@@ -19,12 +19,12 @@ from bot.kube.client import KubeClient
 from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.notify.inputs import QuotaStamps
-from bot.notify.pacing import Pause
 from bot.notify.policy import Brief, PolicyConfig, Send
 from bot.notify.ports import Closing, workload_key
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
 from bot.notify.watcher import Notifier, watcher
+from bot.pacing import Pacer
 from bot.slack import render
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
@@ -337,12 +337,12 @@ async def test_quota_stamps_read_a_queue_s_held_quota_once_while_its_workloads_a
 
     cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(3), *admitted("running")]))
     stamps = QuotaStamps()
-    first = await stamps.tokens(cluster.current, Pause())
+    first = await stamps.tokens(cluster.current, Pacer())
     held = stamps._held["cq"][1]
     assert len(held) == 1
-    assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is held
+    assert await stamps.tokens(cluster.current, Pacer()) == first and stamps._held["cq"][1] is held
     old = cluster.workload("train-001")
     cluster.swap(old, replace(old, priority=old.priority + 1))  # another snapshot, the same quota held
-    assert await stamps.tokens(cluster.current, Pause()) == first and stamps._held["cq"][1] is not held
+    assert await stamps.tokens(cluster.current, Pacer()) == first and stamps._held["cq"][1] is not held
     cluster.add(*_objects(admitted("running-2")))
-    assert (await stamps.tokens(cluster.current, Pause()))["cq"] is not first["cq"]
+    assert (await stamps.tokens(cluster.current, Pacer()))["cq"] is not first["cq"]
