@@ -387,8 +387,8 @@ def _parties(
     """The headline's parties: the workloads Kueue preempts for it, the ClusterQueues that borrow what it
     waits for when its ClusterQueue may not reclaim it."""
     cq = walk.chain.cluster_queue if walk.chain is not None else None
-    if verdict == Verdict.WAITING_FOR_PREEMPTION:  # the victims, else where they may be: the queue or its cohort
-        return dict(preemptions.victims(walk, workload)) or {"cohort": cq.cohort if cq is not None else None}
+    if verdict == Verdict.WAITING_FOR_PREEMPTION and cq is not None:  # the victims, else the queue or its cohort
+        return dict(preemptions.victims(walk, workload, cq)) or {"cohort": cq.cohort or None}
     shortfalls = walk.fit.shortfalls() if walk.fit is not None else []
     if verdict != Verdict.WAITING_FOR_QUOTA or cq is None or not shortfalls or not cq.cohort:
         return {}

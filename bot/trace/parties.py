@@ -109,15 +109,15 @@ def queue_of(workload: Workload) -> str:
     return workload.admission.cluster_queue if workload.admission is not None and workload.holds_quota else ""
 
 
-def victims(snapshot: Snapshot, workload: Workload) -> list[tuple[Workload, Preempted]]:
-    """The Workloads Kueue is preempting for this one: still holding their quota, their Evicted condition
-    naming this Workload's UID."""
+def victims(snapshot: Snapshot, workload: Workload, cq: ClusterQueue) -> list[tuple[Workload, Preempted]]:
+    """The Workloads Kueue is preempting for this one (waiting in `cq`): in `cq` or its cohort tree, still
+    holding their quota, their Evicted condition naming this Workload's UID."""
     uid = workload.meta.uid
     if not uid:
         return []
     found: dict[tuple[str, str], tuple[Workload, Preempted]] = {}
-    for cq in snapshot.cluster_queues():
-        for other in snapshot.workloads_in_cluster_queue(cq.name):
+    for queue in [cq, *_tree_mates(snapshot, cq)]:
+        for other in snapshot.workloads_in_cluster_queue(queue.name):
             if not other.holds_quota or (other.namespace, other.name) in found:
                 continue
             record = preempted(other)
@@ -172,16 +172,23 @@ def _root(snapshot: Snapshot, cohort: str) -> str:
     return cohort
 
 
-def borrowers(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> list[tuple[str, Decimal]]:
-    """The other ClusterQueues of `cq`'s cohort tree that use more than their nominal quota of (flavor,
-    resource) now: (name, how much they borrow), the largest first."""
+def _tree_mates(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
+    """The other ClusterQueues of `cq`'s cohort tree (none without a cohort)."""
     if not cq.cohort:
         return []
     root = _root(snapshot, cq.cohort)
+    return [
+        other
+        for other in snapshot.cluster_queues()
+        if other.name != cq.name and other.cohort and _root(snapshot, other.cohort) == root
+    ]
+
+
+def borrowers(snapshot: Snapshot, cq: ClusterQueue, flavor: str, resource: str) -> list[tuple[str, Decimal]]:
+    """The other ClusterQueues of `cq`'s cohort tree that use more than their nominal quota of (flavor,
+    resource) now: (name, how much they borrow), the largest first."""
     found = []
-    for other in snapshot.cluster_queues():
-        if other.name == cq.name or not other.cohort or _root(snapshot, other.cohort) != root:
-            continue
+    for other in _tree_mates(snapshot, cq):
         borrowed = capacity(snapshot, other, flavor, resource).borrowed
         if borrowed > ZERO:
             found.append((other.name, borrowed))

@@ -74,10 +74,10 @@ def headline_after_preemption(walk: Walk, explanation: Explanation, params: Para
     return replace(explanation, headline=Text("headline.after-preemption", values))
 
 
-def victims(walk: Walk, workload: Workload) -> Params:
-    """The workloads Kueue is preempting for this one, with their ClusterQueue(s) and why: a step, and the
-    headline's parameters (empty when none is known)."""
-    found = parties.victims(walk.snapshot, workload)
+def victims(walk: Walk, workload: Workload, cq: ClusterQueue) -> Params:
+    """The workloads Kueue is preempting for this one (waiting in `cq`), with their ClusterQueue(s) and why: a
+    step, and the headline's parameters (empty when none is known)."""
+    found = parties.victims(walk.snapshot, workload, cq)
     if not found:
         return {}
     queues = sorted({parties.queue_of(victim) for victim, _ in found} - {""})
