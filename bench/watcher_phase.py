@@ -63,6 +63,12 @@ class RecordingMessenger:
     async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
         self.closes += 1
 
+    async def announce_closed(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
+        pass
+
+    async def announce_never_fits(self, channel: str, ts: str, explanation: Explanation, target: str) -> None:
+        pass
+
     async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
         return None
 

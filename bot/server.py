@@ -487,7 +487,8 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
     async def readyz(_: web.Request) -> web.Response:
         """Ready: the cluster view, the state store (when there is one) and Slack's connection."""
         age = service.age_seconds()
-        store_ok = await _store_answers(store)
+        store_error = await _store_error(store)
+        store_ok = store_error is None
         metrics.store_up.set(1 if store_ok else 0)
         slack_ok, slack_word = await slack_state(
             server.bot.client, server.socket, socket_mode=server.settings.socket_mode
@@ -500,6 +501,8 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
             "slack": slack_word,
         }
+        if store_error is not None:  # why, in words: deleted, replaced, full, locked...
+            body["stateStoreError"] = store_error
         if server.router is not None:  # issue 17: ready while one cluster answers; each one's state said
             states = server.router.states()
             body["clusters"] = {s.name: {"state": s.state, "snapshotAgeSeconds": s.age_seconds} for s in states}
@@ -575,14 +578,14 @@ def _admin_side(
     )
 
 
-async def _store_answers(store: StateStore | None) -> bool:
-    """Whether the state store can be read now (no store: nothing to fail)."""
+async def _store_error(store: StateStore | None) -> str | None:
+    """Why the state store cannot be used now (None: it can; no store: nothing to fail)."""
     if store is None:
-        return True
+        return None
     ping = getattr(store, "ping", None)
     try:
         await (ping() if ping is not None else store.load())
     except StoreUnavailable as error:
         log.warning("the state store is unavailable", extra={"error": str(error)})
-        return False
-    return True
+        return str(error)
+    return None

@@ -766,7 +766,6 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.button.recheck": "Re-check",
     "slack.button.watch": "Watch this job",
     "slack.button.show-queue": "Show the queue",
-    "slack.button.pick": "This one",
     "slack.button.snooze-2h": "Snooze 2 h",
     "slack.button.snooze-1d": "Snooze 1 day",
     "slack.button.stop": "Stop",
@@ -1104,3 +1103,8 @@ CATALOGUE.update(_PARTIES)
 for _key, _first in _PARTIES_FIRST.items():
     _own = CATALOGUE[_key]
     CATALOGUE[_key] = (*_first, *((_own,) if isinstance(_own, str) else _own))
+
+# The owner's direct messages and the App Home, in their own module.
+from bot.copy.notify_en import NOTIFY as _NOTIFY  # noqa: E402
+
+CATALOGUE.update(_NOTIFY)

@@ -809,7 +809,6 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.button.recheck": "Revérifier",
     "slack.button.watch": "Suivre ce job",
     "slack.button.show-queue": "Voir la file",
-    "slack.button.pick": "Celui-ci",
     "slack.button.snooze-2h": "Plus tard (2 h)",
     "slack.button.snooze-1d": "Plus tard (1 jour)",
     "slack.button.stop": "Arrêter",
@@ -1175,3 +1174,8 @@ CATALOGUE.update(_PARTIES)
 for _key, _first in _PARTIES_FIRST.items():
     _own = CATALOGUE[_key]
     CATALOGUE[_key] = (*_first, *((_own,) if isinstance(_own, str) else _own))
+
+# Les messages directs au propriétaire d'un job et l'onglet d'accueil, dans leur propre module.
+from bot.copy.notify_fr import NOTIFY as _NOTIFY  # noqa: E402
+
+CATALOGUE.update(_NOTIFY)

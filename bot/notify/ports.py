@@ -39,6 +39,13 @@ class Messenger(Protocol):
     async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
         """Edit the DM (or the digest) to say its jobs' waits are over."""
 
+    async def announce_closed(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
+        """Say that these jobs were admitted or finished so that it notifies (an edit notifies nobody): a reply
+        in the thread of the DM (channel, ts), broadcast to the conversation."""
+
+    async def announce_never_fits(self, channel: str, ts: str, explanation: Explanation, target: str) -> None:
+        """Say that the job will now never fit, why and what to do, so that it notifies (as announce_closed)."""
+
     async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
         """A DM about `key` already in the target's conversation (from its metadata): (channel, ts)."""
 

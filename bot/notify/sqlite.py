@@ -11,6 +11,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from bot.errors import Fenced, StoreUnavailable
@@ -180,6 +181,49 @@ def migrate(db: sqlite3.Connection, *, upto: int | None = None) -> int:
 
 
 # -------------------------------------------------------------------------------------------------
+# The file itself: deleted or replaced under an open connection, SQLite goes on writing to the old inode, and
+# every write would be lost at the next start. A connection remembers which file it opened and refuses to go on
+# once the path names another file, or none.
+
+
+def file_identity(path: str) -> tuple[int, int] | None:
+    """(device, inode) of the file at `path`; None when there is none."""
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None
+    return st.st_dev, st.st_ino
+
+
+class FileWatch:
+    """Which file a connection opened, and whether `path` still names it. Once lost, lost for good: the state
+    is in a file nobody will read again, and a restart (on a new file) must look in Slack for what was sent."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.opened: tuple[int, int] | None = None
+        self.lost: str | None = None
+
+    def opening(self) -> None:
+        self.opened = file_identity(self.path)
+
+    def check(self) -> None:
+        """StoreUnavailable when the file was deleted or replaced since it was opened."""
+        if self.lost is None and self.opened is not None and file_identity(self.path) != self.opened:
+            self.lost = (
+                f"the state database {self.path} was deleted or replaced while the bot ran: nothing more is "
+                "written or confirmed; restart the bot (it then looks in Slack for the DMs it already sent)"
+            )
+            log.error("the state database file was deleted or replaced", extra={"path": self.path})
+        if self.lost is not None:
+            raise StoreUnavailable(self.lost)
+
+
+def lasting(error: sqlite3.Error) -> bool:
+    """A write error that says the store cannot keep what it is given (full, read-only, I/O): readiness fails
+    until a write succeeds again."""
+    name = getattr(error, "sqlite_errorname", "")
+    return name == "SQLITE_FULL" or name.startswith(("SQLITE_READONLY", "SQLITE_IOERR")) or "full" in str(error)
 
 
 def unavailable(error: sqlite3.Error, path: str, busy_timeout: float) -> StoreUnavailable:
@@ -208,6 +252,7 @@ class Database:
         self.busy_timeout = busy_timeout
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
+        self._file = FileWatch(path)
 
     def run(self, work: Callable[[sqlite3.Connection], T]) -> T:
         """Blocking: call it from a worker thread."""
@@ -215,6 +260,8 @@ class Database:
             try:
                 if self._db is None:
                     self._db = connect(self.path, self.busy_timeout)
+                    self._file.opening()
+                self._file.check()
                 db = self._db
                 db.execute("BEGIN IMMEDIATE")
                 try:

@@ -40,8 +40,8 @@ from bot.errors import ConfigError, StoreUnavailable
 from bot.notify.sqlite import BUSY_ROUNDS as BUSY_ROUNDS
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT as DEFAULT_BUSY_TIMEOUT
 from bot.notify.sqlite import MIGRATIONS as MIGRATIONS
+from bot.notify.sqlite import FileWatch, connect, lasting, unavailable
 from bot.notify.sqlite import check_fence as check_fence
-from bot.notify.sqlite import connect, unavailable
 from bot.notify.sqlite import migrate as migrate
 from bot.notify.sqlite import schema_version as schema_version
 from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
@@ -206,6 +206,8 @@ class SQLiteStore:
         self._lock = threading.Lock()
         self._db: sqlite3.Connection | None = None
         self._closed = False
+        self._file = FileWatch(self.path)  # the file opened, to notice it deleted or replaced under us
+        self._write_failure: str | None = None  # the last write's lasting failure (full disk...), for readiness
         # The last State loaded and the database's data_version then: load() returns it again while no other
         # connection committed and this one wrote nothing (a watcher pass at 30,000 deliveries decodes nothing).
         self._loaded: tuple[int, State] | None = None
@@ -233,7 +235,7 @@ class SQLiteStore:
                 rounds += 1
                 progress = self._progress()
                 try:
-                    return self._attempt(work, write=write, fence=fence)
+                    result = self._attempt(work, write=write, fence=fence)
                 except (sqlite3.ProgrammingError, sqlite3.IntegrityError):
                     raise  # our bugs, not the database's state
                 except sqlite3.DatabaseError as error:  # locked, full, unreadable, corrupt...
@@ -241,11 +243,19 @@ class SQLiteStore:
                     if busy and rounds < BUSY_ROUNDS and self._progress() != progress:
                         log.info("state database busy, others progress: waiting again", extra={"round": rounds})
                         continue
-                    raise unavailable(error, self.path, self.busy_timeout) from error
+                    failure = unavailable(error, self.path, self.busy_timeout)
+                    if write and lasting(error):
+                        self._write_failure = str(failure)
+                    raise failure from error
+                if write:
+                    self._write_failure = None
+                return result
 
     def _attempt(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None) -> T:
         if self._db is None:
             self._db = self._connect()
+            self._file.opening()
+        self._file.check()
         db = self._db
         changes = db.total_changes
         db.execute("BEGIN IMMEDIATE" if write else "BEGIN DEFERRED")
@@ -477,8 +487,11 @@ class SQLiteStore:
         return await self._write(work)
 
     async def ping(self) -> None:
-        """Raise StoreUnavailable unless the database can be read now (readiness)."""
+        """Raise StoreUnavailable unless the database can be read now and its file is still the one opened, nor
+        did the last write fail for good (a full disk...): readiness."""
         await self._read(lambda db: db.execute("SELECT version FROM schema_version").fetchone())
+        if self._write_failure is not None:
+            raise StoreUnavailable(self._write_failure)
 
     async def aclose(self) -> None:
         await asyncio.to_thread(self._close)

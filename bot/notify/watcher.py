@@ -24,15 +24,16 @@ import asyncio
 import contextlib
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
-from bot.errors import Fenced, LeaseLost, StoreUnavailable
+from bot.errors import BotError, Fenced, LeaseLost, StoreUnavailable
 from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures
 from bot.notify.grouping import by_message, by_ts
 from bot.notify.history import HistoryRecorder
 from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
+from bot.notify.owners import Audience
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State
@@ -41,10 +42,11 @@ from bot.pacing import Pacer, full_collections_wait, paced
 from bot.service import SnapshotSource, freezes_gc, known_namespaces
 from bot.service.slices import explained
 from bot.service.tasks import stop_task
+from bot.trace.codes import Verdict
 from bot.trace.eta import History
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
-from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Workload
+from bot.trace.model import Workload
 from bot.trace.outlook import ETA_MARK, eta_mark
 from bot.trace.snapshot import Snapshot
 
@@ -56,6 +58,7 @@ RETENTION = timedelta(days=30)
 
 MAX_OWNERS_PER_JOB = 10  # annotations naming more people: the first ten are told (an annotation is no broadcast)
 MAX_DMS_PER_PASS = 200  # new DMs (a digest is one) a pass; the rest wait for the next pass
+ANNOUNCED = frozenset({"admitted", "finished"})  # the ends of a wait told so that they notify (not "deleted")
 
 
 class Notifier:
@@ -98,14 +101,14 @@ class Notifier:
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
-        self._emails: dict[str, str | None] = {}
-        self._over_cap: set[tuple[str, ...]] = set()  # annotations naming more people than told (logged once)
+        self.audience = Audience(source, messenger, self.namespace_notify, max_owners_per_job, metrics)
         self._seen: dict[str, Seen] = {}  # per Workload: the inputs of its last trace, and what it said
         self._quota = QuotaStamps()  # per cohort tree: its objects, its token
         # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
         # and the deliveries grouped by the message they share.
         self._explained: dict[str, Explanation] = {}
         self._messages: dict[tuple[str | None, str | None], list[Delivery]] | None = None
+        self._store_was_empty = False  # this pass: the store held no delivery (look in Slack before sending)
         self.traced = 0  # Workloads traced so far (the rest were unchanged)
         self.passes = 0
         self.stopped_passes = 0  # passes stopped because the lease was lost
@@ -184,6 +187,7 @@ class Notifier:
     async def _pass(self) -> list[Decision]:
         now = self.clock()
         state = await self.store.load()
+        self._store_was_empty = not state.deliveries
         snapshot = await self.source.snapshot()
         await self._observe(snapshot, now)
         candidates = await self._candidates(snapshot, state, now)
@@ -294,7 +298,7 @@ class Notifier:
         if not (told or might_be_due(workload, walk.now, self.config.notify_after)):
             return
         jobs = tuple(walk.snapshot.jobs_named(namespace, name)) if kind != "Workload" else ()
-        values = await self._owner_values(namespace, name, kind, workload, jobs)
+        values = await self.audience.owner_values(namespace, name, kind, workload, jobs)
         if not (told or values):
             return  # nobody to tell: not traced at all
         local_queue = walk.snapshot.local_queue(namespace, workload.queue_name) if workload.queue_name else None
@@ -315,65 +319,11 @@ class Notifier:
         )  # fmt: skip
         walk.pause.look_soon()
         self._explained[key] = explanation
-        targets = await self._targets(namespace, subscribers, values)
+        targets = await self.audience.targets(namespace, subscribers, values)
         walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
         self.traced += 1
         if targets or is_open:
             walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since))
-
-    async def _owner_values(
-        self, namespace: str, name: str, kind: str | None, workload: Workload, jobs: Sequence[Job]
-    ) -> tuple[str, ...]:
-        """The notify annotations of the Workload, of the job (in the snapshot) and, when the source reads them
-        on demand (a live cluster), of the job and its owners."""
-        values: list[str] = []
-        for meta in (workload.meta, *(j.meta for j in jobs)):
-            for annotation in (NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION):
-                value = meta.annotations.get(annotation, "").strip()
-                if value and value not in values:
-                    values.append(value)
-        read = getattr(self.source, "job_owners", None)
-        if read is not None and kind != "Workload":
-            values += [v for v in await read(namespace, kind, name) if v not in values]
-        return tuple(values)
-
-    async def _targets(self, namespace: str, subscribers: Sequence[str], values: Sequence[str]) -> tuple[str, ...]:
-        """Who is told: the job's watchers and its annotated owners (both: watching never hides a job from
-        its owner), else the namespace's channel."""
-        owners = await self._owners(namespace, values)
-        if subscribers or owners:
-            return tuple(dict.fromkeys([*subscribers, *owners]))
-        mapped = self.namespace_notify.get(namespace)
-        return (mapped,) if mapped else ()
-
-    async def _owners(self, namespace: str, values: Sequence[str]) -> list[str]:
-        """The people the notify annotations name, at most max_owners_per_job."""
-        owners: list[str] = []
-        for value in values:
-            for part in (p.strip() for p in value.replace(";", ",").split(",")):
-                if "@" in part:
-                    user = await self._user_for_email(part)
-                    if user:
-                        owners.append(user)
-                elif part[:1] in ("U", "W") and part.isalnum():
-                    # People only: a channel named in a job's annotation would let anyone who can annotate a job
-                    # have the bot post in that channel. Channels are an admin's choice (NAMESPACE_NOTIFY).
-                    owners.append(part)
-        owners = list(dict.fromkeys(owners))
-        if len(owners) > self.max_owners_per_job and values not in self._over_cap:
-            self._over_cap.add(tuple(values))  # said once per annotation
-            log.warning(
-                "notifier: a job's annotations name too many people; only the first are told",
-                extra={"namespace": namespace, "named": len(owners), "cap": self.max_owners_per_job},
-            )
-            if self.metrics is not None:
-                self.metrics.notify_capped.labels("owners-per-job").inc(len(owners) - self.max_owners_per_job)
-        return owners[: self.max_owners_per_job]
-
-    async def _user_for_email(self, email: str) -> str | None:
-        if email not in self._emails:
-            self._emails[email] = await self.messenger.user_for_email(email)
-        return self._emails[email]
 
     # --- doing what was decided ---------------------------------------------------------------------
 
@@ -396,6 +346,8 @@ class Notifier:
 
     async def _send(self, decision: Send, now: datetime, *, replace: bool = False) -> None:
         items = [c for c in [await self._fresh(i, now) for i in decision.items] if c is not None]
+        if self._store_was_empty and not replace:
+            items = await self._not_sent_yet(decision.target, items, now)
         digest = len(items) > 1
         fence = self._held()
         intended = []
@@ -422,6 +374,24 @@ class Notifier:
         if self.metrics is not None:
             self.metrics.dms_sent.inc()
         log.info("notifier: DM sent", extra={"target": decision.target, "workloads": len(intended)})
+
+    async def _not_sent_yet(self, target: str, items: list[Candidate], now: datetime) -> list[Candidate]:
+        """The store held nothing when the pass began (a new store, or one lost and made anew): the items with
+        no DM in the target's conversation already (its metadata names their Workloads); those found are
+        recorded as sent instead of being sent again."""
+        unsent = []
+        for item in items:
+            found = await self.messenger.find_sent(target, item.key)
+            if found is None:
+                unsent.append(item)
+                continue
+            channel, ts = found
+            await self.store.record_sent(
+                item.key, target, channel, ts, item.verdict.value, item.position, _headline(item), now,
+                job=item.job_label, since=item.waiting_since, fence=self._held(),
+            )  # fmt: skip
+            log.info("notifier: a DM already in Slack was recorded, not sent again", extra={"target": target})
+        return unsent
 
     async def _reconcile(self, decision: Reconcile, now: datetime) -> None:
         found = await self.messenger.find_sent(decision.target, decision.delivery.key)
@@ -461,6 +431,11 @@ class Notifier:
         await self.store.record_update(
             item.key, decision.target, item.verdict.value, item.position, _headline(item), now, fence=self._held()
         )
+        if item.verdict.never_fixes_itself and not _never_fits(delivery.verdict):  # news that notifies
+            self._held()
+            await _announced(
+                self.messenger.announce_never_fits(delivery.channel, delivery.ts, _explanation(fresh), decision.target)
+            )
         if self.metrics is not None:
             self.metrics.dms_updated.inc()
 
@@ -491,6 +466,10 @@ class Notifier:
         fence = self._held()
         for decision in group:
             await self.store.close(decision.delivery.key, decision.target, now, fence=fence)
+        news = [Closing(_closed_job(d), d.outcome, d.waited_seconds) for d in group if d.outcome in ANNOUNCED]
+        if first.ts is not None and news:
+            self._held()
+            await _announced(self.messenger.announce_closed(first.channel, first.ts, news, group[0].target))
         for decision in group:  # the watch ends with the wait
             namespace, _, name = _closed_job(decision).partition("/")
             for subscription in state.watchers_of(namespace, name):
@@ -540,6 +519,23 @@ class Notifier:
 
     def _history(self) -> History | None:
         return self.history.history if self.history is not None else None
+
+
+async def _announced(announcement: Awaitable[None]) -> None:
+    """News said so that it notifies, once its delivery is recorded: a failure costs the notification (the
+    edited DM says it too), never a second one."""
+    try:
+        await announcement
+    except BotError as error:
+        log.warning("notifier: news could not be said so that it notifies", extra={"error": str(error)})
+
+
+def _never_fits(verdict: str) -> bool:
+    """Whether a delivery's recorded verdict was one that waiting never fixes."""
+    try:
+        return Verdict(verdict).never_fixes_itself
+    except ValueError:
+        return False
 
 
 def _listed_from(brief: Brief) -> Explanation:

@@ -1,7 +1,7 @@
 """The buttons: each action id (render's constants) mapped to its use case, the click read from Slack's
 payload (a value that is not ours gets a friendly private note, never a public apology), and what each does:
-Re-check, Watch, Show the queue, pick one of several jobs, and Snooze 2 h / Snooze 1 day / Stop under a DM
-(the Home's Stop too)."""
+Re-check, Watch, Show the queue, pick one of several jobs, and Why? / Snooze 2 h / Snooze 1 day / Stop these
+DMs under a DM (the Home's Stop and Why? too)."""
 
 from __future__ import annotations
 
@@ -138,6 +138,7 @@ class Buttons:
             render.ACTION_WATCH: self.listener("watch", self.watch),
             render.ACTION_SHOW_QUEUE: self.listener("queue", self.show_queue),
             render.ACTION_PICK: self.listener("pick", self.pick),
+            render.ACTION_WHY: self.listener("why", self.why),
         }
         for action_id in SILENCES:
             found[action_id] = self.listener("notification", self.silence)
@@ -210,9 +211,17 @@ class Buttons:
         await self.poster.ephemeral(click.channel, click.user, message, click.thread)
 
     async def pick(self, click: Click) -> None:
+        await self._answer(click, click.value["ns"])
+
+    async def why(self, click: Click) -> None:
+        """Why? under a DM or a digest's line: the answer about that job, in the message's thread."""
+        await self._answer(click, self._namespace(click))
+
+    async def _answer(self, click: Click, namespace: str | None) -> None:
+        """The answer about the job the button names, in the clicked message's thread."""
         language = await self.language(click.user)
         value = click.value
-        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=value["ns"], kind=value["kind"])
+        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
         messages = self.replies.to_outcome(outcome, language)
         await self.poster.answer_in_thread(click.channel, click.thread, messages, user=click.user)
 

@@ -110,8 +110,8 @@ class SlackMessenger:
             ),
         )
 
-    async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
-        language = await self._words_for(target)
+    def _closed(self, closings: Sequence[Closing], language: str) -> render.SlackMessage:
+        """What a DM says when its jobs' waits are over (at most _CLOSINGS_LISTED named)."""
         messages = []
         for closing in closings[:_CLOSINGS_LISTED]:
             namespace, _, name = closing.job.partition("/")
@@ -122,15 +122,33 @@ class SlackMessenger:
                 render.notification_closed(namespace, name, closed, closing.waited_seconds, language=language)
             )
         if len(messages) == 1:
-            message = messages[0]
-        else:
-            text = "\n".join(m.text for m in messages)
-            if len(closings) > len(messages):
-                text += "\n" + render_words("slack.digest.more", {"count": len(closings) - len(messages)}, language)
-            message = render.SlackMessage(text, [block for m in messages for block in m.blocks])
+            return messages[0]
+        text = "\n".join(m.text for m in messages)
+        if len(closings) > len(messages):
+            text += "\n" + render_words("slack.digest.more", {"count": len(closings) - len(messages)}, language)
+        return render.SlackMessage(text, [block for m in messages for block in m.blocks])
+
+    async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
+        message = self._closed(closings, await self._words_for(target))
         await _call(
             "chat.update", self.client.chat_update(channel=channel, ts=ts, text=message.text, blocks=message.blocks)
         )
+
+    async def _broadcast(self, channel: str, ts: str, message: render.SlackMessage) -> None:
+        """A reply in the DM's thread, also shown in the conversation: it notifies, where an edit does not."""
+        await _call(
+            "chat.postMessage",
+            self.client.chat_postMessage(
+                channel=channel, thread_ts=ts, reply_broadcast=True, text=message.text, blocks=message.blocks
+            ),
+        )
+
+    async def announce_closed(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
+        await self._broadcast(channel, ts, self._closed(closings, await self._words_for(target)))
+
+    async def announce_never_fits(self, channel: str, ts: str, explanation: Explanation, target: str) -> None:
+        language = await self._words_for(target)
+        await self._broadcast(channel, ts, render.never_fits_news(explanation, language=language, cluster=self.cluster))
 
     async def find_sent(self, target: str, key: str) -> tuple[str, str] | None:
         channel = await self._channel(target)

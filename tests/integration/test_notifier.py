@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import aiohttp
 import pytest
 import yaml
 from bot.kube.decode import decode
@@ -157,17 +158,21 @@ async def test_one_dm_after_the_threshold_then_updated_in_place_then_closed_on_a
     assert "segformer-finetune" in json.dumps(post.params["blocks"])
     assert post.params["metadata"]["event_type"] == EVENT_TYPE
     ts = post.response["ts"]
-    # Admitted: the same DM says so, and nothing new is posted.
+    # Admitted: the DM is edited to say so, and exactly one message that notifies says it too (a reply in the
+    # DM's thread, broadcast to the conversation: Slack notifies nobody of an edit).
     clock.now = datetime(2026, 11, 3, 8, 30, tzinfo=UTC)
     source.become(_snapshot(_admit(docs, SEG_WORKLOAD, "2026-11-03T08:29:00Z")))
     await server.notifier.run_pass()
     updates = slack.calls("chat.update")
     assert len(updates) == 1 and updates[0].params["ts"] == ts
     assert "admitted" in json.dumps(updates[0].params).lower()
-    assert len(_dm_posts(slack)) == 1
+    news = _dm_posts(slack)[1:]
+    assert len(news) == 1, news
+    assert news[0].params["thread_ts"] == ts and news[0].params["reply_broadcast"] is True
+    assert "was admitted after 40 min" in news[0].params["text"]
     decisions = await server.notifier.run_pass()
     assert decisions == [], decisions
-    assert len(slack.calls("chat.update")) == 1
+    assert len(slack.calls("chat.update")) == 1 and len(_dm_posts(slack)) == 2
 
 
 async def test_a_never_fit_job_is_told_at_once(slack: FakeSlack, serve: Serve) -> None:
@@ -195,6 +200,27 @@ async def test_a_change_of_verdict_updates_the_dm(slack: FakeSlack, serve: Serve
     update = await slack.wait_for_call("chat.update")
     assert update.params["ts"] == ts and "queue-stopped" in json.dumps(update.params)
     assert len(_dm_posts(slack)) == 1
+
+
+async def test_a_job_that_will_now_never_fit_is_told_so_that_it_notifies(slack: FakeSlack, serve: Serve) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await serve(source, clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    ts = _dm_posts(slack)[0].response["ts"]
+    # Its LocalQueue is deleted: waiting will never admit it now.
+    source.become(_snapshot([d for d in docs if d is not _find(docs, "LocalQueue", "vision-queue")]))
+    await server.notifier.run_pass()
+    update = await slack.wait_for_call("chat.update")
+    assert update.params["ts"] == ts
+    news = _dm_posts(slack)[1:]
+    assert len(news) == 1 and news[0].params["thread_ts"] == ts and news[0].params["reply_broadcast"] is True
+    said = json.dumps(news[0].params["blocks"])
+    assert "will now never start" in said and "What to do:" in said and "kueue_why" in said
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 2  # said once
 
 
 async def test_a_restart_sends_nothing_twice_and_keeps_subscriptions(slack: FakeSlack, serve: Serve) -> None:
@@ -636,3 +662,50 @@ async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_es
     refusal = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("channel") == ALICE, nth=2)
     assert "Snoozed" not in refusal.params["text"] and "team-secret" in refusal.params["text"]
     assert len((await server.store.load()).snoozes) == 1
+
+
+# --- the state file lost under a running bot: noticed, said by /readyz, nothing confirmed; restarted on a new,
+# empty file, the DMs already sent are found in Slack (their metadata) instead of being sent again.
+
+
+async def _ready(url: str) -> tuple[int, dict[str, Any]]:
+    async with aiohttp.ClientSession() as session, session.get(f"{url}/readyz") as response:
+        return response.status, await response.json()
+
+
+def _delete(db: Path) -> None:
+    for name in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        name.unlink(missing_ok=True)
+
+
+async def test_a_deleted_state_file_is_noticed_and_no_dm_is_sent_twice_after_a_restart(
+    slack: FakeSlack, serve: Serve, db: Path
+) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    clock = Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC))
+    source = Timeline(_snapshot(docs))
+    server = await serve(source, clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
+    status, body = await _ready(server.url)
+    assert body["stateStore"] == "ok", body
+    _delete(db)
+    status, body = await _ready(server.url)
+    assert status == 503 and body["stateStore"] == "unavailable", body
+    assert "was deleted or replaced" in body["stateStoreError"]
+    # A watch asked now is not confirmed: it could not be kept.
+    await slack.deliver_slash_command(
+        f"{server.url}/slack/events", text="watch ml-vision/segformer-finetune", user_id=ALICE, channel_id=CHANNEL
+    )
+    answer = await slack.wait_for_response_url()
+    assert "watching" not in json.dumps(answer.body).lower(), answer.body
+    await server.stop()
+    # Restarted on a new, empty file: the DM already sent is found in Slack and recorded, not sent again.
+    server = await serve(source, clock)
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    await server.notifier.run_pass()
+    assert len(_dm_posts(slack)) == 1
+    state = await SQLiteStore(str(db)).load()
+    assert [d.ts for d in state.deliveries] == [_dm_posts(slack)[0].response["ts"]]

@@ -379,13 +379,34 @@ def test_short_replies() -> None:
     assert "`a/b` was deleted." in render.notification_closed("a", "b", "deleted", None, language="en").text
 
 
-def test_notification_has_snooze_and_stop() -> None:
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_notification_has_why_snooze_and_stop_these_dms(language: str) -> None:
     explanation, _ = scenario("article-three-cpus")
-    message = render.notification(explanation, language="en", reason="never-fits")
+    message = render.notification(explanation, language=language, reason="never-fits")
     assert message_errors(message) == []
-    assert message.text.startswith("`equipe-data/train-octobre` will never start as it is configured.")
+    if language == "en":
+        assert message.text.startswith("`equipe-data/train-octobre` will never start as it is configured.")
+        assert "*What to do:*" in message.blocks[0]["text"]["text"]  # the fix of a job that will never fit
+    else:
+        assert "*Que faire :*" in message.blocks[0]["text"]["text"]
     actions = next(b for b in message.blocks if b["type"] == "actions")["elements"]
-    assert [a["action_id"] for a in actions] == ["kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"]
+    assert [a["action_id"] for a in actions] == ["kueue_why", "kueue_snooze_2h", "kueue_snooze_1d", "kueue_stop"]
+    stop = actions[-1]
+    assert "style" not in stop  # not a danger: it stops DMs, nothing else
+    assert stop["text"]["text"] == {"en": "Stop these DMs", "fr": "Ne plus m'écrire"}[language]
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_never_fits_news_says_why_and_what_to_do(language: str) -> None:
+    explanation, _ = scenario("article-three-cpus")
+    message = render.never_fits_news(explanation, language=language)
+    assert message_errors(message) == []
+    text = message.blocks[0]["text"]["text"]
+    if language == "en":
+        assert "will now never start" in text and "*Why:*" in text and "*What to do:*" in text
+    else:
+        assert "ne démarrera désormais jamais" in text and "*Pourquoi :*" in text and "*Que faire :*" in text
+    assert "`equipe-data/train-octobre`" in text
 
 
 def test_digest_counts_by_verdict_and_lists_twenty() -> None:

@@ -24,6 +24,7 @@ from bot.slack.render.blocks import (
     ACTION_SNOOZE_2H,
     ACTION_STOP,
     ACTION_WATCH,
+    ACTION_WHY,
     FAMILY_EMOJI,
     MAX_ACTION_ID,
     MAX_ACTIONS,
@@ -49,7 +50,14 @@ from bot.slack.render.blocks import (
     family,
 )
 from bot.slack.render.home import home_view
-from bot.slack.render.notices import ClosedOutcome, NotificationReason, digest, notification, notification_closed
+from bot.slack.render.notices import (
+    ClosedOutcome,
+    NotificationReason,
+    digest,
+    never_fits_news,
+    notification,
+    notification_closed,
+)
 from bot.slack.render.queue import queue_view
 from bot.slack.render.replies import (
     apology,
@@ -78,6 +86,7 @@ __all__ = [
     "ACTION_SNOOZE_2H",
     "ACTION_STOP",
     "ACTION_WATCH",
+    "ACTION_WHY",
     "FAMILY_EMOJI",
     "MAX_ACTIONS",
     "MAX_ACTION_ID",
@@ -117,6 +126,7 @@ __all__ = [
     "help_message",
     "home_view",
     "muted",
+    "never_fits_news",
     "not_found",
     "notification",
     "notification_closed",

@@ -43,6 +43,7 @@ ACTION_PICK = "kueue_pick"
 ACTION_SNOOZE_2H = "kueue_snooze_2h"
 ACTION_SNOOZE_1D = "kueue_snooze_1d"
 ACTION_STOP = "kueue_stop"
+ACTION_WHY = "kueue_why"
 
 Family = Literal["never", "waits", "ok"]
 FAMILY_EMOJI: Mapping[str, str] = {

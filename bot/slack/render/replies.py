@@ -6,7 +6,7 @@ import difflib
 from collections.abc import Sequence
 
 from bot.copy import render
-from bot.slack.mrkdwn import code
+from bot.slack.mrkdwn import code, plain
 from bot.slack.render.blocks import (
     ACTION_PICK,
     ACTION_SHOW_QUEUE,
@@ -70,7 +70,6 @@ def _pick_sections(
     choices: Sequence[tuple[str | None, str, str | None]], language: str, *, buttons: bool = True
 ) -> list[Block]:
     """One section a choice, its button beside it (`kueue_pick`, value {"ns","name","kind"})."""
-    label = words("slack.button.pick", language)
     sections = []
     for namespace, name, kind in choices[:MAX_LISTED_CHOICES]:
         text = say(
@@ -84,7 +83,7 @@ def _pick_sections(
             button = button_block(words("slack.button.show-queue", language), ACTION_SHOW_QUEUE, value)
         else:
             value = button_value(ns=namespace, name=name, kind=kind) if buttons else None
-            button = button_block(label, ACTION_PICK, value)
+            button = button_block(plain(f"{namespace}/{name}" if namespace else name), ACTION_PICK, value)
         sections.append(section(text, button if value is not None else None))
     return sections
 
