@@ -484,6 +484,8 @@ async def test_a_store_locked_between_sending_and_recording_is_reconciled(slack:
     other = sqlite3.connect(path, isolation_level=None)
     try:
         assert server.notifier is not None
+        # A store that holds a DM already (an empty one first looks in Slack for the DMs sent before it).
+        await store.record_sent("other/earlier/u1", "U0FILLER1", "D0FILLER1", "1.1", "waiting-for-quota", 1, "h", T0)
         slack.slow("chat.postMessage", 1.0)
         passing = asyncio.create_task(server.notifier.run_pass())
         await slack.wait_for_call("conversations.open")  # the intent is recorded; the DM is on its way
