@@ -24,7 +24,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.errors import StoreUnavailable
-from bot.notify.state import Delivery, Mute, Snooze, Subscription, format_time, parse_time
+from bot.notify.state import Delivery, Mute, Snooze, Subscription, format_time, parse_time, split_legacy
 
 FORMAT = "1"
 
@@ -82,6 +82,7 @@ def _delivery_json(d: Delivery) -> dict[str, Any]:
         "digest": d.digest,
         **({"job": d.job} if d.job else {}),  # both added later: absent when unknown
         **({"since": _time(d.since)} if d.since is not None else {}),
+        **({"eta": d.eta} if d.eta else {}),
     }
 
 
@@ -120,6 +121,9 @@ def _add_subscription(records: Records, item: Any) -> None:
 
 
 def _add_delivery(records: Records, item: Any) -> None:
+    headline, eta = str(item["headline"]), str(item.get("eta") or "")
+    if not eta:  # recorded before the ETA's mark had a field: inside the headline
+        headline, eta = split_legacy(headline)
     records.deliveries.append(
         Delivery(
             key=str(item["key"]),
@@ -128,13 +132,14 @@ def _add_delivery(records: Records, item: Any) -> None:
             ts=item.get("ts"),
             verdict=str(item["verdict"]),
             position=item.get("position"),
-            headline=str(item["headline"]),
+            headline=headline,
             sent_at=parse_time(item["sentAt"]),
             updated_at=parse_time(item["updatedAt"]),
             closed_at=_optional_time(item.get("closedAt")),
             digest=bool(item.get("digest", False)),
             job=str(item.get("job") or ""),
             since=_optional_time(item.get("since")),
+            eta=eta,
         )
     )
 

@@ -18,6 +18,7 @@ the same optimistic-concurrency PUT, so a frozen leader that resumes cannot writ
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import logging
 import random
@@ -40,7 +41,7 @@ from bot.kube.configmap_records import (
     encode,
     shard_of,
 )
-from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, utc
+from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, Told, utc
 from bot.notify.store import check_fence
 
 if TYPE_CHECKING:
@@ -373,82 +374,39 @@ class ConfigMapStore:
         return await self._change(DELIVERIES, shard_of(f"{key}\n{target}", DELIVERIES), apply, fence)
 
     async def record_intent(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool = False,
-        job: str = "",
-        since: datetime | None = None,
-        replace: bool = False,
-        fence: Fence | None = None,
+        self, told: Told, now: datetime, *, replace: bool = False, fence: Fence | None = None
     ) -> bool:
-        intent = Delivery(key, target, "", None, verdict, position, headline, now, now, None, digest, job, since)
+        intent = _delivery(told, "", None, now)
 
         def change(old: Delivery | None) -> Delivery | None:
             if old is not None and old.closed_at is None and (old.ts is not None or not replace):
                 return old  # someone sent (or is sending) it since the caller looked
             return intent
 
-        return await self._change_delivery(key, target, change, fence)
+        return await self._change_delivery(told.key, told.target, change, fence)
 
     async def record_sent(
-        self,
-        key: str,
-        target: str,
-        channel: str,
-        ts: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool | None = None,
-        job: str | None = None,
-        since: datetime | None = None,
-        fence: Fence | None = None,
+        self, told: Told, channel: str, ts: str, now: datetime, *, fence: Fence | None = None
     ) -> None:
-        def change(old: Delivery | None) -> Delivery:
-            flag = digest if digest is not None else (old.digest if old is not None else False)
-            name = job if job is not None else (old.job if old is not None else "")
-            started = since if since is not None else (old.since if old is not None else None)
-            return Delivery(key, target, channel, ts, verdict, position, headline, now, now, None, flag, name, started)
+        sent = _delivery(told, channel, ts, now)
+        await self._change_delivery(told.key, told.target, lambda old: sent, fence)
 
-        await self._change_delivery(key, target, change, fence)
-
-    async def record_update(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        fence: Fence | None = None,
-    ) -> bool:
+    async def record_update(self, told: Told, now: datetime, *, fence: Fence | None = None) -> bool:
         def change(old: Delivery | None) -> Delivery | None:
             if old is None:
                 return None
-            return Delivery(
-                old.key, old.target, old.channel, old.ts, verdict, position, headline, old.sent_at, now,
-                old.closed_at, old.digest, old.job, old.since,
-            )  # fmt: skip
+            t = told
+            return dataclasses.replace(
+                old, verdict=t.verdict, position=t.position, headline=t.headline, eta=t.eta, updated_at=now
+            )
 
-        return await self._change_delivery(key, target, change, fence)
+        return await self._change_delivery(told.key, told.target, change, fence)
 
     async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
         def change(old: Delivery | None) -> Delivery | None:
             if old is None or old.closed_at is not None:
                 return old
-            return Delivery(
-                old.key, old.target, old.channel, old.ts, old.verdict, old.position, old.headline, old.sent_at,
-                old.updated_at, now, old.digest, old.job, old.since,
-            )  # fmt: skip
+            return dataclasses.replace(old, closed_at=now)
 
         return await self._change_delivery(key, target, change, fence)
 
@@ -512,6 +470,14 @@ class ConfigMapStore:
     async def aclose(self) -> None:
         """Nothing to release (the client belongs to the caller); later calls raise StoreUnavailable."""
         self._closed = True
+
+
+def _delivery(told: Told, channel: str, ts: str | None, now: datetime) -> Delivery:
+    """A delivery open since `now`, as `told` says (unconfirmed while ts is None)."""
+    t = told
+    return Delivery(
+        t.key, t.target, channel, ts, t.verdict, t.position, t.headline, now, now, None, t.digest, t.job, t.since, t.eta
+    )
 
 
 if TYPE_CHECKING:

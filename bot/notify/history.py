@@ -18,7 +18,7 @@ import asyncio
 import logging
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -181,7 +181,7 @@ class SQLiteHistory:
         limit = format_time(now - RETENTION)
 
         def work(db: sqlite3.Connection) -> None:
-            # The rows are made in the worker thread too: 20,000 of them held the event loop 120 ms.
+            # The rows are made in the worker thread too: made on the loop, they held it.
             rows = [
                 ("admitted", a.cluster_queue, a.flavor, a.workload, format_time(a.queued_at),
                  format_time(a.admitted_at), "", str(a.amount) if a.amount is not None else None)
@@ -214,6 +214,17 @@ class SQLiteHistory:
 _Scanned = tuple[Sequence[Workload], tuple[Finished, ...], dict[str, tuple[str, tuple[str, ...], datetime]]]
 
 
+@dataclass
+class _Read:
+    """What a pass read of the namespaces: per namespace its Workloads, finishes and holders (`_Scanned`); the
+    admissions and finishes of those read anew; and who held quota at the last pass and no longer does."""
+
+    scanned: dict[str, _Scanned] = field(default_factory=dict)
+    admissions: list[Observed] = field(default_factory=list)
+    finishes: list[Finished] = field(default_factory=list)
+    went: list[tuple[str, tuple[str, tuple[str, ...], datetime]]] = field(default_factory=list)
+
+
 class HistoryRecorder:
     """Keeps the history in memory for the engine (a pure value) and in its store for restarts."""
 
@@ -236,49 +247,56 @@ class HistoryRecorder:
         """Record what changed since the last pass; returns how many new records it made."""
         if not self._loaded:
             await self.load()
-        # A namespace at a time, the loop let run after each one read; one whose Workloads are the sequence the
-        # last pass read is not read again (what it showed is recorded). At 50,000 Workloads reading them all
-        # took 100-144 ms a pass, and finding the new records among the 20,000 another 14-20 ms.
         known = self._known_records()
-        new_admissions: list[Observed] = []
-        new_finishes: list[Finished] = []
-        went: list[tuple[str, tuple[str, tuple[str, ...], datetime]]] = []  # held quota last pass, not now
-        scanned: dict[str, _Scanned] = {}
+        found = await self._read(snapshot, namespaces)
+        new_admissions = [a for a in found.admissions if a not in known]
+        new_finishes = [f for f in found.finishes if f not in known]
+        if found.went:  # `_gone`: finished at this pass (unless this pass reads their Finished condition)
+            finishes = [f for entry in found.scanned.values() for f in entry[1]]
+            read = len(finishes)
+            _gone(Seen(dict(found.went)), {}, finishes, now)
+            new_finishes += [f for f in finishes[read:] if f not in known]
+        if new_admissions or new_finishes:
+            await self._record(new_admissions, new_finishes, known, now)
+        self._scanned = found.scanned  # (namespaces no longer listed let go)
+        return len(new_admissions) + len(new_finishes)
+
+    async def _read(self, snapshot: Snapshot, namespaces: Iterable[str]) -> _Read:
+        """A namespace at a time, the loop let run after each one read; one whose Workloads are the sequence the
+        last pass read is not read again (what it showed is recorded)."""
+        scan = _Read()
         for namespace in list(namespaces):
             workloads = snapshot.workloads_in(namespace)
             last = self._scanned.get(namespace)
             if last is not None and last[0] is workloads:
-                entry = last
-            else:
-                found: list[Observed] = []
-                ended: list[Finished] = []
-                held: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
-                _scan(workloads, found, ended, held)
-                entry = (workloads, tuple(ended), held)
-                new_admissions += [a for a in found if a not in known]
-                new_finishes += [f for f in ended if f not in known]
-                if last is not None:
-                    went += [(key, value) for key, value in last[2].items() if key not in held]
-                await asyncio.sleep(0)
-            scanned[namespace] = entry
+                scan.scanned[namespace] = last
+                continue
+            found: list[Observed] = []
+            ended: list[Finished] = []
+            held: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
+            _scan(workloads, found, ended, held)
+            scan.scanned[namespace] = (workloads, tuple(ended), held)
+            scan.admissions += found
+            scan.finishes += ended
+            if last is not None:
+                scan.went += [(key, value) for key, value in last[2].items() if key not in held]
+            await asyncio.sleep(0)
         for namespace, last in self._scanned.items():
-            if namespace not in scanned:  # no longer listed: every one of it that held quota went
-                went += last[2].items()
-        if went:  # `_gone`: finished at this pass (unless this pass reads their Finished condition)
-            finishes = [f for entry in scanned.values() for f in entry[1]]
-            read = len(finishes)
-            _gone(Seen(dict(went)), {}, finishes, now)
-            new_finishes += [f for f in finishes[read:] if f not in known]
-        if new_admissions or new_finishes:
-            await self.store.add(new_admissions, new_finishes, now)  # raises: the next pass reads them again
-            added = History(tuple(new_admissions), tuple(new_finishes))
-            known.update(added.admissions)
-            known.update(added.finishes)
-            # in a worker thread (pure, of immutable values): 20-25 ms at 20,000 records, the loop let run
-            self.history = await asyncio.to_thread(bounded_union, self.history, added, now)
-            self._known = (self.history, known)
-        self._scanned = scanned  # (namespaces no longer listed let go)
-        return len(new_admissions) + len(new_finishes)
+            if namespace not in scan.scanned:  # no longer listed: every one of it that held quota went
+                scan.went += last[2].items()
+        return scan
+
+    async def _record(
+        self, admissions: list[Observed], finishes: list[Finished], known: set[object], now: datetime
+    ) -> None:
+        """The new records in the store (raises: the next pass reads them again), then in memory."""
+        await self.store.add(admissions, finishes, now)
+        added = History(tuple(admissions), tuple(finishes))
+        known.update(added.admissions)
+        known.update(added.finishes)
+        # in a worker thread (pure, of immutable values), the loop let run
+        self.history = await asyncio.to_thread(bounded_union, self.history, added, now)
+        self._known = (self.history, known)
 
     def _known_records(self) -> set[object]:
         """Every record recorded: the history's, and those this recorder added since (kept up to date, not

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, JobRef, Text
-from bot.trace.outlook import ETA_MARK, eta_moved
+from bot.trace.outlook import eta_moved
 
 # Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
 IMMEDIATE = frozenset(verdict for verdict in Verdict if verdict.tells_at_once)
@@ -239,8 +239,7 @@ def _changed(delivery: Delivery, candidate: Candidate) -> bool:
         candidate.verdict.value != delivery.verdict
         or position_moved(delivery.position, candidate.position)
         or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
-            isinstance(candidate.explanation, Explanation)
-            and eta_moved(delivery.headline.partition(ETA_MARK)[2], candidate.explanation)
+            isinstance(candidate.explanation, Explanation) and eta_moved(delivery.eta, candidate.explanation)
         )
     )
 

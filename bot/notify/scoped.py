@@ -23,7 +23,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from bot.notify.history import HistoryStore
-from bot.notify.state import Fence, State, Subscription
+from bot.notify.state import Fence, State, Subscription, Told
 from bot.notify.store import StateStore
 from bot.trace.eta import Finished, History, Observed
 
@@ -90,79 +90,20 @@ class ScopedStore:
         return await self.store.unsubscribe(user, self.scope.write(namespace), name, fence=fence)
 
     async def record_intent(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool = False,
-        job: str = "",
-        since: datetime | None = None,
-        replace: bool = False,
-        fence: Fence | None = None,
+        self, told: Told, now: datetime, *, replace: bool = False, fence: Fence | None = None
     ) -> bool:
-        return await self.store.record_intent(
-            self.scope.write(key),
-            target,
-            verdict,
-            position,
-            headline,
-            now,
-            digest=digest,
-            job=job,
-            since=since,
-            replace=replace,
-            fence=fence,
-        )
+        return await self.store.record_intent(self._written(told), now, replace=replace, fence=fence)
 
     async def record_sent(
-        self,
-        key: str,
-        target: str,
-        channel: str,
-        ts: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool | None = None,
-        job: str | None = None,
-        since: datetime | None = None,
-        fence: Fence | None = None,
+        self, told: Told, channel: str, ts: str, now: datetime, *, fence: Fence | None = None
     ) -> None:
-        await self.store.record_sent(
-            self.scope.write(key),
-            target,
-            channel,
-            ts,
-            verdict,
-            position,
-            headline,
-            now,
-            digest=digest,
-            job=job,
-            since=since,
-            fence=fence,
-        )
+        await self.store.record_sent(self._written(told), channel, ts, now, fence=fence)
 
-    async def record_update(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        fence: Fence | None = None,
-    ) -> bool:
-        return await self.store.record_update(
-            self.scope.write(key), target, verdict, position, headline, now, fence=fence
-        )
+    async def record_update(self, told: Told, now: datetime, *, fence: Fence | None = None) -> bool:
+        return await self.store.record_update(self._written(told), now, fence=fence)
+
+    def _written(self, told: Told) -> Told:
+        return replace(told, key=self.scope.write(told.key))
 
     async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
         return await self.store.close(self.scope.write(key), target, now, fence=fence)

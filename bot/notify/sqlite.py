@@ -120,12 +120,22 @@ def _v5_admin_digests(db: sqlite3.Connection) -> None:
     )
 
 
+def _v6_eta(db: sqlite3.Connection) -> None:
+    """The ETA's mark of a delivery in a column of its own (it was kept inside the headline: "key|eta=mark")."""
+    db.execute("ALTER TABLE deliveries ADD COLUMN eta TEXT NOT NULL DEFAULT ''")
+    db.execute(
+        "UPDATE deliveries SET eta = substr(headline, instr(headline, '|eta=') + 5),"
+        " headline = substr(headline, 1, instr(headline, '|eta=') - 1) WHERE instr(headline, '|eta=') > 0"
+    )
+
+
 MIGRATIONS: tuple[Callable[[sqlite3.Connection], None], ...] = (
     _v1_tables,
     _v2_indexes,
     _v3_fencing,
     _v4_history,
     _v5_admin_digests,
+    _v6_eta,
 )
 
 

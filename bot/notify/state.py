@@ -77,6 +77,7 @@ class Delivery:
     digest: bool = False
     job: str = ""  # "namespace/name" of the job the DM is about ("": recorded before the bot kept it)
     since: datetime | None = None  # when the job's wait began, as known when the DM was sent
+    eta: str = ""  # the mark of the ETA the message gave (bot.trace.outlook.eta_mark; "": none)
 
     def __post_init__(self) -> None:
         _aware(self, "sent_at", "updated_at", "closed_at", "since")
@@ -88,6 +89,40 @@ class Delivery:
     @property
     def open(self) -> bool:
         return self.closed_at is None
+
+
+@dataclass(frozen=True)
+class Told:
+    """What one message says about one Workload to one target: what its delivery records when the message is
+    about to leave (an intent), when Slack confirmed it, and when it is edited (verdict, position, headline and
+    ETA only)."""
+
+    key: str
+    target: str
+    verdict: str
+    position: int | None
+    headline: str
+    eta: str = ""
+    digest: bool = False
+    job: str = ""
+    since: datetime | None = None
+
+    def __post_init__(self) -> None:
+        _aware(self, "since")
+
+    @classmethod
+    def of(cls, delivery: Delivery) -> Told:
+        d = delivery
+        return cls(d.key, d.target, d.verdict, d.position, d.headline, d.eta, d.digest, d.job, d.since)
+
+
+LEGACY_ETA_MARK = "|eta="  # where deliveries kept their ETA's mark before it had a field: "headline|eta=mark"
+
+
+def split_legacy(headline: str) -> tuple[str, str]:
+    """(headline, ETA mark) of a headline recorded with its mark inside it."""
+    head, _, mark = headline.partition(LEGACY_ETA_MARK)
+    return head, mark
 
 
 @dataclass(frozen=True)

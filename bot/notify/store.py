@@ -3,8 +3,9 @@
     store = open_store(settings.state_url, kubernetes=lambda: ConfigMapStore(kube, settings.pod_namespace))
     state = await store.load()
     if await store.subscribe(Subscription("U123", "team-a", "train", "Job", now)): ...
-    await store.record_intent(key, target, verdict, position, headline, now)   # before chat.postMessage
-    await store.record_sent(key, target, channel, ts, verdict, position, headline, now)
+    told = Told(key, target, verdict, position, headline, eta)
+    await store.record_intent(told, now)                 # before chat.postMessage
+    await store.record_sent(told, channel, ts, now)      # Slack confirmed it
     await store.aclose()
 
 Every method is a coroutine; a store that cannot do its work raises StoreUnavailable (and changed nothing).
@@ -44,7 +45,7 @@ from bot.notify.sqlite import FileWatch, connect, lasting, unavailable
 from bot.notify.sqlite import check_fence as check_fence
 from bot.notify.sqlite import migrate as migrate
 from bot.notify.sqlite import schema_version as schema_version
-from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
+from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, Told, format_time, parse_time
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +69,7 @@ class StateStore(Protocol):
         ...
 
     async def record_intent(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool = False,
-        job: str = "",
-        since: datetime | None = None,
-        replace: bool = False,
-        fence: Fence | None = None,
+        self, told: Told, now: datetime, *, replace: bool = False, fence: Fence | None = None
     ) -> bool:
         """Before sending a new message: the delivery (key, target) becomes open and unconfirmed (ts None,
         channel ""), replacing a closed one (or, with `replace`, an unconfirmed one: a reconciliation).
@@ -89,37 +78,15 @@ class StateStore(Protocol):
         ...
 
     async def record_sent(
-        self,
-        key: str,
-        target: str,
-        channel: str,
-        ts: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool | None = None,
-        job: str | None = None,
-        since: datetime | None = None,
-        fence: Fence | None = None,
+        self, told: Told, channel: str, ts: str, now: datetime, *, fence: Fence | None = None
     ) -> None:
-        """Slack confirmed the message (channel, ts): the delivery is open and confirmed. Works without an
-        intent too. digest, job and since None keep the intent's (False, "", None when there was none)."""
+        """Slack confirmed the message (channel, ts): the delivery is open and confirmed, as `told` says. Works
+        without an intent too."""
         ...
 
-    async def record_update(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        fence: Fence | None = None,
-    ) -> bool:
-        """The message was edited in place; False when there is no such delivery."""
+    async def record_update(self, told: Told, now: datetime, *, fence: Fence | None = None) -> bool:
+        """The message was edited in place (its verdict, position, headline and ETA); False when there is no
+        such delivery."""
         ...
 
     async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
@@ -173,6 +140,14 @@ def _subscription(row: sqlite3.Row) -> Subscription:
     return Subscription(row["user"], row["namespace"], row["name"], row["kind"], parse_time(row["created"]))
 
 
+def _told_row(t: Told) -> tuple[str, str, str, int | None, str, str]:
+    return (t.key, t.target, t.verdict, t.position, t.headline, t.eta)
+
+
+def _time_or_none(moment: datetime | None) -> str | None:
+    return format_time(moment) if moment is not None else None
+
+
 def _delivery(row: sqlite3.Row) -> Delivery:
     return Delivery(
         key=row["key"],
@@ -188,6 +163,7 @@ def _delivery(row: sqlite3.Row) -> Delivery:
         digest=bool(row["digest"]),
         job=row["job"],
         since=parse_time(row["since"]) if row["since"] is not None else None,
+        eta=row["eta"],
     )
 
 
@@ -339,90 +315,48 @@ class SQLiteStore:
         )
 
     async def record_intent(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool = False,
-        job: str = "",
-        since: datetime | None = None,
-        replace: bool = False,
-        fence: Fence | None = None,
+        self, told: Told, now: datetime, *, replace: bool = False, fence: Fence | None = None
     ) -> bool:
-        at = format_time(now)
-        started = format_time(since) if since is not None else None
+        t = told
 
         def work(db: sqlite3.Connection) -> bool:
             row = db.execute(
-                "SELECT ts, closed_at FROM deliveries WHERE key = ? AND target = ?", (key, target)
+                "SELECT ts, closed_at FROM deliveries WHERE key = ? AND target = ?", (t.key, t.target)
             ).fetchone()
             if row is not None and row["closed_at"] is None and (row["ts"] is not None or not replace):
                 return False
             db.execute(
-                "INSERT OR REPLACE INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at,"
-                " updated_at, closed_at, digest, job, since) VALUES (?, ?, '', NULL, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
-                (key, target, verdict, position, headline, at, at, int(digest), job, started),
+                "INSERT OR REPLACE INTO deliveries (key, target, channel, ts, verdict, position, headline, eta,"
+                " sent_at, updated_at, closed_at, digest, job, since)"
+                " VALUES (?, ?, '', NULL, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+                (*_told_row(t), format_time(now), format_time(now), int(t.digest), t.job, _time_or_none(t.since)),
             )
             return True
 
         return await self._write(work, fence)
 
     async def record_sent(
-        self,
-        key: str,
-        target: str,
-        channel: str,
-        ts: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        digest: bool | None = None,
-        job: str | None = None,
-        since: datetime | None = None,
-        fence: Fence | None = None,
+        self, told: Told, channel: str, ts: str, now: datetime, *, fence: Fence | None = None
     ) -> None:
-        at = format_time(now)
-        flag = None if digest is None else int(digest)
-        started = format_time(since) if since is not None else None
+        t, at = told, format_time(now)
         await self._write(
             lambda db: db.execute(
-                "INSERT INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at, updated_at,"
-                " closed_at, digest, job, since) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, coalesce(?, 0),"
-                " coalesce(?, ''), ?)"
-                " ON CONFLICT (key, target) DO UPDATE SET channel = excluded.channel, ts = excluded.ts,"
-                " verdict = excluded.verdict, position = excluded.position, headline = excluded.headline,"
-                " sent_at = excluded.sent_at, updated_at = excluded.updated_at, closed_at = NULL,"
-                " digest = coalesce(?, deliveries.digest), job = coalesce(?, deliveries.job),"
-                " since = coalesce(excluded.since, deliveries.since)",
-                (key, target, channel, ts, verdict, position, headline, at, at, flag, job, started, flag, job),
+                "INSERT OR REPLACE INTO deliveries (key, target, verdict, position, headline, eta, channel, ts,"
+                " sent_at, updated_at, closed_at, digest, job, since)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)",
+                (*_told_row(t), channel, ts, at, at, int(t.digest), t.job, _time_or_none(t.since)),
             ),
             fence,
         )
 
-    async def record_update(
-        self,
-        key: str,
-        target: str,
-        verdict: str,
-        position: int | None,
-        headline: str,
-        now: datetime,
-        *,
-        fence: Fence | None = None,
-    ) -> bool:
-        at = format_time(now)
+    async def record_update(self, told: Told, now: datetime, *, fence: Fence | None = None) -> bool:
+        t, at = told, format_time(now)
         return await self._write(
             lambda db: (
                 db.execute(
-                    "UPDATE deliveries SET verdict = ?, position = ?, headline = ?, updated_at = ?"
+                    "UPDATE deliveries SET verdict = ?, position = ?, headline = ?, eta = ?, updated_at = ?"
                     " WHERE key = ? AND target = ?",
-                    (verdict, position, headline, at, key, target),
+                    (t.verdict, t.position, t.headline, t.eta, at, t.key, t.target),
                 ).rowcount
                 > 0
             ),

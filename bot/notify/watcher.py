@@ -36,7 +36,7 @@ from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_valu
 from bot.notify.owners import Audience
 from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
-from bot.notify.state import Delivery, Fence, State
+from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
 from bot.pacing import Pacer, full_collections_wait, paced
 from bot.service import SnapshotSource, freezes_gc, known_namespaces
@@ -47,7 +47,7 @@ from bot.trace.eta import History
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
-from bot.trace.outlook import ETA_MARK, eta_mark
+from bot.trace.outlook import eta_mark
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -352,11 +352,7 @@ class Notifier:
         fence = self._held()
         intended = []
         for item in items:
-            if await self.store.record_intent(
-                item.key, decision.target, item.verdict.value, item.position, _headline(item), now,
-                digest=digest, job=item.job_label, since=item.waiting_since, replace=replace,
-                fence=fence,
-            ):  # fmt: skip
+            if await self.store.record_intent(_told(item, decision.target, digest), now, replace=replace, fence=fence):
                 intended.append(item)
         if not intended:
             log.info("notifier: a DM was sent meanwhile by another replica", extra={"target": decision.target})
@@ -367,10 +363,7 @@ class Notifier:
         )
         fence = self._held()
         for item in intended:
-            await self.store.record_sent(
-                item.key, decision.target, channel, ts, item.verdict.value, item.position, _headline(item), now,
-                fence=fence,
-            )  # fmt: skip
+            await self.store.record_sent(_told(item, decision.target, digest), channel, ts, now, fence=fence)
         if self.metrics is not None:
             self.metrics.dms_sent.inc()
         log.info("notifier: DM sent", extra={"target": decision.target, "workloads": len(intended)})
@@ -386,10 +379,7 @@ class Notifier:
                 unsent.append(item)
                 continue
             channel, ts = found
-            await self.store.record_sent(
-                item.key, target, channel, ts, item.verdict.value, item.position, _headline(item), now,
-                job=item.job_label, since=item.waiting_since, fence=self._held(),
-            )  # fmt: skip
+            await self.store.record_sent(_told(item, target, False), channel, ts, now, fence=self._held())
             log.info("notifier: a DM already in Slack was recorded, not sent again", extra={"target": target})
         return unsent
 
@@ -398,10 +388,7 @@ class Notifier:
         item = decision.candidate
         if found is not None:
             channel, ts = found
-            await self.store.record_sent(
-                item.key, decision.target, channel, ts, decision.delivery.verdict, decision.delivery.position,
-                decision.delivery.headline, now, fence=self._held(),
-            )  # fmt: skip
+            await self.store.record_sent(Told.of(decision.delivery), channel, ts, now, fence=self._held())
             log.info("notifier: a DM sent before a crash was found in Slack", extra={"target": decision.target})
             return
         await self._send(Send(decision.target, (item,)), now, replace=True)
@@ -428,9 +415,7 @@ class Notifier:
         self._held()
         await self.messenger.update(delivery.channel, delivery.ts, explanations, keys)
         item = fresh
-        await self.store.record_update(
-            item.key, decision.target, item.verdict.value, item.position, _headline(item), now, fence=self._held()
-        )
+        await self.store.record_update(_told(item, decision.target, delivery.digest), now, fence=self._held())
         if item.verdict.never_fixes_itself and not _never_fits(delivery.verdict):  # news that notifies
             self._held()
             await _announced(
@@ -440,29 +425,11 @@ class Notifier:
             self.metrics.dms_updated.inc()
 
     async def _close(self, group: list[Close], state: State, now: datetime) -> None:
-        """The Close decisions of one message: edit it (what remains of a digest, or the closing text), then
-        record the deliveries closed; the watch of each job ends with its wait."""
+        """The Close decisions of one message: edit it (what remains of a digest, or the closing text), record
+        the deliveries closed, then say it so that it notifies; the watch of each job ends with its wait."""
         first = group[0].delivery
         if first.ts is not None:
-            closing = {d.delivery.key for d in group}
-            remaining = [
-                d for d in self._same_message(state, first) if d.key not in closing and d.closed_at is None and d.ts
-            ]
-            explanations: list[Explanation] = []
-            keys: list[str] = []
-            for other in remaining:
-                explanation = await self._listed(other.key, now, digest=len(remaining) > 1)
-                if explanation is not None:
-                    explanations.append(explanation)
-                    keys.append(other.key)
-            self._held()
-            if explanations:
-                await self.messenger.update(first.channel, first.ts, explanations, keys)
-            else:
-                closings = [Closing(_closed_job(d), d.outcome, d.waited_seconds) for d in group]
-                await self.messenger.close(first.channel, first.ts, closings, group[0].target)
-            if self.metrics is not None:
-                self.metrics.dms_updated.inc()
+            await self._edit_closed(group, first.channel, first.ts, state, now)
         fence = self._held()
         for decision in group:
             await self.store.close(decision.delivery.key, decision.target, now, fence=fence)
@@ -474,6 +441,30 @@ class Notifier:
             namespace, _, name = _closed_job(decision).partition("/")
             for subscription in state.watchers_of(namespace, name):
                 await self.store.unsubscribe(subscription.user, namespace, name, fence=self._held())
+
+    async def _edit_closed(self, group: list[Close], channel: str, ts: str, state: State, now: datetime) -> None:
+        """The message edited: the jobs of a digest still waiting listed, else the closing text."""
+        closing = {d.delivery.key for d in group}
+        remaining = [
+            d
+            for d in self._same_message(state, group[0].delivery)
+            if d.key not in closing and d.closed_at is None and d.ts
+        ]
+        explanations: list[Explanation] = []
+        keys: list[str] = []
+        for other in remaining:
+            explanation = await self._listed(other.key, now, digest=len(remaining) > 1)
+            if explanation is not None:
+                explanations.append(explanation)
+                keys.append(other.key)
+        self._held()
+        if explanations:
+            await self.messenger.update(channel, ts, explanations, keys)
+        else:
+            closings = [Closing(_closed_job(d), d.outcome, d.waited_seconds) for d in group]
+            await self.messenger.close(channel, ts, closings, group[0].target)
+        if self.metrics is not None:
+            self.metrics.dms_updated.inc()
 
     async def _undeliverable(self, key: str, target: str, now: datetime) -> None:
         """Slack says this DM can never be delivered (bot.notify.failures): closed, never tried again."""
@@ -544,11 +535,15 @@ def _listed_from(brief: Brief) -> Explanation:
     return Explanation(job=brief.job, workload=None, verdict=brief.verdict, headline=brief.headline, steps=())
 
 
-def _headline(candidate: Candidate) -> str:
-    """What a delivery remembers of its message: the headline's key, and the ETA's mark (issue 16)."""
-    eta = candidate.explanation.eta if isinstance(candidate.explanation, Explanation) else None
-    mark = eta_mark(eta)
-    return candidate.explanation.headline.key + (ETA_MARK + mark if mark else "")
+def _told(candidate: Candidate, target: str, digest: bool) -> Told:
+    """What a delivery remembers of its message: the verdict, the position, the headline's key and the ETA's
+    mark."""
+    explanation = candidate.explanation
+    eta = eta_mark(explanation.eta if isinstance(explanation, Explanation) else None)
+    return Told(
+        candidate.key, target, candidate.verdict.value, candidate.position, explanation.headline.key, eta, digest,
+        candidate.job_label, candidate.waiting_since,
+    )  # fmt: skip
 
 
 def _explanation(candidate: Candidate) -> Explanation:

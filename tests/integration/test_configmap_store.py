@@ -14,7 +14,7 @@ import pytest
 from bot.errors import ClusterUnavailable, Forbidden, StoreUnavailable
 from bot.kube.client import AlreadyExists, Conflict, KubeClient, NotFound
 from bot.kube.configmap_store import ConfigMapStore, Retry
-from bot.notify.state import Subscription
+from bot.notify.state import Subscription, Told
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.unit.test_store import KEY, Backend, StoreContract
@@ -58,7 +58,7 @@ def _state_configmaps(api: FakeKubeAPI) -> dict[str, dict[str, Any]]:
 
 async def test_the_state_is_json_in_labelled_configmaps_one_per_shard(api: FakeKubeAPI, store: ConfigMapStore) -> None:
     await store.subscribe(Subscription("U1", "team-a", "train", "Job", T0))
-    await store.record_intent(KEY, "U1", "waiting-for-quota", 3, "3rd in line", T0)
+    await store.record_intent(Told(KEY, "U1", "waiting-for-quota", 3, "3rd in line"), T0)
     await store.mute("U1", T0)
 
     configmaps = _state_configmaps(api)

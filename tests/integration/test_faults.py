@@ -32,7 +32,7 @@ from bot.kube.client import KubeClient
 from bot.kube.dump import parse_text
 from bot.kube.informer import InformerSettings
 from bot.kube.ondemand import CacheSource, OnDemand
-from bot.notify.state import Subscription
+from bot.notify.state import Subscription, Told
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.service import StaticSource
@@ -485,7 +485,9 @@ async def test_a_store_locked_between_sending_and_recording_is_reconciled(slack:
     try:
         assert server.notifier is not None
         # A store that holds a DM already (an empty one first looks in Slack for the DMs sent before it).
-        await store.record_sent("other/earlier/u1", "U0FILLER1", "D0FILLER1", "1.1", "waiting-for-quota", 1, "h", T0)
+        await store.record_sent(
+            Told("other/earlier/u1", "U0FILLER1", "waiting-for-quota", 1, "h"), "D0FILLER1", "1.1", T0
+        )
         slack.slow("chat.postMessage", 1.0)
         passing = asyncio.create_task(server.notifier.run_pass())
         await slack.wait_for_call("conversations.open")  # the intent is recorded; the DM is on its way
@@ -516,7 +518,9 @@ async def test_a_full_store_sends_nothing_it_cannot_record_and_loses_nothing(sla
             for index in range(100_000):
                 key = f"other/filler-{size}-{index}/" + "u" * size
                 try:
-                    await store.record_sent(key, "U0FILLER1", "D0FILLER1", "1.1", "waiting-for-quota", 1, "h", old)
+                    await store.record_sent(
+                        Told(key, "U0FILLER1", "waiting-for-quota", 1, "h"), "D0FILLER1", "1.1", old
+                    )
                     await store.close(key, "U0FILLER1", old)
                 except StoreUnavailable:
                     break

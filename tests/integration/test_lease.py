@@ -19,7 +19,7 @@ from bot.errors import Fenced
 from bot.kube.client import KubeClient
 from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.lease import LeaderElector
-from bot.notify.state import Fence, State
+from bot.notify.state import Fence, State, Told
 
 from tests.clocks import Clock
 from tests.fakes.kube_api import FakeKubeAPI
@@ -333,10 +333,10 @@ async def test_the_fence_names_the_tenure_and_ends_the_moment_the_renewal_deadli
         await asyncio.wait_for(elector.leading.wait(), 5)
         assert elector.fence() == Fence("pod-a", 5)  # the Lease's leaseTransitions of this tenure
         store = ConfigMapStore(client, NS, lease=NAME)
-        assert await store.record_intent("ns/w/uid", "U1", "v", 1, "h", clock(), fence=Fence("pod-a", 5))
+        assert await store.record_intent(Told("ns/w/uid", "U1", "v", 1, "h"), clock(), fence=Fence("pod-a", 5))
         fresh = ConfigMapStore(client, NS, "fresh-state", lease=NAME)  # shards that never saw a fence: the Lease says
         with pytest.raises(Fenced, match="held by pod-a"):
-            await fresh.record_intent("ns/w/uid", "U1", "v", 1, "h", clock(), fence=Fence("pod-old", 4))
+            await fresh.record_intent(Told("ns/w/uid", "U1", "v", 1, "h"), clock(), fence=Fence("pod-old", 4))
         assert await fresh.load() == State()
         # Frozen past the renewal deadline (10 s of a 15 s lease): on waking, the fence says so at once,
         # before the renewal loop has run.

@@ -16,7 +16,7 @@ import pytest
 import yaml
 from bot.kube.decode import decode
 from bot.notify.ports import Closing
-from bot.notify.state import Subscription
+from bot.notify.state import Subscription, Told
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
 from bot.slack.messenger import EVENT_TYPE
@@ -253,7 +253,7 @@ async def test_a_crash_between_sending_and_recording_is_reconciled_from_slack(
     workload = source.current.workload("ml-vision", SEG_WORKLOAD)
     assert workload is not None
     key = f"ml-vision/{SEG_WORKLOAD}/{workload.meta.uid}"
-    await store.record_intent(key, ALICE, "waiting-for-quota", 3, "headline.waiting-for-quota", clock())
+    await store.record_intent(Told(key, ALICE, "waiting-for-quota", 3, "headline.waiting-for-quota"), clock())
     await store.aclose()
     from slack_sdk.web.async_client import AsyncWebClient
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -18,7 +19,9 @@ from bot.notify.policy import (
 )
 from bot.notify.state import Delivery, Mute, Snooze, State
 from bot.trace.codes import Verdict
+from bot.trace.eta import ESTIMATE, Eta
 from bot.trace.explanation import Explanation, JobRef, Position, Text
+from bot.trace.outlook import eta_mark
 
 NOW = datetime(2026, 11, 3, 12, 0, tzinfo=UTC)
 CONFIG = PolicyConfig(notify_after=timedelta(minutes=15))
@@ -107,6 +110,23 @@ def test_a_change_of_verdict_or_position_updates_in_place_never_posts_again() ->
     assert decide(state, [changed], NOW, CONFIG) == [Update(ALICE, state.deliveries[0], changed)]
     to_head = candidate(position=1)
     assert decide(state, [to_head], NOW, CONFIG) == [Update(ALICE, state.deliveries[0], to_head)]
+
+
+@pytest.mark.parametrize(
+    ("told", "now", "updated"),
+    [
+        pytest.param("", 3600, False, id="no-eta-told-no-news"),
+        pytest.param("mark-of-1h", 3600, True, id="an-eta-told-then-another"),
+    ],
+)
+def test_a_move_of_the_eta_told_updates_in_place(told: str, now: int, updated: bool) -> None:
+    """The ETA a DM gave is its delivery's own field: a move of it is news, its absence none."""
+    eta = Eta(ESTIMATE, 1, now, now * 2, admissions=30)
+    assert eta_mark(eta) != told
+    state = State.of(deliveries=[replace(delivery(), eta=told)])
+    moved = candidate()
+    moved = Candidate(moved.key, replace(moved.explanation, eta=eta), moved.targets, moved.waiting_since)
+    assert (decide(state, [moved], NOW, CONFIG) == [Update(ALICE, state.deliveries[0], moved)]) is updated
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from bot.notify.scoped import Scope, ScopedStore
-from bot.notify.state import Subscription
+from bot.notify.state import Subscription, Told
 from bot.notify.store import SQLiteStore
 
 NAMES = ("prod-eu", "prod-us")
@@ -41,10 +41,10 @@ async def test_a_single_cluster_state_stays_the_first_clusters(tmp_path: Path) -
     shared = SQLiteStore(str(tmp_path / "s.sqlite3"))
     try:
         await shared.subscribe(Subscription("U1", "team-a", "train", "Job", T0))  # written before CLUSTERS
-        await shared.record_intent("team-a/wl/uid-1", "U1", "waiting-for-quota", 3, "h", T0)
+        await shared.record_intent(Told("team-a/wl/uid-1", "U1", "waiting-for-quota", 3, "h"), T0)
         home, us = ScopedStore(shared, HOME), ScopedStore(shared, US)
         await us.subscribe(Subscription("U1", "team-a", "train", "Job", T0))  # the same names in prod-us
-        await us.record_intent("team-a/wl/uid-2", "U1", "exceeds-max-quota", None, "h", T0)
+        await us.record_intent(Told("team-a/wl/uid-2", "U1", "exceeds-max-quota", None, "h"), T0)
         mine, theirs = await home.load(), await us.load()
         assert [(s.namespace, s.name) for s in mine.subscriptions] == [("team-a", "train")]
         assert [d.key for d in mine.deliveries] == ["team-a/wl/uid-1"]

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from bot.errors import ConfigError, Fenced, StoreUnavailable
 from bot.notify.sqlite import connect
-from bot.notify.state import ALL, Delivery, Fence, Mute, Snooze, State, Subscription, format_time, parse_time
+from bot.notify.state import ALL, Delivery, Fence, Mute, Snooze, State, Subscription, Told, format_time, parse_time
 from bot.notify.store import MIGRATIONS, SQLiteStore, StateStore, migrate, open_store, schema_version
 
 T0 = datetime(2026, 11, 3, 10, 0, tzinfo=UTC)
@@ -78,12 +78,14 @@ class StoreContract:
         assert state.watchers_of("team-a", "other") == ()
 
     async def test_an_intent_is_an_open_unconfirmed_delivery_until_sent(self, store: StateStore) -> None:
-        await store.record_intent(KEY, "U1", "waiting-for-quota", 3, "3rd in line", T0, digest=True)
+        await store.record_intent(Told(KEY, "U1", "waiting-for-quota", 3, "3rd in line", digest=True), T0)
         intent = (await store.load()).delivery_for(KEY, "U1")
         assert intent == Delivery(KEY, "U1", "", None, "waiting-for-quota", 3, "3rd in line", T0, T0, None, True)
         assert (await store.load()).unconfirmed() == (intent,)
 
-        await store.record_sent(KEY, "U1", "D0CHAN", "1730628000.000100", "waiting-for-quota", 3, "3rd in line", _at(1))
+        await store.record_sent(
+            Told(KEY, "U1", "waiting-for-quota", 3, "3rd in line", digest=True), "D0CHAN", "1730628000.000100", _at(1)
+        )
         state = await store.load()
         sent = Delivery(
             KEY, "U1", "D0CHAN", "1730628000.000100", "waiting-for-quota", 3, "3rd in line", _at(1), _at(1), None, True
@@ -93,15 +95,15 @@ class StoreContract:
         assert state.open_deliveries() == (sent,)
 
     async def test_a_send_is_recorded_without_an_intent(self, store: StateStore) -> None:
-        await store.record_sent(KEY, "C0TEAM", "C0TEAM", "1.2", "no-local-queue", None, "no queue", T0)
+        await store.record_sent(Told(KEY, "C0TEAM", "no-local-queue", None, "no queue"), "C0TEAM", "1.2", T0)
         assert (await store.load()).deliveries == (
             Delivery(KEY, "C0TEAM", "C0TEAM", "1.2", "no-local-queue", None, "no queue", T0, T0, None, False),
         )
 
     async def test_deliveries_are_per_workload_and_target(self, store: StateStore) -> None:
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
-        await store.record_sent(KEY, "U2", "D2", "1.2", "v", 1, "h", T0)
-        await store.record_intent(OTHER_KEY, "U1", "v", None, "h", T0)
+        await store.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "1.1", T0)
+        await store.record_sent(Told(KEY, "U2", "v", 1, "h"), "D2", "1.2", T0)
+        await store.record_intent(Told(OTHER_KEY, "U1", "v", None, "h"), T0)
         state = await store.load()
         assert [(d.key, d.target) for d in state.deliveries] == [(KEY, "U1"), (KEY, "U2"), (OTHER_KEY, "U1")]
         second = state.delivery_for(KEY, "U2")
@@ -109,9 +111,9 @@ class StoreContract:
         assert state.delivery_for(OTHER_KEY, "U2") is None
 
     async def test_an_update_changes_the_verdict_position_headline_and_time_only(self, store: StateStore) -> None:
-        await store.record_sent(KEY, "U1", "D1", "1.1", "waiting-for-quota", 3, "3rd in line", T0)
-        assert await store.record_update(KEY, "U1", "waiting-for-quota", 1, "next in line é 🚀", _at(10)) is True
-        assert await store.record_update(KEY, "U9", "v", 1, "h", _at(10)) is False
+        await store.record_sent(Told(KEY, "U1", "waiting-for-quota", 3, "3rd in line"), "D1", "1.1", T0)
+        assert await store.record_update(Told(KEY, "U1", "waiting-for-quota", 1, "next in line é 🚀"), _at(10)) is True
+        assert await store.record_update(Told(KEY, "U9", "v", 1, "h"), _at(10)) is False
         assert (await store.load()).deliveries == (
             Delivery(KEY, "U1", "D1", "1.1", "waiting-for-quota", 1, "next in line é 🚀", T0, _at(10), None),
         )
@@ -119,9 +121,9 @@ class StoreContract:
     async def test_closing_is_idempotent_and_retention_forgets_only_old_closed_deliveries(
         self, store: StateStore
     ) -> None:
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
-        await store.record_sent(KEY, "U2", "D2", "1.2", "v", 1, "h", T0)
-        await store.record_sent(OTHER_KEY, "U1", "D1", "1.3", "v", 1, "h", T0)
+        await store.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "1.1", T0)
+        await store.record_sent(Told(KEY, "U2", "v", 1, "h"), "D2", "1.2", T0)
+        await store.record_sent(Told(OTHER_KEY, "U1", "v", 1, "h"), "D1", "1.3", T0)
         assert await store.close(KEY, "U1", _at(10)) is True
         assert await store.close(KEY, "U1", _at(20)) is False  # closed already: the first time is kept
         assert await store.close(KEY, "U3", _at(20)) is False
@@ -139,47 +141,53 @@ class StoreContract:
         assert [(d.key, d.target) for d in (await store.load()).deliveries] == [(OTHER_KEY, "U1")]
 
     async def test_a_new_intent_reopens_a_closed_delivery(self, store: StateStore) -> None:
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        await store.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "1.1", T0)
         await store.close(KEY, "U1", _at(10))
-        await store.record_intent(KEY, "U1", "evicted", None, "evicted again", _at(20))
+        await store.record_intent(Told(KEY, "U1", "evicted", None, "evicted again"), _at(20))
         assert (await store.load()).deliveries == (
             Delivery(KEY, "U1", "", None, "evicted", None, "evicted again", _at(20), _at(20), None),
         )
 
     async def test_an_intent_is_refused_when_an_open_delivery_appeared_meanwhile(self, store: StateStore) -> None:
-        assert await store.record_intent(KEY, "U1", "v", 1, "h", T0) is True
-        assert await store.record_intent(KEY, "U1", "v", 2, "again", _at(1)) is False  # another sender is at it
-        assert await store.record_intent(KEY, "U1", "v", 3, "reconciled", _at(2), replace=True) is True
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 3, "reconciled", _at(3))
-        assert await store.record_intent(KEY, "U1", "v", 4, "h", _at(4), replace=True) is False  # sent: never twice
+        assert await store.record_intent(Told(KEY, "U1", "v", 1, "h"), T0) is True
+        assert await store.record_intent(Told(KEY, "U1", "v", 2, "again"), _at(1)) is False  # another sender is at it
+        assert await store.record_intent(Told(KEY, "U1", "v", 3, "reconciled"), _at(2), replace=True) is True
+        await store.record_sent(Told(KEY, "U1", "v", 3, "reconciled"), "D1", "1.1", _at(3))
+        assert (
+            await store.record_intent(Told(KEY, "U1", "v", 4, "h"), _at(4), replace=True) is False
+        )  # sent: never twice
         delivery = (await store.load()).delivery_for(KEY, "U1")
         assert delivery is not None and (delivery.ts, delivery.position) == ("1.1", 3)
         await store.close(KEY, "U1", _at(5))
-        assert await store.record_intent(KEY, "U1", "v", 5, "h", _at(6)) is True  # closed: a new wait, a new DM
+        assert await store.record_intent(Told(KEY, "U1", "v", 5, "h"), _at(6)) is True  # closed: a new wait, a new DM
 
     async def test_a_delivery_keeps_its_job_and_when_its_wait_began(self, store: StateStore) -> None:
-        await store.record_intent(KEY, "U1", "v", 1, "h", T0, job="team-a/train", since=_at(-60 * 24 * 28))
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", _at(1))
+        await store.record_intent(Told(KEY, "U1", "v", 1, "h", job="team-a/train", since=_at(-60 * 24 * 28)), T0)
+        await store.record_sent(
+            Told(KEY, "U1", "v", 1, "h", job="team-a/train", since=_at(-60 * 24 * 28)), "D1", "1.1", _at(1)
+        )
         delivery = (await store.load()).delivery_for(KEY, "U1")
         assert delivery is not None and (delivery.job, delivery.since) == ("team-a/train", _at(-60 * 24 * 28))
-        await store.record_update(KEY, "U1", "v", 2, "h", _at(2))
+        await store.record_update(Told(KEY, "U1", "v", 2, "h"), _at(2))
         await store.close(KEY, "U1", _at(3))
         assert (await store.load()).deliveries[0].job == "team-a/train"
 
     async def test_a_write_fenced_by_an_older_leader_is_refused_and_changes_nothing(self, store: StateStore) -> None:
         old, new = Fence("replica-a", 1), Fence("replica-b", 2)
-        assert await store.record_intent(KEY, "U1", "v", 1, "h", T0, fence=old) is True
-        await store.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0, fence=new)  # the successor writes
+        assert await store.record_intent(Told(KEY, "U1", "v", 1, "h"), T0, fence=old) is True
+        await store.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "1.1", T0, fence=new)  # the successor writes
         before = await store.load()
         with pytest.raises(Fenced, match="replica-b"):
-            await store.record_sent(KEY, "U1", "D1", "9.9", "v", 1, "h", _at(1), fence=old)
+            await store.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "9.9", _at(1), fence=old)
         with pytest.raises(Fenced):
             await store.close(KEY, "U1", _at(1), fence=old)
         with pytest.raises(Fenced):
-            await store.record_update(KEY, "U1", "v", 9, "h", _at(1), fence=Fence("replica-c", 2))  # same token
+            await store.record_update(Told(KEY, "U1", "v", 9, "h"), _at(1), fence=Fence("replica-c", 2))  # same token
         assert await store.load() == before
         assert await store.close(KEY, "U1", _at(2), fence=new) is True  # the leader itself goes on
-        assert await store.record_intent(OTHER_KEY, "U2", "v", 1, "h", _at(3)) is True  # a user's own write: unfenced
+        assert (
+            await store.record_intent(Told(OTHER_KEY, "U2", "v", 1, "h"), _at(3)) is True
+        )  # a user's own write: unfenced
 
     async def test_snoozes_per_workload_and_for_everything(self, store: StateStore) -> None:
         await store.snooze("U1", KEY, _at(60))
@@ -218,8 +226,8 @@ class StoreContract:
     async def test_a_restart_remembers_everything(self, backend: Backend, store: StateStore) -> None:
         await store.subscribe(_sub("U1"))
         await store.subscribe(_sub("U2", "team-b", "eval", None))
-        await store.record_intent(KEY, "U1", "waiting-for-quota", 2, "2nd", T0)
-        await store.record_sent(OTHER_KEY, "U2", "D2", "9.9", "inadmissible", None, "never fits", T0, digest=True)
+        await store.record_intent(Told(KEY, "U1", "waiting-for-quota", 2, "2nd"), T0)
+        await store.record_sent(Told(OTHER_KEY, "U2", "inadmissible", None, "never fits", digest=True), "D2", "9.9", T0)
         await store.close(OTHER_KEY, "U2", _at(3))
         await store.snooze("U1", ALL, _at(60))
         await store.mute("U3", T0)
@@ -260,7 +268,7 @@ class StoreContract:
     async def test_naive_times_are_refused(self, store: StateStore) -> None:
         naive = datetime(2026, 11, 3, 10, 0)  # the point of the test
         with pytest.raises(ValueError, match="naive"):
-            await store.record_intent(KEY, "U1", "v", None, "h", naive)
+            await store.record_intent(Told(KEY, "U1", "v", None, "h"), naive)
         with pytest.raises(ValueError, match="naive"):
             Subscription("U1", "team-a", "train", None, naive)
         assert await store.load() == State()
@@ -336,7 +344,7 @@ async def test_a_version_1_database_is_migrated_and_keeps_its_data(tmp_path: Pat
     )
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == len(MIGRATIONS) == 5
+        assert schema_version(db) == len(MIGRATIONS) == 6
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         db.close()
@@ -351,7 +359,7 @@ async def test_migrating_twice_changes_nothing(tmp_path: Path) -> None:
         await store.aclose()
     db = sqlite3.connect(path)
     try:
-        assert schema_version(db) == len(MIGRATIONS) == 5
+        assert schema_version(db) == len(MIGRATIONS) == 6
         assert db.execute("SELECT count(*) FROM schema_version").fetchone()[0] == 1
     finally:
         db.close()
@@ -540,7 +548,7 @@ async def test_a_load_after_another_connections_write_sees_it_and_an_unchanged_o
     path = tmp_path / "state.sqlite3"
     one, two = SQLiteStore(path), SQLiteStore(path)
     try:
-        await one.record_sent(KEY, "U1", "D1", "1.1", "v", 1, "h", T0)
+        await one.record_sent(Told(KEY, "U1", "v", 1, "h"), "D1", "1.1", T0)
         first = await one.load()
         assert await one.load() is first  # nothing changed: the same State, not decoded again
         await one.forget_closed(T0)  # a write that changes nothing keeps it
@@ -584,3 +592,36 @@ def test_processes_opening_a_new_database_together_all_get_in(tmp_path: Path) ->
         for thread in threads:
             thread.join()
     assert failures == []
+
+
+async def test_the_eta_kept_inside_the_headline_moves_to_its_own_column(tmp_path: Path) -> None:
+    path = tmp_path / "state.sqlite3"
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert migrate(db, upto=5) == 5
+        db.execute(
+            "INSERT INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at, updated_at)"
+            " VALUES (?, 'U1', 'D1', '1.1', 'v', 2, ?, ?, ?)",
+            (KEY, "headline.waiting-for-quota|eta=cq:2h", format_time(T0), format_time(T0)),
+        )
+        db.execute(
+            "INSERT INTO deliveries (key, target, channel, ts, verdict, position, headline, sent_at, updated_at)"
+            " VALUES (?, 'U1', 'D1', '1.2', 'v', 2, 'headline.queue-stopped', ?, ?)",
+            (OTHER_KEY, format_time(T0), format_time(T0)),
+        )
+    finally:
+        db.close()
+    store = SQLiteStore(path)
+    try:
+        deliveries = {d.key: d for d in (await store.load()).deliveries}
+        await store.record_update(Told(KEY, "U1", "v", 1, "headline.waiting-for-quota", "cq:1h"), _at(1))
+        updated = (await store.load()).delivery_for(KEY, "U1")
+    finally:
+        await store.aclose()
+    assert (deliveries[KEY].headline, deliveries[KEY].eta) == ("headline.waiting-for-quota", "cq:2h")
+    assert (deliveries[OTHER_KEY].headline, deliveries[OTHER_KEY].eta) == ("headline.queue-stopped", "")
+    assert updated is not None and (updated.headline, updated.eta, updated.position) == (
+        "headline.waiting-for-quota",
+        "cq:1h",
+        1,
+    )
