@@ -205,6 +205,17 @@ class ClusterRouter(BotService):
                 CURRENT.reset(token)
         return watched
 
+    async def home_told(self, user: str) -> list[tuple[str, str, Explanation | None]]:
+        """Every cluster's jobs told to the user (or their namespaces' channels), as `cluster/namespace`."""
+        told: list[tuple[str, str, Explanation | None]] = []
+        for cluster, service in self.services.items():
+            token = CURRENT.set(cluster)
+            try:
+                told.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home_told(user))
+            finally:
+                CURRENT.reset(token)
+        return told
+
     async def ask(
         self,
         asker: Asker,

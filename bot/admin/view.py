@@ -302,7 +302,10 @@ def _workload_findings(
         if explanation.verdict.waits_for_admission and explanation.waiting_since is not None:
             waits.append((explanation.waiting_since, explanation))
     findings += _starved_findings(cq, starved)
-    findings += [_long_wait(cq, since, explanation, now) for since, explanation in sorted(waits, key=_first)[:longest]]
+    # A long wait is an admin's to fix only when more quota would end it (verified by the what-if); the others
+    # are their owners' (told by DM) or time's.
+    admin_waits = [(since, e) for since, e in sorted(waits, key=_first) if _quota_fixes(e)]
+    findings += [_long_wait(cq, since, explanation, now) for since, explanation in admin_waits[:longest]]
     return findings
 
 
@@ -346,15 +349,18 @@ def _long_wait(cq: ClusterQueue, since: datetime, explanation: Explanation, now:
     return Finding(LONG_WAIT, cq.name, job, text, _admin_fixes(explanation), since)
 
 
-def _admin_fixes(explanation: Explanation) -> tuple[Text, ...]:
-    """The quota that would admit it (the engine's what-if, verified), else the engine's own actions."""
+def _quota_fixes(explanation: Explanation) -> tuple[Text, ...]:
+    """The quota that would admit it (the engine's what-if, verified); () when more quota would not."""
     if explanation.what_if is not None:
         raised = [c for c in explanation.what_if.changes if c.code == RAISE_QUOTA]
         if raised:
-            texts = what_if_texts(type(explanation.what_if)(changes=tuple(raised)))
-            if texts:
-                return tuple(texts)
-    return tuple(action.text for action in explanation.actions[:2]) or (Text("admin.fix.look"),)
+            return tuple(what_if_texts(type(explanation.what_if)(changes=tuple(raised))))
+    return ()
+
+
+def _admin_fixes(explanation: Explanation) -> tuple[Text, ...]:
+    """The quota that would admit it, else the engine's own actions."""
+    return _quota_fixes(explanation) or tuple(a.text for a in explanation.actions[:2]) or (Text("admin.fix.look"),)
 
 
 def merged(views: dict[str, AdminView]) -> AdminView:

@@ -7,4 +7,10 @@ NOTIFY: dict[str, str | tuple[str, ...]] = {
     "notify.now-never-fits": "{job} will now never start as it is configured.",
     "notify.why": "Why:",
     "notify.fix": "What to do:",
+    "notify.home.title": "Your jobs",
+    "notify.home.ask": (
+        "Ask me why a job waits: {command} anywhere, a mention of me in a channel, or a message to me here "
+        "(the Messages tab)."
+    ),
+    "notify.home.told": "Jobs I tell you or your namespaces' channels about",
 }

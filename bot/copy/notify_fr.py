@@ -11,4 +11,10 @@ NOTIFY: dict[str, str | tuple[str, ...]] = {
     "notify.now-never-fits": "{job} ne démarrera désormais jamais avec la configuration actuelle.",
     "notify.why": "Pourquoi :",
     "notify.fix": "Que faire :",
+    "notify.home.title": "Vos jobs",
+    "notify.home.ask": (
+        "Demandez-moi pourquoi un job attend : {command} n'importe où, une mention dans un canal, ou un message "
+        "ici (l'onglet Messages)."
+    ),
+    "notify.home.told": "Les jobs dont je vous parle, à vous ou aux canaux de vos namespaces",
 }

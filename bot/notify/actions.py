@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from bot.notify.ports import split_key
 from bot.notify.state import Subscription, job_key
 from bot.notify.store import StateStore
 
@@ -46,3 +47,15 @@ class StoreWatches:
     async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
         state = await self.store.load()
         return [(s.namespace, s.name, s.kind) for s in state.subscriptions_of(user)]
+
+    async def told(self, user: str) -> Sequence[tuple[str, str]]:
+        state = await self.store.load()
+        mine: dict[tuple[str, str], None] = {}
+        channels: dict[tuple[str, str], None] = {}
+        for delivery in state.open_deliveries():
+            if delivery.target != user and delivery.target[:1] not in ("C", "G"):
+                continue
+            namespace, workload, _ = split_key(delivery.key)
+            job = delivery.job.partition("/")[::2] if delivery.job else (namespace, workload)
+            (mine if delivery.target == user else channels)[job] = None
+        return [*mine, *(job for job in channels if job not in mine)]

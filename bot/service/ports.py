@@ -55,6 +55,10 @@ class Watches(Protocol):
     async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
         """The jobs the user watches: (namespace, name, kind), in the order they were watched."""
 
+    async def told(self, user: str) -> Sequence[tuple[str, str]]:
+        """The jobs the bot has an open DM about: to the user (their notify annotations name them, or they
+        watch it) first, then to a namespace's channel (NAMESPACE_NOTIFY): (namespace, name)."""
+
 
 def freezes_gc(source: SnapshotSource) -> bool:
     """Whether a source freezes the collector's view (the production cache does once synced: bot.pacing)."""

@@ -19,6 +19,8 @@ from bot.service.results import (
 )
 from bot.trace.explanation import Explanation
 
+HOME_TOLD = 20  # the jobs the App Home lists beside the watched ones (each is explained when the Home opens)
+
 
 class PersonalWatches(Asking):
     """A person's watches, mute and snoozes (`watch` finds a job named alone as `ask` does)."""
@@ -82,3 +84,24 @@ class PersonalWatches(Asking):
                 explanation = None
             watched.append((namespace, name, explanation))
         return watched
+
+    async def home_told(self, user: str) -> list[tuple[str, str, Explanation | None]]:
+        """The App Home's other jobs: those the bot tells the user about (their notify annotations name them)
+        or a namespace's channel about (NAMESPACE_NOTIFY), in namespaces the user may see, not watched; at most
+        HOME_TOLD, each with its explanation now."""
+        if self.watches is None:
+            return []
+        watched = {(namespace, name) for namespace, name, _ in await self.watches.watched(user)}
+        asker = Asker(user, "")
+        listed: list[tuple[str, str, Explanation | None]] = []
+        for namespace, name in await self.watches.told(user):
+            if len(listed) >= HOME_TOLD:
+                break
+            if (namespace, name) in watched or not await self.may_see_all(asker, [namespace]):
+                continue
+            try:
+                explanation: Explanation | None = await self.explain_job(namespace, name, None)
+            except BotError:
+                explanation = None
+            listed.append((namespace, name, explanation))
+        return listed

@@ -295,7 +295,9 @@ class SlackBot:
         try:
             language = await self.language(user)
             watched = await self.service.home(user)
-            await self.client.views_publish(user_id=user, view=render.home_view(watched, language=language))
+            told = await self.service.home_told(user)
+            view = render.home_view(watched, language=language, told=told)
+            await self.client.views_publish(user_id=user, view=view)
         except SlackApiError as error:
             slack_error(self.metrics, "views.publish", error)
         except TimeoutError:

@@ -223,6 +223,10 @@ class Buttons:
         value = click.value
         outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
         messages = self.replies.to_outcome(outcome, language)
+        if not click.channel:  # a button of the App Home: the answer in the person's DM with the bot
+            for message in pack(messages):
+                await self.poster.post(click.user, message)
+            return
         await self.poster.answer_in_thread(click.channel, click.thread, messages, user=click.user)
 
     async def silence(self, click: Click) -> None:

@@ -27,9 +27,15 @@ def _say(text: Text, language: str) -> str:
 
 
 def _finding(finding: Finding, language: str) -> str:
-    fixes = " ".join(_say(fix, language) for fix in finding.fix)
-    label = literal(render_words("admin.fix", None, language))
-    return f"• {_say(finding.what, language)}\n    _{label}_ {fixes}"
+    """What to do, in the imperative (each fix capitalised), then why."""
+    fixes = " ".join(_capitalised(_say(fix, language)) for fix in finding.fix)
+    label = literal(render_words("admin.why", None, language))
+    return f"• {fixes}\n    _{label}_ {_say(finding.what, language)}"
+
+
+def _capitalised(sentence: str) -> str:
+    """The sentence with its first letter in capitals (one that starts with a name in `code` is left as it is)."""
+    return sentence[:1].upper() + sentence[1:]
 
 
 def _group(group: Group, language: str) -> str:

@@ -664,6 +664,27 @@ async def test_snooze_from_the_app_home_is_confirmed_by_dm_access_checked_and_es
     assert len((await server.store.load()).snoozes) == 1
 
 
+async def test_why_under_a_dm_answers_in_its_thread_and_the_home_lists_the_owners_jobs(
+    slack: FakeSlack, serve: Serve
+) -> None:
+    docs = _annotate(_docs(SEGFORMER), "segformer-finetune", ALICE)
+    server = await serve(Timeline(_snapshot(docs)), Clock(datetime(2026, 11, 3, 9, 41, tzinfo=UTC)))
+    assert server.notifier is not None
+    await server.notifier.run_pass()
+    post = _dm_posts(slack)[0]
+    ts, channel = post.response["ts"], post.params["channel"]
+    url = f"{server.url}/slack/events"
+    await slack.deliver_block_action(url, action_id="kueue_why", user_id=ALICE, channel_id=channel, message_ts=ts)
+    answer = await slack.wait_for_call("chat.postMessage", lambda c: c.params.get("thread_ts") == ts, timeout=15)
+    assert answer.params["channel"] == channel and "segformer-finetune" in answer.params["text"]
+    # The App Home lists the job its annotation gives Alice (she watches none), with a Why? and how to ask.
+    await slack.deliver_event(url, slack.app_home_opened_event(ALICE))
+    home = await slack.wait_for_call("views.publish", timeout=15)
+    view = json.dumps(home.params["view"])
+    assert "Jobs I tell you or your namespaces' channels about" in view and "segformer-finetune" in view
+    assert "kueue_why" in view and "/kueue why" in view
+
+
 # --- the state file lost under a running bot: noticed, said by /readyz, nothing confirmed; restarted on a new,
 # empty file, the DMs already sent are found in Slack (their metadata) instead of being sent again.
 

@@ -435,6 +435,20 @@ def test_home_view_lists_watched_jobs_or_explains_how_to_watch() -> None:
     many = render.home_view([("ns", f"job-{i}", explanation) for i in range(150)], language="en")
     assert limit_errors(many["blocks"], max_blocks=100, max_total=40_000) == []
     assert "and " in many["blocks"][-1]["elements"][0]["text"]
+    actions = [e["action_id"] for b in view["blocks"] if b["type"] == "actions" for e in b["elements"]]
+    assert actions[:2] == ["kueue_why", "kueue_stop"]  # each watched job: Why? and Stop watching
+    assert "/kueue why" in text  # how to ask
+
+
+@pytest.mark.parametrize("language", ["en", "fr"])
+def test_home_view_lists_the_jobs_told_with_a_why_each(language: str) -> None:
+    explanation, _ = scenario("cohort-borrowing-waits")
+    view = render.home_view([], language=language, told=[("alpha-llm", "llama-sft-run7", explanation)])
+    assert block_errors(view["blocks"], max_blocks=100) == []
+    told = next(b for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "kueue_why")
+    assert "`alpha-llm/llama-sft-run7`" in told["text"]["text"]
+    title = {"en": "Jobs I tell you or your namespaces' channels about", "fr": "Les jobs dont je vous parle"}
+    assert title[language] in "\n".join(_strings(view["blocks"]))
 
 
 # --- the catalogue ------------------------------------------------------------------------------------
