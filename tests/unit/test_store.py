@@ -445,10 +445,33 @@ async def test_a_full_database_is_a_clear_error_and_loses_nothing(tmp_path: Path
         assert "full" in str(caught.value.__cause__)
         assert subscribed, "the limit is too low to test anything"
         assert (await store.load()).subscriptions == tuple(subscribed)
+        with pytest.raises(StoreUnavailable, match="is full"):
+            await store.ping()  # readiness says so while no write succeeds
         assert await store.unsubscribe("U1", "team-a", subscribed[0].name) is True  # still usable
+        await store.ping()  # a write went through: ready again
     finally:
         await store.aclose()
     assert (await backend_load(lambda: SQLiteStore(path))).subscriptions == tuple(subscribed[1:])
+
+
+@pytest.mark.parametrize("how", ["deleted", "replaced"])
+async def test_a_database_file_deleted_or_replaced_under_the_store_is_refused(tmp_path: Path, how: str) -> None:
+    """An open connection would go on writing to a file nobody reads again: every later call says so."""
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    try:
+        await store.subscribe(_sub())
+        for name in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+            name.unlink(missing_ok=True)
+        if how == "replaced":
+            fresh = SQLiteStore(path)
+            await fresh.load()
+            await fresh.aclose()
+        for call in (store.ping(), store.subscribe(_sub("U2")), store.load()):
+            with pytest.raises(StoreUnavailable, match="was deleted or replaced while the bot ran"):
+                await call
+    finally:
+        await store.aclose()
 
 
 async def test_a_database_in_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
