@@ -159,7 +159,9 @@ class ClusterRouter(BotService):
         if cluster is not None:
             CURRENT.set(cluster)
         result = await self._picked().queue(asker, ns or namespace, local_queue)
-        return Unavailable(CURRENT.get() or "") if isinstance(result, Unavailable) else result
+        if isinstance(result, Unavailable | Refused):
+            return replace(result, cluster=CURRENT.get() or "")
+        return result
 
     async def local_queue_namespaces(self, asker: Asker, local_queue: str) -> list[str]:
         if CURRENT.get() is not None:
@@ -184,7 +186,8 @@ class ClusterRouter(BotService):
             if not isinstance(outcome, Answered):
                 return outcome
             namespace = outcome.explanation.job.namespace
-        return await self._picked().watch(asker, name, namespace=namespace, kind=kind, on=on)
+        done = await self._picked().watch(asker, name, namespace=namespace, kind=kind, on=on)
+        return replace(done, cluster=CURRENT.get() or "") if isinstance(done, Refused) else done
 
     async def silence(
         self, asker: Asker, how: Silence, namespace: str | None, name: str | None
@@ -282,9 +285,9 @@ def _nothing_found(
     results: list[tuple[str, Outcome]], away: list[str], namespace: str | None, name: str, kind: str | None
 ) -> Outcome:
     """No cluster has the job: refused everywhere, no cluster ready, or not found with every cluster's suggestions."""
-    refused = [o for _, o in results if isinstance(o, Refused)]
+    refused = [(c, o) for c, o in results if isinstance(o, Refused)]
     if refused and len(refused) == len(results):
-        return refused[0]
+        return _tagged(refused[0][1], refused[0][0])
     if not results:
         return Unavailable(", ".join(away))
     suggestions = [
@@ -294,6 +297,6 @@ def _nothing_found(
 
 
 def _tagged(outcome: Outcome, cluster: str) -> Outcome:
-    if isinstance(outcome, Answered | Unavailable):
+    if isinstance(outcome, Answered | Unavailable | Refused):
         return replace(outcome, cluster=cluster)
     return outcome

@@ -1179,3 +1179,8 @@ for _key, _first in _PARTIES_FIRST.items():
 from bot.copy.notify_fr import NOTIFY as _NOTIFY  # noqa: E402
 
 CATALOGUE.update(_NOTIFY)
+
+# Limits, unreadable objects and the cluster of a refusal (issue 37), in their own module.
+from bot.copy.limits_fr import LIMITS as _LIMITS  # noqa: E402
+
+CATALOGUE.update(_LIMITS)

@@ -42,6 +42,7 @@ class NotFound:
 @dataclass(frozen=True)
 class Refused:
     namespace: str
+    cluster: str = ""  # which cluster, when the bot serves several
 
 
 @dataclass(frozen=True)

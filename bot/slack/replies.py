@@ -121,7 +121,7 @@ class Replies:
                 )
             ]
         if isinstance(outcome, Refused):
-            return [private(render.refused(outcome.namespace, language=language))]
+            return [private(render.refused(outcome.namespace, language=language, cluster=outcome.cluster))]
         if isinstance(outcome, Unavailable):
             return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
         raise TypeError(f"unexpected outcome {outcome!r}")

@@ -261,6 +261,7 @@ async def test_each_clusters_rbac_decides_for_its_namespaces(
             await slack.deliver_event(url, slack.app_mention_event(USER, CHANNEL, "prod-us/equipe-data/train-octobre"))
             refusal = await slack.wait_for_call("chat.postEphemeral")
             assert "equipe-data" in str(refusal.params.get("text"))
+            assert "prod-us" in str(refusal.params.get("text"))  # the refusal names the cluster too
             answer = await _ask(slack, two.server, "prod-eu/ml-vision/segformer-finetune", 1)
             assert "segformer-finetune" in answer and "prod-eu" in answer
             posts = json.dumps([call.params for call in slack.calls("chat.postMessage")])

@@ -162,8 +162,12 @@ def _short(text: str) -> SlackMessage:
     return message(text, [section(text)])
 
 
-def refused(namespace: str | None, *, language: str) -> SlackMessage:
-    """The asker may not see that namespace: polite, and nothing about what is in it."""
+def refused(namespace: str | None, *, language: str, cluster: str = "") -> SlackMessage:
+    """The asker may not see that namespace (of that cluster, when the bot serves several): polite, and nothing
+    about what is in it."""
+    if namespace and cluster:
+        words = say("slack.refused.cluster", language, namespace=code_name(namespace), cluster=code_name(cluster))
+        return _short(words)
     if namespace:
         return _short(say("slack.refused", language, namespace=code_name(namespace)))
     return _short(say("slack.refused", language))
