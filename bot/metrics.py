@@ -133,6 +133,14 @@ class _CacheCollector(Collector):
             for kind, count in sorted(stats.get(key, {}).items()):
                 restarts.add_metric([kind, why], count)
         yield restarts
+        unreadable = CounterMetricFamily(
+            "kueue_bot_objects_unreadable",
+            "Objects (or watch lines) the informers skipped as unreadable, by kind",
+            labels=["kind"],
+        )
+        for kind, count in sorted(stats.get("unreadable", {}).items()):
+            unreadable.add_metric([kind], count)
+        yield unreadable
 
 
 class _BetweenCollector(Collector):

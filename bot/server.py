@@ -500,6 +500,7 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
             "snapshotAgeSeconds": age,
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
             "slack": slack_word,
+            "clusterView": "stale" if getattr(source, "away", False) else "current",  # a watch failing: behind
         }
         if store_error is not None:  # why, in words: deleted, replaced, full, locked...
             body["stateStoreError"] = store_error

@@ -17,7 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import yaml
-from bot.kube.decode import decode
+from bot.kube.decode import read_or_unreadable
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.snapshot import MemorySnapshot
@@ -505,7 +505,7 @@ def flatten(documents: Iterable[object]) -> list[Raw]:
 def snapshot(objects: Iterable[Raw]) -> MemorySnapshot:
     decoded: list[object] = []
     for obj in objects:
-        decoded.extend(decode(obj))
+        decoded.extend(read_or_unreadable(obj))  # what the bot cannot read is named (bot.trace.unreadable)
     return MemorySnapshot(decoded)
 
 

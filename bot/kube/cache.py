@@ -58,6 +58,7 @@ from bot.kube.informer import Change, Informer, InformerSettings, Key, default_d
 from bot.pacing import FirstSync
 from bot.trace.model import Workload
 from bot.trace.snapshot import MemorySnapshot, carry_over
+from bot.trace.unreadable import Unreadable
 
 __all__ = ["CACHED_KINDS", "OPTIONAL_KINDS", "CacheView", "ClusterCache", "order_key"]
 
@@ -110,6 +111,7 @@ class ClusterCache(CacheIndex):
         self.generation = 0  # changes applied so far
         self.applied: dict[str, int] = dict.fromkeys(self.kinds_cached, 0)  # upserts and deletes, per kind
         self.errors: dict[str, str] = {}  # the last error per kind, until it recovers
+        self._unreadable: dict[tuple[str, str, str], Unreadable] = {}  # (kind, namespace, name): what was not read
         self._served: dict[str, bool] = {}
         self._synced: set[str] = set()
         self._watching: set[str] = set()  # kinds whose watch is open now: the cache misses nothing of them
@@ -244,16 +246,8 @@ class ClusterCache(CacheIndex):
 
     def _apply(self, change: Change) -> None:
         kind, op = change.kind, change.op
-        if op == "upsert" or op == "delete":
-            self.generation += 1
-            self.applied[kind] = self.applied.get(kind, 0) + 1
-            relisting = self._relisting.get(kind)
-            if relisting is not None:
-                relisting.add(change.key)
-            if op == "upsert":
-                self._put(kind, change.key, change.obj)
-            else:
-                self._delete(kind, change.key)
+        if op == "upsert" or op == "delete" or op == "unreadable":
+            self._apply_object(change)
         elif op == "watching":
             self._watching.add(kind)
             self._behind_since.pop(kind, None)
@@ -263,10 +257,7 @@ class ClusterCache(CacheIndex):
         elif op == "list-start":
             self._relisting[kind] = set()
         elif op == "list-end":
-            seen = self._relisting.pop(kind, set())
-            for key in [k for k in self._keys(kind) if k not in seen]:
-                self.generation += 1
-                self._delete(kind, key)
+            self._forget_unlisted(kind)
             self._served[kind] = True
             self._synced.add(kind)
             if kind not in self._watching:
@@ -278,6 +269,30 @@ class ClusterCache(CacheIndex):
         elif op == "error":
             self.errors[kind] = str(change.obj)
             self._lost(kind)
+
+    def _apply_object(self, change: Change) -> None:
+        kind = change.kind
+        self.generation += 1
+        self.applied[kind] = self.applied.get(kind, 0) + 1
+        relisting = self._relisting.get(kind)
+        if relisting is not None:
+            relisting.add(change.key)
+        self._unreadable.pop((kind, *change.key), None)
+        if change.op == "upsert":
+            self._put(kind, change.key, change.obj)
+            return
+        self._delete(kind, change.key)  # an object the bot cannot read is not answered from its last version
+        if change.op == "unreadable" and isinstance(change.obj, Unreadable):
+            self._unreadable[(kind, *change.key)] = change.obj
+
+    def _forget_unlisted(self, kind: str) -> None:
+        """A LIST ended: what it did not hold is gone."""
+        seen = self._relisting.pop(kind, set())
+        for key in [k for k in self._keys(kind) if k not in seen]:
+            self.generation += 1
+            self._delete(kind, key)
+        for gone in [k for k in self._unreadable if k[0] == kind and k[1:] not in seen]:
+            del self._unreadable[gone]
 
     def _lost(self, kind: str) -> None:
         """The kind's watch is gone: from now on the cache may miss its changes (until a watch or LIST)."""
@@ -391,11 +406,16 @@ class ClusterCache(CacheIndex):
         memo derived from them still holds for (bot.trace.snapshot.carry_over)."""
         return {id(seq): seq for key, seq in self._views.items() if key[0] in ("cq", "pending")}
 
+    def unreadable_in(self, namespace: str) -> tuple[Unreadable, ...]:
+        """The objects of `namespace` the informers could not read (by name, with why)."""
+        return tuple(item for key, item in self._unreadable.items() if key[1] == namespace)
+
     def view(self, namespace: str, extras: Sequence[object] = (), owners: Iterable[str] = ()) -> CacheView:
         """An immutable Snapshot for a question about `namespace` (call on the loop thread; read it anywhere).
         `extras`: on-demand objects (jobs, pods, events, namespaces, nodes, pending-workloads entries);
         `owners`: owner names whose Workloads the view takes from the owner index (others are scanned for)."""
         small = self._small_view()
+        unreadable = self.unreadable_in(namespace) if self._unreadable else ()
         workloads, workload_list, admitted_in, lq_orders, lq_keys = self._namespace_view(namespace)
         focus = {lq.cluster_queue for lq in small.lqs_by_ns.get(namespace, ())}
         focus.update(admitted_in)
@@ -416,7 +436,7 @@ class ClusterCache(CacheIndex):
             lq_orders=lq_orders,
             order_keys=({cq: self.pending_keys(cq) for cq in focus}, lq_keys),
             in_cluster_queue=in_cq,
-            extras=MemorySnapshot(extras) if extras else _NO_EXTRAS,
+            extras=MemorySnapshot([*extras, *unreadable]) if extras or unreadable else _NO_EXTRAS,
             owned={name: tuple(self.workloads_of_owner(namespace, name)) for name in owners},
             derived=small.derived,
             lists=(workload_list, small.cluster_queue_list, small.cohort_list),

@@ -29,6 +29,7 @@ from bot.trace.model import (
     Workload,
 )
 from bot.trace.snapshot import MemorySnapshot
+from bot.trace.unreadable import Unreadable
 
 if TYPE_CHECKING:
     from bot.kube.cache_index import CacheIndex
@@ -211,6 +212,9 @@ class CacheView:
         if namespace != self.focus:
             return ()
         return tuple(w for w in self._workloads.values() if w.meta.labels.get(JOB_UID_LABEL) == uid)
+
+    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
+        return self.extras.unreadable_in(namespace)
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         if namespace != self.focus:

@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from decimal import Decimal
 
 from bot.kube.decode_core import event, node, pending_entries, pod
+from bot.kube.decode_limits import check_bounds, readable_text, unreadable
 from bot.kube.decode_parts import (
     _EMPTY,
     KUEUE_GROUP,
@@ -86,6 +87,9 @@ __all__ = [
     "meta",
     "parse_time",
     "pod_template",
+    "read_or_unreadable",
+    "readable_text",
+    "unreadable",
 ]
 
 
@@ -555,6 +559,7 @@ def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
     `parts`: how Kueue's objects are built (see the module's doc); other kinds are always built afresh."""
     kind = _str(raw.get("kind"))
     group = _str(raw.get("apiVersion")).rpartition("/")[0]
+    check_bounds(raw, kind)
     if group == KUEUE_GROUP and kind in _KUEUE_DECODERS:
         return [_KUEUE_DECODERS[kind](raw, parts)]
     if group == VISIBILITY_GROUP and kind == "PendingWorkloadsSummary":
@@ -572,3 +577,14 @@ def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
     if kind in JOB_KINDS:
         return [job(raw)]
     return []
+
+
+def read_or_unreadable(raw: Raw) -> list[object]:
+    """`decode`, or (what cannot be read: text that is not Unicode, a wrong shape, beyond the API's bounds) the
+    object's `Unreadable` record, so that an answer names it instead of missing it."""
+    if not readable_text(raw):
+        return [unreadable(raw, "it holds text that is not valid Unicode")]
+    try:
+        return decode(raw)
+    except DecodeError as error:
+        return [unreadable(raw, str(error))]

@@ -13,10 +13,13 @@ from typing import Any
 import yaml
 
 from bot.errors import DumpUnreadable
-from bot.kube.decode import DecodeError, decode
+from bot.kube.decode import read_or_unreadable
 from bot.trace.snapshot import MemorySnapshot
+from bot.trace.unreadable import Unreadable
 
-MAX_DUMP_BYTES = 512 * 1024 * 1024
+# Parsing YAML costs far more than the file (bench/README.md: the peak memory and time at this size); a larger
+# cluster is asked live, or dumped for one namespace.
+MAX_DUMP_BYTES = 16 * 1024 * 1024
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -125,11 +128,8 @@ def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = N
         if isinstance(document, Mapping) and ("kind" in document or "items" in document):
             documents += 1
         for raw in _items(document):
-            try:
-                decoded = decode(raw)
-            except DecodeError as error:
-                skipped.append(str(error))
-                continue
+            decoded = read_or_unreadable(raw)
+            skipped.extend(f"{u.kind} {u.namespace}/{u.name}: {u.reason}" for u in decoded if isinstance(u, Unreadable))
             objects.extend(decoded)
     if documents == 0:
         if not any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines()):
@@ -137,7 +137,8 @@ def parse_text(text: str, *, source: str = "dump", taken_at: datetime | None = N
         raise DumpUnreadable(
             f"{source} is not a Kubernetes dump: it holds no objects (expected the output of kubectl get ... -o yaml)"
         )
-    return Dump(MemorySnapshot(objects, taken_at=taken_at), len(objects), tuple(skipped))
+    read = len(objects) - len(skipped)  # the unreadable are in the snapshot, by name, but not counted as read
+    return Dump(MemorySnapshot(objects, taken_at=taken_at), read, tuple(skipped))
 
 
 def read_dump(path: str | Path, *, taken_at: datetime | None = None) -> Dump:
@@ -146,7 +147,10 @@ def read_dump(path: str | Path, *, taken_at: datetime | None = None) -> Dump:
     try:
         size = file.stat().st_size
         if size > MAX_DUMP_BYTES:
-            raise DumpUnreadable(f"{path} is {size} bytes; the largest dump read is {MAX_DUMP_BYTES} bytes")
+            raise DumpUnreadable(
+                f"{path} is {size / 2**20:.0f} MiB; the largest dump read is {MAX_DUMP_BYTES // 2**20} MiB: "
+                "ask the cluster live, or dump one namespace (kubectl get ... -n NAMESPACE -o yaml)"
+            )
         text = file.read_text(encoding="utf-8")
     except FileNotFoundError as error:
         raise DumpUnreadable(f"{path}: no such file") from error

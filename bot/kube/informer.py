@@ -49,12 +49,23 @@ import urllib3
 from bot.errors import BotError, ClusterUnavailable, Forbidden
 from bot.kube import kinds
 from bot.kube.client import KubeClient, NotFound, mapped_error, status_error
-from bot.kube.decode import PLAIN, DecodeError, Parts, decode
+from bot.kube.decode import PLAIN, DecodeError, Parts, decode, readable_text, unreadable
 
 log = logging.getLogger(__name__)
 
 Key = tuple[str, str]  # (namespace or "", name)
-Op = Literal["upsert", "delete", "list-start", "list-end", "bookmark", "watching", "watch-ended", "not-served", "error"]
+Op = Literal[
+    "upsert",
+    "delete",
+    "unreadable",
+    "list-start",
+    "list-end",
+    "bookmark",
+    "watching",
+    "watch-ended",
+    "not-served",
+    "error",
+]
 Decoder = Callable[[Mapping[str, Any]], object | None]
 
 _INITIAL_EVENTS_END = "k8s.io/initial-events-end"
@@ -72,9 +83,19 @@ def json_parser() -> Callable[[bytes], Any]:
 parse_json = json_parser()
 
 
+def tolerant_json(payload: bytes) -> Any:
+    """What `parse_json` refused, read as far as it can be: bytes that are not UTF-8 replaced by U+FFFD (as the
+    API server does), escaped lone surrogates kept (the standard library reads them). None when not JSON."""
+    try:
+        return json.loads(payload.decode("utf-8", errors="replace"))
+    except (ValueError, RecursionError):
+        return None
+
+
 @dataclass(frozen=True, slots=True)
 class Change:
-    """What an informer hands over. `obj` is the decoded object (upsert) or the error text (error)."""
+    """What an informer hands over. `obj` is the decoded object (upsert), the error text (error) or the
+    object the bot could not read (unreadable: a `bot.trace.unreadable.Unreadable`)."""
 
     kind: str
     op: Op
@@ -144,6 +165,19 @@ def _lines(response: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
         yield pending
 
 
+def _page(payload: bytes, what: str) -> dict[str, Any]:
+    """A LIST page; one object's text the decoder refuses does not hide the others (`tolerant_json`)."""
+    try:
+        page = parse_json(payload)
+    except ValueError as error:
+        page = tolerant_json(payload)
+        if not isinstance(page, dict):
+            raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not JSON") from error
+    if not isinstance(page, dict):
+        raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not a list")
+    return page
+
+
 class Informer:
     """LIST + WATCH of one kind, in a thread of its own. Start with start(); stop() joins the thread."""
 
@@ -175,6 +209,7 @@ class Informer:
         self.lists = 0  # LISTs done (the first and every relist)
         self.watches = 0  # watch requests made
         self.failures = 0  # consecutive failures, for the backoff
+        self.unreadable = 0  # objects skipped as unreadable (and watch lines that were not JSON at all)
         self.last_error = ""
         self._need_list = True  # no valid resourceVersion to watch from
         self._stopping = threading.Event()
@@ -281,12 +316,25 @@ class Informer:
         with contextlib.suppress(Exception):
             response.close()
 
-    def _decode(self, raw: Mapping[str, Any]) -> object | None:
-        try:
-            return self.decoder(raw)
-        except DecodeError as error:
-            log.warning("skipped an object that does not decode", extra={"kind": self.kind, "error": str(error)})
-            return None
+    def _decoded(self, raw: Mapping[str, Any]) -> Change:
+        """The upsert of a raw object, or (what the bot cannot read: text that is not Unicode, a field of a
+        wrong shape, beyond the API's bounds) its unreadable record, said once in the log and counted."""
+        key = object_key(raw)
+        reason = "" if readable_text(raw) else "it holds text that is not valid Unicode"
+        if not reason:
+            try:
+                decoded = self.decoder(raw)
+            except DecodeError as error:
+                reason = str(error)
+            else:
+                return Change(self.kind, "upsert", key, decoded)
+        self.unreadable += 1
+        item = unreadable(raw, reason, kind=self.kind)
+        log.warning(
+            "skipped an object the bot cannot read",
+            extra={"kind": self.kind, "object": f"{item.namespace}/{item.name}", "error": reason},
+        )
+        return Change(self.kind, "unreadable", (item.namespace, item.name), item)
 
     def _not_served(self) -> None:
         self.served = False
@@ -315,27 +363,11 @@ class Informer:
                 raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
             finally:
                 self._release(response)
-            try:
-                page = parse_json(payload)
-            except ValueError as error:
-                raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not JSON") from error
+            page = _page(payload, what)
             if not started:
                 self.sink([Change(self.kind, "list-start")])
                 started = True
-            kind = str(page.get("kind", "")).removesuffix("List") or self.kind
-            api_version = page.get("apiVersion") or f"{self.resource.group}/{self.version}"
-            changes = []
-            items = page.pop("items", None)
-            items = items[::-1] if isinstance(items, list) else []
-            while items:  # each raw item let go once decoded: what is kept reuses the memory of what is not
-                item = items.pop()
-                if not isinstance(item, dict):
-                    continue
-                item.setdefault("kind", kind)
-                item.setdefault("apiVersion", api_version)
-                decoded = self._decode(item)
-                if decoded is not None:
-                    changes.append(Change(self.kind, "upsert", object_key(item), decoded))
+            changes = self._page_changes(page)
             if changes:
                 self.sink(changes)
             metadata = page.get("metadata") or {}
@@ -351,6 +383,24 @@ class Informer:
         self.lists += 1
         self.failures = 0
         self.sink([Change(self.kind, "list-end", ("", self.resource_version))])
+
+    def _page_changes(self, page: dict[str, Any]) -> list[Change]:
+        """A LIST page's objects, decoded (or recorded as unreadable)."""
+        kind = str(page.get("kind", "")).removesuffix("List") or self.kind
+        api_version = page.get("apiVersion") or f"{self.resource.group}/{self.version}"
+        changes = []
+        items = page.pop("items", None)
+        items = items[::-1] if isinstance(items, list) else []
+        while items:  # each raw item let go once decoded: what is kept reuses the memory of what is not
+            item = items.pop()
+            if not isinstance(item, dict):
+                continue
+            item.setdefault("kind", kind)
+            item.setdefault("apiVersion", api_version)
+            change = self._decoded(item)
+            if change.op == "unreadable" or change.obj is not None:
+                changes.append(change)
+        return changes
 
     def _watch(self, *, initial: bool) -> None:
         what = f"a watch of {self.resource.plural}.{self.resource.group}"
@@ -413,10 +463,14 @@ class Informer:
     def _event(self, line: bytes, what: str, initial: bool) -> None:
         try:
             event = parse_json(line)
-            kind = event["type"]
-            raw = event["object"]
-        except (ValueError, KeyError, TypeError) as error:
-            raise ClusterUnavailable(f"{what} sent something that is not a watch event") from error
+        except ValueError:  # one line the decoder refuses: read it as far as it goes, never stall the watch
+            event = tolerant_json(line)
+        kind = event.get("type") if isinstance(event, dict) else None
+        raw = event.get("object") if isinstance(event, dict) else None
+        if not isinstance(kind, str) or not isinstance(raw, dict):
+            self.unreadable += 1
+            log.warning("skipped a watch line that is not a watch event", extra={"kind": self.kind, "what": what})
+            return
         metadata = raw.get("metadata") or {}
         if kind == "ERROR":
             code = raw.get("code")
@@ -443,9 +497,9 @@ class Informer:
             return
         if kind not in ("ADDED", "MODIFIED"):
             return
-        decoded = self._decode(raw)
+        change = self._decoded(raw)
         self.resource_version = rv
-        self.sink([Change(self.kind, "upsert", key, decoded)] if decoded is not None else [])
+        self.sink([change] if change.op == "unreadable" or change.obj is not None else [])
 
 
 def wait_all(informers: Sequence[Informer], timeout: float) -> list[str]:

@@ -18,10 +18,11 @@ from typing import Any
 from bot.errors import Forbidden, NotServed
 from bot.kube import kinds
 from bot.kube.client import KubeClient, NotFound, load_api_client
-from bot.kube.decode import DecodeError, decode
+from bot.kube.decode import read_or_unreadable
 from bot.kube.reads import Reads
 from bot.trace.resolve import resolve
 from bot.trace.snapshot import MemorySnapshot
+from bot.trace.unreadable import Unreadable
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +111,11 @@ class _Reader:
     def decoded(self) -> list[object]:
         objects: list[object] = []
         for raw in self.raw:
-            try:
-                objects.extend(decode(raw))
-            except DecodeError as error:
-                self.notes.append(f"skipped an object: {error}")
+            decoded = read_or_unreadable(raw)
+            for item in decoded:
+                if isinstance(item, Unreadable):
+                    self.notes.append(f"could not read {item.kind} {item.namespace}/{item.name}: {item.reason}")
+            objects.extend(decoded)
         return objects
 
 

@@ -30,7 +30,7 @@ from bot.errors import ClusterUnavailable, Forbidden, NotServed
 from bot.kube import kinds
 from bot.kube.cache import CacheView, ClusterCache
 from bot.kube.client import KubeClient, NotFound
-from bot.kube.decode import DecodeError, decode
+from bot.kube.decode import read_or_unreadable
 from bot.kube.reads import Reads
 from bot.trace import podsready, rootcause
 from bot.trace.model import (
@@ -42,6 +42,7 @@ from bot.trace.model import (
     Pod,
     Workload,
 )
+from bot.trace.unreadable import Unreadable
 
 log = logging.getLogger(__name__)
 
@@ -59,11 +60,12 @@ _OWNER_CHAIN = 4  # the job and up to three owners above it are read for notify 
 
 
 def _decoded(raw: Mapping[str, Any]) -> list[object]:
-    try:
-        return decode(raw)
-    except DecodeError as error:
-        log.info("on-demand object skipped", extra={"error": str(error)})
-        return []
+    """The objects read, or the record of one the bot cannot read (the answer names it)."""
+    decoded = read_or_unreadable(raw)
+    for item in decoded:
+        if isinstance(item, Unreadable):
+            log.info("on-demand object unreadable", extra={"kind": item.kind, "error": item.reason})
+    return decoded
 
 
 def _pick(workloads: list[Workload]) -> Workload | None:
@@ -106,7 +108,9 @@ class OnDemand:
     def read_job(self, namespace: str, name: str, kind: str | None) -> list[object]:
         """The job (kind None: a batch Job, else the first kind that has one); with a kind and no such
         job, its neighbours in the namespace (for "did you mean"): `bot.kube.reads`."""
-        return [o for raw in self.reads.job(namespace, name, kind) for o in _decoded(raw) if isinstance(o, Job)]
+        return [
+            o for raw in self.reads.job(namespace, name, kind) for o in _decoded(raw) if isinstance(o, Job | Unreadable)
+        ]
 
     def read_events(self, namespace: str, kind: str, name: str) -> list[object]:
         return self._events(namespace, f"involvedObject.kind={kind},involvedObject.name={name}")
@@ -450,12 +454,14 @@ class CacheSource:
         return await self.ondemand.job_owners(namespace, kind, name)
 
     def stats(self) -> dict[str, dict[str, int]]:
-        """For /metrics: objects cached per kind; relists and watch restarts per kind since the start."""
+        """For /metrics: objects cached per kind; relists, watch restarts and objects skipped as unreadable per
+        kind since the start."""
         informers = self.cache.informers
         return {
             "objects": self.cache.counts(),
             "relists": {kind: max(0, informer.lists - 1) for kind, informer in informers.items()},
             "watch_restarts": {kind: max(0, informer.watches - 1) for kind, informer in informers.items()},
+            "unreadable": {kind: informer.unreadable for kind, informer in informers.items()},
         }
 
     async def snapshot(self) -> ClusterCache:

@@ -41,6 +41,9 @@ class Verdict(StrEnum):
     # Kueue is preempting it: evicted (reason Preempted) while it still holds its quota, its pods stopping
     # (jobframework/reconciler.go "handle eviction"); requeued once they have.
     PREEMPTED = "preempted"
+    # The job, or its Workload, is there but the bot could not read it (beyond the bounds Kueue and the API
+    # server keep, or text that is not Unicode): said with its name, never answered as if it did not exist.
+    OBJECT_UNREADABLE = "object-unreadable"
 
     @property
     def never_fixes_itself(self) -> bool:
@@ -100,6 +103,7 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.INVALID_REQUEST: _NEVER_AT_ONCE,
     Verdict.WORKLOAD_OUT_OF_SYNC: _Traits(never=True, at_once=True, queued=False),
     Verdict.PREEMPTED: _OFF_QUEUE,
+    Verdict.OBJECT_UNREADABLE: _Traits(queued=False),
 }
 
 

@@ -45,6 +45,7 @@ from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
 from bot.trace.resolve import Resolution, other_namespaces, resolve, similar_jobs
 from bot.trace.snapshot import Snapshot
+from bot.trace.unreadable import Unreadable, unreadable_job, unreadable_workload
 from bot.trace.walk import Query, Walk, amounts, present, seconds_between
 
 __all__ = [
@@ -85,12 +86,32 @@ def trace(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:
 def _explain(snapshot: Snapshot, query: Query, now: datetime) -> Explanation:
     walk = Walk(snapshot, query, now)
     found = resolve(snapshot, query.namespace, query.name, query.kind)
+    unread = tuple(snapshot.unreadable_in(query.namespace)) if found.workload is None else ()
+    if unread:
+        item = unreadable_job(unread, query.name, query.kind) if found.job is None else None
+        item = item or unreadable_workload(unread, found.job, query.name)
+        if item is not None:
+            return _unreadable(walk, item, found.job)
     if found.job is None and found.workload is None:
         return _job_not_found(walk)
     if found.workload is None:
         assert found.job is not None
         return _no_workload(walk, found.job)
     return _with_workload(walk, found)
+
+
+def _unreadable(walk: Walk, item: Unreadable, job: Job | None) -> Explanation:
+    """The job, or its Workload, is there but could not be read: said with its name and why, not "not found"."""
+    params: dict[str, Value | None] = {
+        "kind": item.kind,
+        "name": f"{item.namespace}/{item.name}",
+        "reason": item.reason,
+    }
+    if job is not None:
+        walk.step("job", Outcome.PASS, "job.found", {"kind": job.meta.kind, "job": walk.job_label})
+    walk.step("workload" if item.kind == "Workload" else "job", Outcome.FAIL, "object.unreadable", params)
+    walk.act("report-unreadable", params)
+    return result(walk, Verdict.OBJECT_UNREADABLE, params, job=job)
 
 
 def _job_not_found(walk: Walk) -> Explanation:

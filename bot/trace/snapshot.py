@@ -33,6 +33,7 @@ from bot.trace.model import (
     ResourceFlavor,
     Workload,
 )
+from bot.trace.unreadable import Unreadable
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _ORDER_EVICTIONS = frozenset({"PodsReadyTimeout", "AdmissionCheck"})
@@ -112,6 +113,9 @@ class Snapshot(Protocol):
         """The namespace's Workloads with an owner reference of that name (any kind), from an index."""
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]: ...
+    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
+        """The namespace's objects the bot could not read (bot.trace.unreadable)."""
+
     def sequences_token(self) -> object | None:
         """An object two views return only while `workloads_in_cluster_queue` gives both the same sequence for
         every ClusterQueue (a memo read from many of them checks it once, not each); None when there is none."""
@@ -287,6 +291,7 @@ class MemorySnapshot:
         self._pending: dict[tuple[str, str], PendingEntry] = {}
         self._orders: dict[str, _Order] = {}
         self._not_ready: tuple[Workload, ...] | None = None
+        self._unreadable: dict[str, list[Unreadable]] = defaultdict(list)
         for item in objects:
             self._add(item)
         for events in (*self._events.values(), *self._events_by_ns.values()):
@@ -382,6 +387,12 @@ class MemorySnapshot:
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         return self._by_owner.get((namespace, name), [])
+
+    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
+        return self._unreadable.get(namespace, ())
+
+    def _add_unreadable(self, item: Unreadable) -> None:
+        self._unreadable[item.namespace].append(item)
 
     def sequences_token(self) -> object | None:
         return self  # immutable: the same sequence for a ClusterQueue each time (made once, when first asked)
@@ -517,5 +528,6 @@ _ADDERS: dict[type, Callable[[MemorySnapshot, Any], None]] = {
     Event: MemorySnapshot._add_event,
     Node: MemorySnapshot._add_node,
     PendingEntry: MemorySnapshot._add_pending,
+    Unreadable: MemorySnapshot._add_unreadable,
 }
 """How MemorySnapshot indexes each kind of decoded object."""

@@ -49,6 +49,7 @@ from bot.trace.model import (
 )
 from bot.trace.quota import ZERO
 from bot.trace.snapshot import Snapshot
+from bot.trace.unreadable import Unreadable
 
 # Change codes (stable: JSON `what_if[].change`, Slack copy keys `whatif.<code>`).
 OTHER_QUEUE = "other-queue"
@@ -155,6 +156,9 @@ class Changed:
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
         found = self._base.workloads_for_job_uid(namespace, uid)
         return [self._workload if (w.namespace, w.name) == self._key and self._workload else w for w in found]
+
+    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
+        return self._base.unreadable_in(namespace)
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         found = self._swap(self._base.workloads_of_owner(namespace, name))

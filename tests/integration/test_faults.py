@@ -573,3 +573,32 @@ async def test_the_eta_warmer_makes_the_queues_estimators_once_synced_and_a_ques
     made = [line for line in metrics.splitlines() if line.startswith("kueue_bot_eta_warmer_made_total ")]
     assert len(made) == 1 and float(made[0].split()[1]) >= 1
     assert f"kueue_bot_eta_warmer_passes_total {float(warmer.passes)}" in metrics and warmer.passes >= passes
+
+
+async def _readyz(live: Live) -> dict[str, Any]:
+    async with aiohttp.ClientSession() as session, session.get(f"{live.server.url}/readyz") as response:
+        body: dict[str, Any] = await response.json()
+        return body
+
+
+async def test_a_workload_the_decoder_refuses_is_named_unreadable_and_every_other_change_is_seen(
+    slack: FakeSlack, api: FakeKubeAPI, live: Live
+) -> None:
+    # The asked job's Workload gets a lone surrogate (a watch line the JSON decoder refuses). Fails if the
+    # informer stalls (the deletion of the Workload ahead is never seen), if the question is answered "Kueue has
+    # created no Workload for it" or from the stale version, if /metrics does not count it, or if /readyz does
+    # not show a view gone stale once the watches fail.
+    broken = copy.deepcopy(api.get("Workload", NS, WORKLOAD))
+    assert broken is not None
+    broken["metadata"].setdefault("annotations", {})["note"] = "broken \ud800 text"
+    api.update(broken)
+    api.delete("Workload", NS, AHEAD)
+    await wait_for(live.cache, lambda: live.cache.workload(NS, AHEAD) is None, 10)
+    reply = await _ask(slack, live, f"why is {NS}/{JOB} pending?")
+    assert "could not read" in reply and WORKLOAD in reply and "created no Workload" not in reply
+    assert 'kueue_bot_objects_unreadable_total{kind="Workload"} 1.0' in await _metrics(live)
+    assert (await _readyz(live))["clusterView"] == "current"
+    await api.go_offline()
+    await wait_for(live.cache, lambda: bool(live.cache.errors), 10)
+    assert (await _readyz(live))["clusterView"] == "stale"
+    await api.go_online()

@@ -255,3 +255,35 @@ async def test_stop_ends_every_thread_and_task(api: FakeKubeAPI, client: KubeCli
 
 
 _NO_CODE = test_stop_ends_every_thread_and_task.__code__
+
+
+async def test_a_watch_line_the_decoder_refuses_skips_that_object_and_the_watch_goes_on(
+    api: FakeKubeAPI, client: KubeClient, caplog: pytest.LogCaptureFixture
+) -> None:
+    # One Workload with a lone surrogate (escaped, as proxies and other servers write it; the API server writes
+    # U+FFFD): the JSON decoder refuses its watch line, and the LIST page that holds it. Fails if the informer
+    # relists and backs off for ever (the later change is never seen), if that Workload is answered from its
+    # last readable version, or if it is dropped without a word (no record by name, no count, no log line).
+    api.add(_workload("bad"))
+    api.add(_workload("good"))
+    async with _cache(client) as cache:
+        await wait_ready(cache, 10)
+        await api.wait_for_request(path=WORKLOADS, watch=True)
+        broken = _workload("bad")
+        broken["metadata"]["annotations"] = {"note": "broken \ud800 text"}
+        api.update(broken)
+        api.add(_workload("later"))
+        informer = cache.informers["Workload"]
+        await wait_for(cache, lambda: _names(cache) == {"good", "later"})
+        assert informer.unreadable == 1 and informer.lists == 1 and "Workload" not in cache.errors
+        assert [(u.name, u.reason) for u in cache.unreadable_in(NS)] == [
+            ("bad", "it holds text that is not valid Unicode")
+        ]
+        assert any(r.getMessage() == "skipped an object the bot cannot read" for r in caplog.records)
+        # A relist reads the page that holds it: the others are read, it is named unreadable again.
+        api.fail_next(status=410, path=WORKLOADS, watch=True, message="too old resource version")
+        api.drop_watches()
+        await wait_for(cache, lambda: informer.lists == 2)
+        api.add(_workload("last"))
+        await wait_for(cache, lambda: _names(cache) == {"good", "later", "last"})
+        assert [u.name for u in cache.unreadable_in(NS)] == ["bad"] and informer.unreadable == 2

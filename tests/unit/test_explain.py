@@ -36,6 +36,7 @@ from tests.builders import (
     pending,
     pending_summary,
     pod,
+    pod_set,
     pod_spec,
     priority_class,
     reserved,
@@ -179,6 +180,21 @@ REJECTED_MESSAGE = 'The workload is deactivated due to AdmissionCheck in Rejecte
 V = Verdict
 CASES = [
     # --- no job, no Workload ---
+    Case(
+        "object-unreadable: the job's Workload is beyond Kueue's bounds",
+        [*cluster(), job("train"), workload(of=job("train"), pod_sets=[pod_set(f"p{i}") for i in range(19)])],
+        V.OBJECT_UNREADABLE,
+        steps=("job.found", "object.unreadable"),
+        actions=("report-unreadable",),
+        mentions=("at most 18",),
+    ),
+    Case(
+        "object-unreadable: the job itself",
+        [*cluster(), {**job("train"), "metadata": {**job("train")["metadata"], "annotations": {"a": "x" * 300_000}}}],
+        V.OBJECT_UNREADABLE,
+        steps=("object.unreadable",),
+        mentions=("annotations of",),
+    ),
     Case(
         "job-not-found, did you mean",
         [*cluster(), job("train-bert")],

@@ -1,0 +1,138 @@
+"""The bounds an object must keep to be read: those Kueue's CRDs and the API server set (the Workload's pod
+sets, conditions and checks; a ClusterQueue's resource groups, flavors and resources; the length of a name,
+a condition's reason and message), so that a dump or a non-validating server cannot hand the engine an object
+no Kueue would hold (and no answer would come in time). An object beyond them raises DecodeError saying which
+bound; `unreadable` records it by name, for the answer that needs it to say it could not be read.
+
+The figures are the CRDs' maxItems and maxLength (../shared/kueue/crds, v1beta1 and v1beta2 alike) and
+Kubernetes' own: a name is at most 253 characters, an object's annotations at most 256 KiB together."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from bot.kube.decode_parts import DecodeError, Raw
+from bot.trace.model import JOB_UID_LABEL
+from bot.trace.unreadable import Unreadable
+
+MAX_NAME = 253
+MAX_POD_SETS = 18  # Workload spec.podSets and status.admission.podSetAssignments, resourceRequests
+MAX_CONDITIONS = 16
+MAX_CHECKS = 8  # a Workload's status.admissionChecks
+MAX_MESSAGE = 32768  # a condition's or an admission check's message
+MAX_REASON = 1024
+MAX_RESOURCE_GROUPS = 16
+MAX_FLAVORS = 64  # per resource group; also resources per flavor and covered resources
+MAX_ANNOTATIONS = 256 * 1024  # bytes of keys and values together (Kubernetes' TotalAnnotationSizeLimitB)
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_WORKLOAD_LISTS = (
+    ("spec", "podSets", MAX_POD_SETS),
+    ("status", "resourceRequests", MAX_POD_SETS),
+    ("status", "reclaimablePods", MAX_POD_SETS),
+    ("status", "admissionChecks", MAX_CHECKS),
+    ("status", "conditions", MAX_CONDITIONS),
+)
+
+
+def _items(raw: object, field: str, limit: int) -> list[Any]:
+    value = raw.get(field) if isinstance(raw, Mapping) else None
+    if isinstance(value, list):
+        if len(value) > limit:
+            raise DecodeError(f"{field} has {len(value)} items; Kueue allows at most {limit}")
+        return value
+    return []
+
+
+def _texts(items: list[Any]) -> None:
+    for item in items:
+        if not isinstance(item, Mapping):
+            continue
+        for field, limit in (("message", MAX_MESSAGE), ("reason", MAX_REASON)):
+            value = item.get(field)
+            if isinstance(value, str) and len(value) > limit:
+                raise DecodeError(f"a {field} of {len(value)} characters; Kubernetes allows at most {limit}")
+
+
+def _metadata(raw: Raw) -> None:
+    metadata = raw.get("metadata")
+    if not isinstance(metadata, Mapping):
+        return
+    for field in ("name", "namespace"):
+        value = metadata.get(field)
+        if isinstance(value, str) and len(value) > MAX_NAME:
+            raise DecodeError(f"a {field} of {len(value)} characters; Kubernetes allows at most {MAX_NAME}")
+    annotations = metadata.get("annotations")
+    if isinstance(annotations, Mapping):
+        size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
+        if size > MAX_ANNOTATIONS:
+            raise DecodeError(f"annotations of {size} characters; Kubernetes allows at most {MAX_ANNOTATIONS}")
+
+
+def _workload(raw: Raw) -> None:
+    for part, field, limit in _WORKLOAD_LISTS:
+        items = _items(raw.get(part), field, limit)
+        if field in ("conditions", "admissionChecks"):
+            _texts(items)
+    admission = raw.get("status")
+    _items(admission.get("admission") if isinstance(admission, Mapping) else None, "podSetAssignments", MAX_POD_SETS)
+
+
+def _queue(raw: Raw) -> None:
+    status = raw.get("status")
+    _texts(_items(status, "conditions", MAX_CONDITIONS))
+    for group in _items(raw.get("spec"), "resourceGroups", MAX_RESOURCE_GROUPS):
+        _items(group, "coveredResources", MAX_FLAVORS)
+        for flavor in _items(group, "flavors", MAX_FLAVORS):
+            _items(flavor, "resources", MAX_FLAVORS)
+
+
+_BY_KIND = {"Workload": _workload, "ClusterQueue": _queue, "LocalQueue": _queue}
+
+
+def check_bounds(raw: Raw, kind: str) -> None:
+    """Raise DecodeError when the object is beyond the bounds the API server and Kueue keep (see the module)."""
+    _metadata(raw)
+    check = _BY_KIND.get(kind)
+    if check is not None:
+        check(raw)
+
+
+def unreadable(raw: object, reason: str, *, kind: str = "") -> Unreadable:
+    """The record of an object the bot could not read: its kind, namespace and name (as far as they can be
+    read), the reason, and what ties it to its job (owner names, the job-uid label)."""
+    item = raw if isinstance(raw, Mapping) else {}
+    metadata = item.get("metadata")
+    metadata = metadata if isinstance(metadata, Mapping) else {}
+    owners = metadata.get("ownerReferences")
+    labels = metadata.get("labels")
+    uid = labels.get(JOB_UID_LABEL) if isinstance(labels, Mapping) else None
+    return Unreadable(
+        kind=_word(item.get("kind")) or kind,
+        namespace=_word(metadata.get("namespace")),
+        name=_word(metadata.get("name")) or "(no name)",
+        reason=_word(reason, 300),
+        owners=tuple(_word(o.get("name")) for o in owners[:MAX_CONDITIONS] if isinstance(o, Mapping))
+        if isinstance(owners, list)
+        else (),
+        job_uid=_word(uid),
+    )
+
+
+def _word(value: object, limit: int = MAX_NAME) -> str:
+    """A string as it can be shown: cut, its lone surrogates replaced (as the API server does)."""
+    if not isinstance(value, str):
+        return ""
+    return _SURROGATE.sub("\ufffd", value[:limit])
+
+
+def readable_text(raw: object) -> bool:
+    """Every string of `raw` is valid Unicode text (no lone surrogate): it can be shown, logged and posted."""
+    try:
+        json.dumps(raw, ensure_ascii=False).encode("utf-8")
+    except (UnicodeEncodeError, ValueError, TypeError, RecursionError):
+        return False
+    return True
