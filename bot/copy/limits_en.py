@@ -3,7 +3,7 @@ is about, in English: merged into bot.copy.en's catalogue."""
 
 LIMITS: dict[str, str | tuple[str, ...]] = {
     "headline.object-unreadable": ("I could not read {kind} {name}, so I can't say why {job} waits: {reason}."),
-    "object.unreadable": "{kind} {name} is there, but I could not read it: {reason}.",
+    "object.unreadable": "{kind} {name} is there, but I could not read it.",
     "action.report-unreadable": (
         "Look at {kind} {name} with kubectl: Kueue and the API server would not hold it as it is. If it looks "
         "right, tell the bot's admins (its log names it)."

@@ -5,7 +5,7 @@ LIMITS: dict[str, str | tuple[str, ...]] = {
     "headline.object-unreadable": (
         "Je n'ai pas pu lire {kind} {name}, je ne peux donc pas dire pourquoi {job} attend : {reason}."
     ),
-    "object.unreadable": "{kind} {name} existe, mais je n'ai pas pu le lire : {reason}.",
+    "object.unreadable": "{kind} {name} existe, mais je n'ai pas pu le lire.",
     "action.report-unreadable": (
         "Examinez {kind} {name} avec kubectl : ni Kueue ni le serveur d'API ne le garderaient tel quel. S'il "
         "semble correct, prévenez les admins du bot (son journal le nomme)."

@@ -5,7 +5,7 @@ no Kueue would hold (and no answer would come in time). An object beyond them ra
 bound; `unreadable` records it by name, for the answer that needs it to say it could not be read.
 
 The figures are the CRDs' maxItems and maxLength (../shared/kueue/crds, v1beta1 and v1beta2 alike) and
-Kubernetes' own: a name is at most 253 characters, an object's annotations at most 256 KiB together."""
+Kubernetes' own (the length of a name, the size of an object's annotations together)."""
 
 from __future__ import annotations
 
