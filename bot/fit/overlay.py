@@ -25,6 +25,7 @@ from bot.trace.model import (
     Workload,
 )
 from bot.trace.snapshot import Snapshot, in_queue_order, queue_order_key, waits_in_queue
+from bot.trace.unreadable import Unreadable
 
 
 class WithJob:
@@ -87,6 +88,9 @@ class WithJob:
         new = self._workload
         wanted = new is not None and new.meta.labels.get(JOB_UID_LABEL) == uid
         return self._with(namespace, self._base.workloads_for_job_uid(namespace, uid), wanted)
+
+    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
+        return self._base.unreadable_in(namespace)
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         new = self._workload
