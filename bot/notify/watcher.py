@@ -107,9 +107,10 @@ class Notifier:
         # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
         # and the deliveries grouped by the message they share.
         self._explained: dict[str, Explanation] = {}
+        self._by_job: dict[Query, Explanation] = {}  # the same, by the job asked about
         self._messages: dict[tuple[str | None, str | None], list[Delivery]] | None = None
         self._store_was_empty = False  # this pass: the store held no delivery (look in Slack before sending)
-        self.traced = 0  # Workloads traced so far (the rest were unchanged)
+        self.traced = 0  # jobs traced so far, once a pass each (the rest were unchanged)
         self.passes = 0
         self.stopped_passes = 0  # passes stopped because the lease was lost
         self.last_decisions: list[Decision] = []
@@ -169,7 +170,7 @@ class Notifier:
                 log.warning("notifier: this replica lost the lease; the pass stopped", extra={"why": str(error)})
                 return []
             finally:
-                self._explained = {}
+                self._explained, self._by_job = {}, {}
                 self._messages = None
                 async with self.pass_done:
                     self.passes += 1
@@ -186,6 +187,7 @@ class Notifier:
 
     async def _pass(self) -> list[Decision]:
         now = self.clock()
+        self._explained, self._by_job = {}, {}  # this pass's traces only
         state = await self.store.load()
         self._store_was_empty = not state.deliveries
         snapshot = await self.source.snapshot()
@@ -211,7 +213,7 @@ class Notifier:
                 log.exception("notifier: a DM could not be closed; retried next pass")
         self.last_decisions = kept = await paced(slim, decisions)
         del candidates
-        self._explained = {}
+        self._explained, self._by_job = {}, {}
         while decisions:  # their Explanations let go in steps: a broadcast's 30,000 freed at once held the loop
             del decisions[-8:]  # 0.6 s, and alive they made every full collection of the next pass scan them
             await asyncio.sleep(0)
@@ -312,16 +314,11 @@ class Notifier:
             if last.targets or is_open:
                 walk.found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
             return
-        job_snapshot = await self.source.snapshot_for(namespace, name, kind)
-        explanation = await explained(
-            job_snapshot, Query(namespace, name, kind), now=walk.now, history=self._history(), what_if=False,
-            freeze=freezes_gc(self.source),
-        )  # fmt: skip
+        explanation = await self._explain(Query(namespace, name, kind), walk.now)
         walk.pause.look_soon()
         self._explained[key] = explanation
         targets = await self.audience.targets(namespace, subscribers, values)
         walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
-        self.traced += 1
         if targets or is_open:
             walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since))
 
@@ -500,12 +497,21 @@ class Notifier:
         if workload is None:
             return None
         job_name, kind = job_of(workload)
-        job_snapshot = await self.source.snapshot_for(namespace, job_name, kind)
-        explanation = await explained(
-            job_snapshot, Query(namespace, job_name, kind), now=now, history=self._history(), what_if=False,
-            freeze=freezes_gc(self.source),
-        )  # fmt: skip
+        explanation = await self._explain(Query(namespace, job_name, kind), now)
         self._explained[key] = explanation
+        return explanation
+
+    async def _explain(self, query: Query, now: datetime) -> Explanation:
+        """The job traced once a pass, whichever of its Workloads (a job re-created has two) asks first."""
+        known = self._by_job.get(query)
+        if known is not None:
+            return known
+        job_snapshot = await self.source.snapshot_for(query.namespace, query.name, query.kind)
+        explanation = await explained(
+            job_snapshot, query, now=now, history=self._history(), what_if=False, freeze=freezes_gc(self.source)
+        )
+        self._by_job[query] = explanation
+        self.traced += 1
         return explanation
 
     def _history(self) -> History | None:

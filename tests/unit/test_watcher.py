@@ -173,7 +173,7 @@ async def test_a_digest_rewritten_for_one_change_lists_the_others_from_their_bri
     await notifier.run_pass()
     old = cluster.workload("train-007")
     cluster.swap(old, replace(old, queue_name="no-such-queue"))  # now: its LocalQueue is missing
-    assert await _traced(notifier) == 1
+    assert await _traced(notifier) == 13  # it, and the 12 behind it (they moved up one) for their digest lines
     assert len(messenger.rewritten) == 1
     explanations, keys = messenger.rewritten[0]
     assert len(keys) == 20
@@ -187,6 +187,22 @@ async def test_a_digest_rewritten_for_one_change_lists_the_others_from_their_bri
         assert render.digest(explanations, language=language) == render.digest(
             [e for e in full if e is not None], language=language
         )
+
+
+async def test_a_job_with_two_workloads_is_traced_once_a_pass(store: SQLiteStore) -> None:
+    """A job re-created (or resized) can have two Workloads waiting a moment: the job is explained once."""
+    raws = _jobs(1)
+    job = raws[0]
+    second = b.workload(
+        "job-train-000-second",
+        of=job,
+        created=b.stamp(NOW - timedelta(hours=1)),
+        uid="5e5e5e5e-0000-4000-8000-000000000002",
+    )
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *raws, second]))
+    notifier = _notifier(cluster, store)
+    assert await _traced(notifier) == 1
+    assert await _traced(notifier) == 0
 
 
 async def test_a_changed_workload_is_traced_again_alone(store: SQLiteStore) -> None:
