@@ -150,8 +150,12 @@ class SocketConnection:
         self._running = True
 
     def _refused(self, token: str, code: str) -> None:
+        """Slack refused a token (bot.slack.failures.Tokens): the app token, or the bot's while disconnected,
+        stops Socket Mode's own reconnection until the tokens are accepted again."""
         if not self._running or (self._recovery is not None and not self._recovery.done()):
             return
+        if token != "SLACK_APP_TOKEN" and self.connected:
+            return  # the connection holds: the bot token is checked again when it must reconnect
         self.handler.client.auto_reconnect_enabled = False
         log.error(
             "slack: Slack refused a token while connected; Socket Mode stopped. Set a valid token: it is "

@@ -110,6 +110,19 @@ async def test_a_rate_limit_past_the_bound_gets_one_short_private_apology_at_onc
     assert [c.status for c in slack.calls("chat.postMessage")] == [429]
 
 
+async def test_a_direct_message_rate_limited_past_the_bound_is_apologised_for_in_the_dm(
+    slack: FakeSlack, server: Server
+) -> None:
+    # Fails if a question asked in the bot's DM went unanswered without a word.
+    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    slack.rate_limit("chat.postMessage", retry_after=30, times=10)
+    event = slack.im_event(USER, QUESTION)
+    await slack.deliver_event(_events(server), event)
+    apology = await slack.wait_for_call("chat.postEphemeral", _ok, timeout=10)
+    assert apology.params["channel"] == slack.dm_channel(USER) and "Slack is limiting" in _text(apology)
+    assert [c.status for c in slack.calls("chat.postMessage")] == [429]
+
+
 async def test_a_rate_limit_on_one_channel_does_not_hold_another(slack: FakeSlack, server: Server) -> None:
     # Fails if a 429 in one channel held chat.postMessage everywhere (or nowhere: then the second answer in
     # the limited channel would be tried before its Retry-After and get a second 429).
