@@ -1090,7 +1090,7 @@ from bot.copy.fit_en import FIT as _FIT  # noqa: E402
 
 CATALOGUE.update(_FIT)
 
-# What a person is told when Slack would not take an answer in time (issue 37), in its own module.
+# What a person is told when Slack would not take an answer in time, in its own module.
 from bot.copy.delivery_en import DELIVERY as _DELIVERY  # noqa: E402
 
 CATALOGUE.update(_DELIVERY)

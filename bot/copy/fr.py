@@ -1161,7 +1161,7 @@ from bot.copy.fit_fr import FIT as _FIT  # noqa: E402
 
 CATALOGUE.update(_FIT)
 
-# Ce qu'on dit quand Slack n'a pas pris une réponse à temps (issue 37), dans son propre module.
+# Ce qu'on dit quand Slack n'a pas pris une réponse à temps, dans son propre module.
 from bot.copy.delivery_fr import DELIVERY as _DELIVERY  # noqa: E402
 
 CATALOGUE.update(_DELIVERY)
