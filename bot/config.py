@@ -66,6 +66,7 @@ class Settings:
     slack_signing_secret: Secret = field(default_factory=lambda: Secret(""))
     slack_app_token: Secret = field(default_factory=lambda: Secret(""))
     slack_api_url: str = DEFAULT_SLACK_API_URL
+    headlamp_url: str = ""  # Headlamp with its cluster path: answers link its Kueue plugin's pages
     host: str = "0.0.0.0"
     port: int = 3000
     kubeconfig: str | None = None
@@ -215,6 +216,16 @@ def _api_url(text: str) -> str:
         raise Invalid(f"{shown(text)} is not an http(s) URL")
     _no_credentials(text)
     return text if text.endswith("/") else text + "/"
+
+
+def _page_url(text: str) -> str:
+    """An http(s) address readers open (no trailing slash), or "" when not set."""
+    if not text:
+        return ""
+    if not re.match(r"^https?://[^\s/]+[^\s]*$", text):
+        raise Invalid(f"{shown(text)} is not an http(s) URL")
+    _no_credentials(text)
+    return text.rstrip("/")
 
 
 def _state_url(text: str) -> str:
@@ -372,6 +383,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("SLACK_SIGNING_SECRET", "slack_signing_secret", _secret, placeholders=("your-signing-secret",)),
     Setting("SLACK_APP_TOKEN", "slack_app_token", _secret),
     Setting("SLACK_API_URL", "slack_api_url", _api_url, DEFAULT_SLACK_API_URL),
+    Setting("HEADLAMP_URL", "headlamp_url", _page_url),
     Setting("PORT", "port", _port, "3000"),
     Setting("HOST", "host", _text, "0.0.0.0"),
     Setting("KUBECONFIG", "kubeconfig", _kubeconfig),

@@ -433,6 +433,7 @@ def _slack_settings(settings: Settings) -> SlackSettings:
         api_url=settings.slack_api_url,
         socket_mode=settings.socket_mode,
         default_language=settings.default_language,
+        headlamp_url=settings.headlamp_url,
     )
 
 

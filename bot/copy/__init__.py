@@ -1,7 +1,8 @@
 """Every user-visible sentence, one catalogue per language, and the one function that renders them.
 
 A catalogue maps a key to a template, or to a tuple of templates: the first whose placeholders are all
-given wins, so a sentence can say more when more is known. Parameters whose name ends in `_seconds` are
+given wins, so a sentence can say more when more is known. `{n|pod|pods}` is the word for the number `n` (which
+must be given): the singular for 1 in English, for 0 and 1 in French. Parameters whose name ends in `_seconds` are
 durations, written the way the language writes them ("1 h 12 min"); `{x_ago}` in a template says the parameter
 `x_seconds` as a time ago ("1 h 12 min ago", "just now"). Unknown keys fall back to English, then to the key.
 """
@@ -20,6 +21,7 @@ Template = str | tuple[str, ...]
 CATALOGUES: Mapping[str, Mapping[str, Template]] = {"en": en.CATALOGUE, "fr": fr.CATALOGUE}
 DEFAULT_LANGUAGE = "en"
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+_PLURAL = re.compile(r"\{([a-z_]+)\|([^{}|]*)\|([^{}|]*)\}")
 JUST_NOW = 60  # seconds: under this, a moment ago is "just now"
 
 
@@ -96,8 +98,35 @@ def _filled(
     return "".join(out)
 
 
+def _singular(count: object, language: str) -> bool:
+    if not isinstance(count, int) or isinstance(count, bool):
+        return False
+    return count in (0, 1) if language == "fr" else count == 1
+
+
+def _plurals(template: str, params: Mapping[str, object], language: str) -> str | None:
+    """The template with each `{n|one|many}` said for its number; None when a number is not given."""
+    if "|" not in template:
+        return template
+    missing = False
+
+    def word(match: re.Match[str]) -> str:
+        nonlocal missing
+        if match[1] not in params:
+            missing = True
+            return ""
+        return match[2] if _singular(params[match[1]], language) else match[3]
+
+    said = _PLURAL.sub(word, template)
+    return None if missing else said
+
+
 def _fill(template: str, params: Mapping[str, object], language: str) -> str | None:
     """The template filled, or None when one of its placeholders is not given."""
+    said = _plurals(template, params, language)
+    if said is None:
+        return None
+    template = said
     words, names = _parts(template)
     if not names:
         return template
@@ -123,5 +152,5 @@ def render(key: str, params: Mapping[str, object] | None = None, language: str =
             if text is not None:
                 return text
         last = entry if isinstance(entry, str) else entry[-1]
-        return _filled(*_parts(last), values, language, "?")
+        return _filled(*_parts(_PLURAL.sub(r"\3", last)), values, language, "?")
     return key

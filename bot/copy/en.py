@@ -931,7 +931,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "No estimate yet: I have seen {admissions} admission(s) in this ClusterQueue in the last {hours} h, "
         "too few to say.",
     ),
-    "eta.never": "No estimate: as it is, it can never be admitted (see below what would change that).",
+    "eta.never": "No estimate: as it is, it can never be admitted (the steps say what would change that).",
     "holders.contest": (
         "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted workload(s) hold it: "
         "{held_here} in {cluster_queue}, {held_in_cohort} elsewhere in cohort {cohort}.",
@@ -1113,3 +1113,8 @@ CATALOGUE.update(_NOTIFY)
 from bot.copy.limits_en import LIMITS as _LIMITS  # noqa: E402
 
 CATALOGUE.update(_LIMITS)
+
+# The answer a person reads: the first message, the steps on demand, the one list of things to do.
+from bot.copy.answer_en import ANSWER as _ANSWER  # noqa: E402
+
+CATALOGUE.update(_ANSWER)

@@ -992,7 +992,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Pas encore d'estimation : je n'ai vu que {admissions} admission(s) dans cette ClusterQueue ces "
         "dernières {hours} h, trop peu pour le dire.",
     ),
-    "eta.never": "Pas d'estimation : tel quel, il ne sera jamais admis (voir plus bas ce qui changerait cela).",
+    "eta.never": "Pas d'estimation : tel quel, il ne sera jamais admis (les étapes disent ce qui changerait cela).",
     "holders.contest": (
         "{resource} du flavor {flavor} : il en faut {needed} de plus ; {count} workload(s) admis le tiennent : "
         "{held_here} dans {cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
@@ -1184,3 +1184,8 @@ CATALOGUE.update(_NOTIFY)
 from bot.copy.limits_fr import LIMITS as _LIMITS  # noqa: E402
 
 CATALOGUE.update(_LIMITS)
+
+# The answer a person reads: the first message, the steps on demand, the one list of things to do.
+from bot.copy.answer_fr import ANSWER as _ANSWER  # noqa: E402
+
+CATALOGUE.update(_ANSWER)

@@ -40,8 +40,8 @@ from bot.slack.gate import Door, Ledger
 from bot.slack.pace import RateLimited
 from bot.slack.parse import Command, parse, question_language
 from bot.slack.people import People, slack_error, slack_timeout
-from bot.slack.posting import Poster, Private, pack
-from bot.slack.render import SlackMessage
+from bot.slack.posting import Answer, Poster, Private, pack
+from bot.slack.render import Links, SlackMessage
 from bot.slack.replies import Replies
 
 log = logging.getLogger(__name__)
@@ -55,6 +55,7 @@ class SlackSettings:
     api_url: str
     socket_mode: bool
     default_language: str = "en"
+    headlamp_url: str = ""  # answers link Headlamp's Kueue plugin when set
 
 
 def web_client(settings: SlackSettings, metrics: Metrics) -> BoundedClient:
@@ -92,7 +93,7 @@ class SlackBot:
         self.body_timeout = BODY_TIMEOUT
         self.people = People(self.client, metrics, settings.default_language)
         self.poster = Poster(self.client, metrics, self.people.language, settings.default_language)
-        self.replies = Replies(service, metrics)
+        self.replies = Replies(service, metrics, Links(settings.headlamp_url))
         self.buttons = Buttons(service, metrics, self.replies, self.poster, self.people.language, self._asker)
         bolt_logger = logging.getLogger("slack_bolt.AsyncApp")
         if not any(isinstance(f, _TokenFromEnvironment) for f in bolt_logger.filters):
@@ -231,7 +232,8 @@ class SlackBot:
                 messages = await fit_reply(self.service, ask, await self._asker(user, channel), language)
             else:
                 messages = await self.replies.to_question(question, await self._asker(user, channel), language)
-            is_answer = (question.command == Command.WHY and len(messages) == 2) or ask is not None
+            answered = question.command == Command.WHY and len(messages) == 1 and isinstance(messages[0], Answer)
+            is_answer = answered or ask is not None
             if not is_answer or any(isinstance(m, Private) for m in messages):
                 for message in pack([SlackMessage(m.text, m.blocks) for m in messages]):
                     await respond(text=message.text, blocks=message.blocks, response_type="ephemeral")
@@ -275,11 +277,12 @@ class SlackBot:
     async def _answer_in_channel(
         self, channel: str, messages: list[SlackMessage], respond: Callable[..., Awaitable[Any]]
     ) -> None:
-        """A slash command's answer, public: its summary in the channel, the details in its thread; through the
-        command's response_url when the bot is not a member of the channel."""
+        """A slash command's answer, public: its first message in the channel (a why's steps are one click away,
+        in its thread; a fit's details follow there); through the command's response_url when the bot is not a
+        member of the channel."""
         try:
             ts = await self.post(channel, messages[0])
-            if ts:
+            if ts and messages[1:]:
                 await self.poster.answer_in_thread(channel, ts, messages[1:])
         except SlackApiError as error:
             code = error.response.get("error") if error.response is not None else ""

@@ -1,7 +1,7 @@
 """The buttons: each action id (render's constants) mapped to its use case, the click read from Slack's
 payload (a value that is not ours gets a friendly private note, never a public apology), and what each does:
-Re-check, Watch, Show the queue, pick one of several jobs, and Why? / Snooze 2 h / Snooze 1 day / Stop these
-DMs under a DM (the Home's Stop and Why? too)."""
+Re-check, Show the steps, Watch, Show the queue, pick one of several jobs, and Why? / Snooze 2 h / Snooze 1 day /
+Stop these DMs under a DM (the Home's Stop and Why? too)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from bot.service import Answered, Asker, BotService, Silence, Unsupported
 from bot.slack import render
 from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question
-from bot.slack.posting import Poster, pack
+from bot.slack.posting import Poster, pack, private
 from bot.slack.replies import Replies
 
 log = logging.getLogger(__name__)
@@ -137,6 +137,8 @@ class Buttons:
             render.ACTION_RECHECK: self.listener("recheck", self.recheck),
             render.ACTION_WATCH: self.listener("watch", self.watch),
             render.ACTION_SHOW_QUEUE: self.listener("queue", self.show_queue),
+            render.ACTION_SHOW_STEPS: self.listener("steps", self.show_steps),
+            render.ACTION_OPEN_LINK: self.opened,
             render.ACTION_PICK: self.listener("pick", self.pick),
             render.ACTION_WHY: self.listener("why", self.why),
         }
@@ -184,19 +186,36 @@ class Buttons:
         namespace = self._namespace(click)
         outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
         if isinstance(outcome, Answered) and outcome.public:
-            # The message as it was made: the summary, and the steps when it held them (a mention's answer).
-            age = self.service.age_seconds()
-            message = render.answer_summary(
-                outcome.explanation, language=language, snapshot_age_seconds=age, cluster=outcome.cluster or ""
-            )
+            # The message as it was made: the first message, and the steps when it held them (an older answer).
+            message = self.replies.first(outcome, language)
             if click.had_details:
-                details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
+                details = self.replies.steps(outcome, language)
                 message = pack([message, details])[0]
             await self.poster.update(click.channel, click.ts, message)
             self.metrics.questions.labels(outcome.explanation.verdict.value, "recheck").inc()
         else:
             messages = self.replies.to_outcome(outcome, language)
             await self.poster.answer_in_thread(click.channel, click.ts, messages, user=click.user)
+
+    async def show_steps(self, click: Click) -> None:
+        """The admission path of the answer clicked, as it is now, in the answer's thread (to the clicker
+        only when the answer is not for the whole channel)."""
+        language = await self.language(click.user)
+        value = click.value
+        outcome = await self.service.ask(
+            click.asker, value["name"] or "", namespace=self._namespace(click), kind=value["kind"]
+        )
+        if isinstance(outcome, Answered):
+            steps = self.replies.steps(outcome, language)
+            messages = [steps if outcome.public else private(steps)]
+        else:
+            messages = self.replies.to_outcome(outcome, language)
+        await self.poster.answer_in_thread(click.channel, click.thread, messages, user=click.user)
+
+    @staticmethod
+    async def opened(ack: Callable[..., Awaitable[None]]) -> None:
+        """A link button (Headlamp): Slack opens the page and still reports the click; acked, nothing to do."""
+        await ack()
 
     async def show_queue(self, click: Click) -> None:
         language = await self.language(click.user)

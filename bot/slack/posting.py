@@ -32,6 +32,11 @@ class Private(SlackMessage):
     """A message for the asker's eyes only (a refusal): posted ephemerally, never in the thread."""
 
 
+@dataclass(frozen=True)
+class Answer(SlackMessage):
+    """The first message of an answer: a slash command posts it in the channel, for everyone."""
+
+
 def private(message: SlackMessage) -> SlackMessage:
     return Private(message.text, message.blocks)
 

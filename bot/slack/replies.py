@@ -23,17 +23,18 @@ from bot.service import (
 from bot.slack import render, render_who
 from bot.slack.admin import AdminAnswers, admin_reply, cluster_label
 from bot.slack.parse import Command, Question
-from bot.slack.posting import joined, private, privately
-from bot.slack.render import SlackMessage
+from bot.slack.posting import Answer, joined, private, privately
+from bot.slack.render import Links, SlackMessage
 from bot.slack.render_multikueue import placement_message
 from bot.trace.queueview import QueueView
 from bot.trace.usage import Unknown
 
 
 class Replies:
-    def __init__(self, service: BotService, metrics: Metrics) -> None:
+    def __init__(self, service: BotService, metrics: Metrics, links: Links | None = None) -> None:
         self.service = service
         self.metrics = metrics
+        self.links = links or Links()
         self.admin: AdminAnswers | None = None  # issue 17: set by the composition root when ADMINS is
 
     async def to_question(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
@@ -80,38 +81,45 @@ class Replies:
         return self.to_outcome(found, language)[0]
 
     def to_outcome(self, outcome: object, language: str) -> list[SlackMessage]:
-        """An outcome of the service as messages (an answer is its summary and its details); issue 17: a
-        MultiKueue manager's answer with its placement after the steps, and the cluster it comes from under its
-        summary when the bot serves several."""
+        """An outcome of the service as messages: an answer is its first message alone (the steps are one
+        click away: `steps`); issue 17: the cluster it comes from under it when the bot serves several."""
         messages = self._outcome(outcome, language)
-        if isinstance(outcome, Answered) and outcome.multikueue is not None and messages:
-            where = placement_message(outcome.multikueue, outcome.workers, language=language)
-            last = messages[-1]  # with the steps (an answer stays two messages: the slash command's rule)
-            if len(last.blocks) + len(where.blocks) <= render.MAX_BLOCKS:
-                messages[-1] = type(last)(last.text, [*last.blocks, *where.blocks])
-            else:
-                messages.append(type(last)(where.text, where.blocks))
         cluster = str(getattr(outcome, "cluster", "") or "")
         if cluster and messages:
-            first = messages[0]
+            first = messages[-1]  # the answer (after the note of a private one)
             label = {"type": "context", "elements": [{"type": "mrkdwn", "text": cluster_label(cluster, language)}]}
-            messages[0] = type(first)(first.text, [*first.blocks, label])  # under the summary: the verdict first
+            messages[-1] = type(first)(first.text, [*first.blocks, label])
         return messages
+
+    def steps(self, outcome: Answered, language: str) -> SlackMessage:
+        """The steps of an answer ("Show the steps"); issue 17: a MultiKueue manager's with its placement."""
+        details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
+        if outcome.multikueue is None:
+            return details
+        where = placement_message(outcome.multikueue, outcome.workers, language=language)
+        if len(details.blocks) + len(where.blocks) <= render.MAX_BLOCKS:
+            return type(details)(details.text, [*details.blocks, *where.blocks])
+        return details
+
+    def first(self, outcome: Answered, language: str) -> SlackMessage:
+        """The first message of an answer (enough to act)."""
+        first = render.answer_summary(
+            outcome.explanation,
+            language=language,
+            snapshot_age_seconds=self.service.age_seconds(),
+            cluster=outcome.cluster or "",
+            links=self.links,
+        )
+        return Answer(first.text, first.blocks)
 
     def _outcome(self, outcome: object, language: str) -> list[SlackMessage]:
         if isinstance(outcome, Answered):
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
-            age = self.service.age_seconds()
-            answer = [
-                render.answer_summary(
-                    explanation, language=language, snapshot_age_seconds=age, cluster=outcome.cluster or ""
-                ),
-                render.answer_details(explanation, language=language, show_names=outcome.show_names),
-            ]
+            answer = self.first(outcome, language)
             if outcome.public:
-                return answer
-            return [private(m) for m in (privately(explanation.job.namespace, language), *answer)]
+                return [answer]
+            return [private(m) for m in (privately(explanation.job.namespace, language), answer)]
         if isinstance(outcome, Choose):
             return [render.choose_job(list(outcome.candidates), language=language)]
         if isinstance(outcome, NotFound):

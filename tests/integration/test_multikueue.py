@@ -10,6 +10,7 @@ v1beta2): status.nominatedClusterNames and status.clusterName; MultiKueueCluster
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ from tests import builders as b
 from tests.cache_support import wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack
+from tests.integration.steps import show_steps
 from tests.integration.test_clusters import _ask, _settings
 
 USER = "U0ALICE01"
@@ -96,7 +98,9 @@ async def _answer_for(slack: FakeSlack, tmp_path: Path, manager: list[dict[str, 
         try:
             for source in sources.values():
                 await wait_ready(source.cache, 15)
-            return await _ask(slack, server, "manager/team-a/train", 1)
+            first = await _ask(slack, server, "manager/team-a/train", 1)
+            steps = await show_steps(slack, server.url, USER, slack.calls("chat.postMessage")[0])
+            return first + str(steps.params.get("text", "")) + json.dumps(steps.params.get("blocks") or [])
         finally:
             await server.stop()
             for api_client in opened:

@@ -22,6 +22,7 @@ from bot.service import StaticSource
 from bot.trace.snapshot import Snapshot
 
 from tests.fakes.slack_api import FakeSlack, bot_settings
+from tests.integration.steps import show_steps
 from tests.paths import SCENARIOS
 
 QUESTION_SCENARIO = "waiting-for-quota-computed-position"  # ml-vision/segformer-finetune, position 3
@@ -131,7 +132,7 @@ async def test_other_bots_and_its_own_messages_are_ignored(slack: FakeSlack, ser
     assert len(slack.calls("chat.postMessage")) == 2
 
 
-async def test_the_slash_command_is_acked_fast_then_answered_in_the_channel_with_details_in_a_thread(
+async def test_the_slash_command_is_acked_fast_then_answered_in_the_channel_with_the_steps_a_click_away(
     slack: FakeSlack, server: Server
 ) -> None:
     delivery = await slack.deliver_slash_command(
@@ -143,8 +144,9 @@ async def test_the_slash_command_is_acked_fast_then_answered_in_the_channel_with
     assert summary.response is not None
     assert summary.params.get("thread_ts") is None
     assert "waiting-for-quota" in _text_of(summary.params)
-    details = await slack.wait_for_call("chat.postMessage", nth=2)
+    details = await show_steps(slack, server.url, USER, summary)  # the steps, one click away in its thread
     assert details.params["thread_ts"] == summary.response["ts"]
+    assert "admission path" in _text_of(details.params)
 
 
 async def test_the_slash_command_answers_through_response_url_where_the_bot_is_not_a_member(
@@ -194,7 +196,6 @@ async def test_the_show_queue_button_posts_the_queue_in_the_thread(slack: FakeSl
     )
     summary = await slack.wait_for_call("chat.postMessage")
     assert summary.response is not None
-    await slack.wait_for_call("chat.postMessage", nth=2)
     await slack.deliver_block_action(
         events_url(server),
         action_id="kueue_show_queue",
@@ -202,7 +203,7 @@ async def test_the_show_queue_button_posts_the_queue_in_the_thread(slack: FakeSl
         channel_id=CHANNEL,
         message_ts=summary.response["ts"],
     )
-    queue = await slack.wait_for_call("chat.postMessage", nth=3)
+    queue = await slack.wait_for_call("chat.postMessage", nth=2)
     assert queue.params["thread_ts"] == summary.response["ts"]
     assert "vision-queue" in _text_of(queue.params)
 
@@ -327,13 +328,15 @@ def test_settings_never_show_secrets() -> None:
 # --- issue 15: Re-check keeps the steps; a queue without a namespace; `why` without a job ------------------
 
 
-async def test_recheck_of_a_mention_answer_keeps_its_steps(slack: FakeSlack, server: Server) -> None:
-    # A mention's answer is one message: the summary and the steps. Fails if Re-check edited it down to the
-    # summary (issue 15, item 3).
+async def test_recheck_of_a_mention_answer_updates_its_first_message_and_the_steps_come_on_demand(
+    slack: FakeSlack, server: Server
+) -> None:
+    # A mention's answer is its first message; Re-check edits it in place, as it was made (no steps pasted in);
+    # "Show the steps" posts the admission path in the thread.
     event = slack.app_mention_event(USER, CHANNEL, "ml-vision/segformer-finetune")
     await slack.deliver_event(events_url(server), event)
     answer = await slack.wait_for_call("chat.postMessage")
-    assert "admission path" in _text_of(answer.params) and answer.response is not None
+    assert "admission path" not in _text_of(answer.params) and answer.response is not None
     await slack.deliver_block_action(
         events_url(server),
         action_id="kueue_recheck",
@@ -342,8 +345,10 @@ async def test_recheck_of_a_mention_answer_keeps_its_steps(slack: FakeSlack, ser
         message_ts=answer.response["ts"],
     )
     update = await slack.wait_for_call("chat.update")
-    assert "waiting-for-quota" in _text_of(update.params) and "admission path" in _text_of(update.params)
+    assert "waiting-for-quota" in _text_of(update.params) and "admission path" not in _text_of(update.params)
     assert len(update.params["blocks"]) == len(answer.params["blocks"])
+    steps = await show_steps(slack, server.url, USER, answer)
+    assert steps.params["thread_ts"] == event["ts"] and "admission path" in _text_of(steps.params)
 
 
 def _with_default_queues() -> StaticSource:

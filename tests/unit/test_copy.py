@@ -246,6 +246,20 @@ def test_the_terminal_speaks_the_reader_language() -> None:
     assert " in LocalQueue " not in position_line, position_line
 
 
+_PLURAL = re.compile(r"\{([a-z_]+)\|([^{}|]*)\|([^{}|]*)\}")
+
+
+def _plural(template: str, values: Mapping[str, object], language: str) -> str:
+    """`{n|one|many}` said for its number (1 in English, 0 and 1 in French: the singular); `many` without it."""
+
+    def word(match: re.Match[str]) -> str:
+        count = values.get(match.group(1))
+        one = isinstance(count, int) and not isinstance(count, bool) and count in ((0, 1) if language == "fr" else (1,))
+        return match.group(2) if one else match.group(3)
+
+    return _PLURAL.sub(word, template)
+
+
 def _render_by_regex(key: str, params: Mapping[str, object], language: str) -> str:
     """render() as it was written first: every placeholder found and substituted by the regular expression."""
     values = dict(params)
@@ -257,9 +271,11 @@ def _render_by_regex(key: str, params: Mapping[str, object], language: str) -> s
         if entry is None:
             continue
         for template in (entry,) if isinstance(entry, str) else entry:
-            if all(name in values for name in PLACEHOLDER.findall(template)):
+            numbers = [m.group(1) for m in _PLURAL.finditer(template)]
+            template = _plural(template, values, language)
+            if all(name in values for name in [*PLACEHOLDER.findall(template), *numbers]):
                 return PLACEHOLDER.sub(lambda m: _value(m.group(1), values[m.group(1)], language), template)
-        last = entry if isinstance(entry, str) else entry[-1]
+        last = _PLURAL.sub(lambda m: m.group(3), entry if isinstance(entry, str) else entry[-1])
         return PLACEHOLDER.sub(lambda m: _value(m.group(1), values.get(m.group(1), "?"), language), last)
     return key
 

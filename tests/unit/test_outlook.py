@@ -61,7 +61,7 @@ def test_an_admitted_job_has_none_of_them() -> None:
 
 @pytest.mark.parametrize(
     ("language", "when", "holders_title", "borrowing"),
-    [("en", "When: ", "Who holds it", "borrowing"), ("fr", "Quand : ", "Qui le tient", "emprunte")],
+    [("en", "*When:* ", "Who holds it", "borrowing"), ("fr", "*Quand :* ", "Qui le tient", "emprunte")],
 )
 def test_slack_answer_has_the_when_line_and_the_who_holds_it_step(
     language: str, when: str, holders_title: str, borrowing: str

@@ -42,7 +42,7 @@ async def test_every_button_the_renderer_makes_has_a_listener_and_every_listener
     world = snapshot([*cluster(), *pending("train", created=ago(50))])
     explanation = explain(world, Query("team-a", "train", None), now=NOW)
     made: list[Any] = [
-        render.answer_summary(explanation, language="en").blocks,
+        render.answer_summary(explanation, language="en", links=render.Links("https://headlamp.example/c/main")).blocks,
         render.notification(explanation, language="en", reason="updated").blocks,
         render.choose_job([("team-a", "train", "Job"), ("team-b", "train", "Job")], language="en").blocks,
         render.choose_queue("user-queue", ["team-a", "team-b"], language="en").blocks,

@@ -8,18 +8,21 @@ most 50 blocks a message (100 in the Home tab), 3000 characters a section, 150 a
 `text` stays under 3000; and the whole message under MAX_TOTAL characters, since Slack refuses some long
 messages below the per-block limits. Whatever does not fit is cut with "…" or counted in an "and N more" line.
 
-The rooms: `blocks` (the limits, the buttons' action ids, words and blocks), `answer` (summary and details),
+The rooms: `blocks` (the limits, the buttons' action ids, words and blocks), `first` (the first message of an
+answer: enough to act), `answer` (the steps on demand, and the pieces both share),
 `queue` (the queue view), `replies` (help, choices, not found, short replies), `notices` (the DMs), `home`
 (the App Home). Callers import from `bot.slack.render`, which names them all.
 """
 
 from __future__ import annotations
 
-from bot.slack.render.answer import OUTCOME_MARK, STEP_ORDER, answer_details, answer_summary, position_text
+from bot.slack.render.answer import OUTCOME_MARK, STEP_ORDER, answer_details, position_text, todo_lines
 from bot.slack.render.blocks import (
+    ACTION_OPEN_LINK,
     ACTION_PICK,
     ACTION_RECHECK,
     ACTION_SHOW_QUEUE,
+    ACTION_SHOW_STEPS,
     ACTION_SNOOZE_1D,
     ACTION_SNOOZE_2H,
     ACTION_STOP,
@@ -49,6 +52,7 @@ from bot.slack.render.blocks import (
     button_value,
     family,
 )
+from bot.slack.render.first import FIRST_MAX_BLOCKS, FIRST_MAX_VISIBLE, Links, answer_summary, first_blocks
 from bot.slack.render.home import home_view
 from bot.slack.render.notices import (
     ClosedOutcome,
@@ -79,15 +83,19 @@ from bot.slack.render.replies import (
 )
 
 __all__ = [
+    "ACTION_OPEN_LINK",
     "ACTION_PICK",
     "ACTION_RECHECK",
     "ACTION_SHOW_QUEUE",
+    "ACTION_SHOW_STEPS",
     "ACTION_SNOOZE_1D",
     "ACTION_SNOOZE_2H",
     "ACTION_STOP",
     "ACTION_WATCH",
     "ACTION_WHY",
     "FAMILY_EMOJI",
+    "FIRST_MAX_BLOCKS",
+    "FIRST_MAX_VISIBLE",
     "MAX_ACTIONS",
     "MAX_ACTION_ID",
     "MAX_BLOCKS",
@@ -110,6 +118,7 @@ __all__ = [
     "Block",
     "ClosedOutcome",
     "Family",
+    "Links",
     "NotificationReason",
     "SlackMessage",
     "answer_details",
@@ -122,6 +131,7 @@ __all__ = [
     "did_you_mean",
     "digest",
     "family",
+    "first_blocks",
     "focused_which_job",
     "help_message",
     "home_view",
@@ -133,6 +143,7 @@ __all__ = [
     "position_text",
     "queue_view",
     "refused",
+    "todo_lines",
     "unknown_cluster",
     "unknown_command",
     "unmuted",

@@ -1,5 +1,6 @@
-"""The answer to "why is my job pending?": the summary (verdict, headline, place, buttons) and the details
-(the admission path step by step, who holds what it waits for, what would get it admitted). Pure."""
+"""The answer to "why is my job pending?": the pieces its messages share (the verdict line, the place in the
+queue, the buttons' value) and the steps on demand (the admission path, who holds what it waits for, the one
+list of what can be done). The first message is bot.slack.render.first. Pure."""
 
 from __future__ import annotations
 
@@ -8,14 +9,9 @@ from collections.abc import Mapping
 from bot.copy.text import Value
 from bot.slack.mrkdwn import bold, code
 from bot.slack.render.blocks import (
-    ACTION_RECHECK,
-    ACTION_SHOW_QUEUE,
-    ACTION_WATCH,
     FAMILY_EMOJI,
     Blocks,
     SlackMessage,
-    actions_block,
-    button_block,
     button_value,
     chars,
     code_name,
@@ -33,7 +29,8 @@ from bot.slack.render.blocks import (
 )
 from bot.trace.codes import Outcome
 from bot.trace.explanation import LOWER_BOUND, WORKLOAD, WORKLOAD_ELSEWHERE, Explanation, Position, Text
-from bot.trace.outlook import eta_text, holders_texts, what_if_texts
+from bot.trace.outlook import holders_texts
+from bot.trace.todo import todo_list
 
 OUTCOME_MARK: Mapping[Outcome, str] = {
     Outcome.PASS: ":white_check_mark:",
@@ -110,47 +107,6 @@ def job_value(explanation: Explanation, cluster: str = "") -> str | None:
     return button_value(ns=job.namespace, name=job.name, kind=job.kind, lq=queue or None)
 
 
-def answer_summary(
-    explanation: Explanation,
-    *,
-    language: str,
-    snapshot_age_seconds: int | float | None = None,
-    show_queue_names: bool = True,
-    cluster: str = "",
-) -> SlackMessage:
-    """The first message: the verdict, the headline, the place in the queue, the state's age, and buttons
-    (which name the cluster the answer comes from, when the bot serves several)."""
-    headline = engine_text(explanation.headline, language)
-    blocks = [section(f"{verdict_line(explanation, language)}\n{headline}")]
-    facts: list[str] = []
-    if explanation.position is not None:
-        facts.append(position_text(explanation.position, language, named=show_queue_names))
-    if explanation.eta is not None:  # issue 16: the "When" line
-        facts.append(say("slack.summary.when", language, eta=engine_text(eta_text(explanation.eta), language)))
-    if snapshot_age_seconds is not None:
-        facts.append(say("slack.summary.age", language, age_seconds=max(0, int(snapshot_age_seconds))))
-    if facts:
-        blocks.append(context(*facts))
-    value = job_value(explanation, cluster)
-    if value is not None:
-        buttons = [
-            button_block(words("slack.button.recheck", language), ACTION_RECHECK, value, "primary"),
-            button_block(words("slack.button.watch", language), ACTION_WATCH, value),
-        ]
-        if explanation.local_queue or explanation.position is not None:
-            buttons.append(button_block(words("slack.button.show-queue", language), ACTION_SHOW_QUEUE, value))
-        blocks.append(actions_block(buttons))
-    kind = family(explanation.verdict)
-    fallback = say(
-        "slack.summary.fallback",
-        language,
-        family=say(f"slack.family.{kind}", language),
-        verdict=code(explanation.verdict.value),
-        headline=headline,
-    )
-    return message(f"{FAMILY_EMOJI[kind]} {fallback}", blocks)
-
-
 def _ahead_line(explanation: Explanation, language: str, *, show_names: bool) -> str | None:
     position = explanation.position
     if position is None or position.ahead is None or not position.ahead.workloads:
@@ -171,11 +127,17 @@ def _step_groups(
     explanation: Explanation, language: str, *, show_names: bool
 ) -> list[tuple[str, list[tuple[str, int]]]]:
     """(group title, its lines with 1 for a step's line) in the order of the admission path; steps keep
-    their numbers."""
+    their numbers; the steps that passed are folded into one line first."""
     order = list(STEP_ORDER)
     lines: dict[str, list[tuple[str, int]]] = {}
+    passed: list[str] = []
     for number, step in enumerate(explanation.steps, start=1):
         group = step.step if step.step in STEP_ORDER else "other"
+        if step.outcome == Outcome.PASS:
+            title = words(f"slack.details.step.{group}", language)
+            if title not in passed:
+                passed.append(title)
+            continue
         if group not in order:
             order.append(group)
         mark = OUTCOME_MARK.get(step.outcome, ":grey_question:")
@@ -185,47 +147,66 @@ def _step_groups(
     if ahead is not None:
         lines.setdefault("position", []).append((ahead, 0))
     groups = [(bold(words(f"slack.details.step.{group}", language)), lines[group]) for group in order if group in lines]
-    return groups + _outlook_groups(explanation, language, show_names=show_names)
+    green = sum(1 for step in explanation.steps if step.outcome == Outcome.PASS)
+    if green:
+        names = ", ".join(passed)
+        groups.insert(
+            0,
+            (
+                "",
+                [
+                    (
+                        f"{OUTCOME_MARK[Outcome.PASS]} "
+                        + say("answer.steps.passed", language, count=green, names=names),
+                        green,
+                    )
+                ],
+            ),
+        )
+    return groups + _holders_group(explanation, language, show_names=show_names)
 
 
-def _outlook_groups(
+def _holders_group(
     explanation: Explanation, language: str, *, show_names: bool
 ) -> list[tuple[str, list[tuple[str, int]]]]:
-    """Issue 16: the "Who holds it" step and what would get it admitted (lines that are not steps)."""
-    found: list[tuple[str, list[tuple[str, int]]]] = []
-    if explanation.holders is not None:
-        own = explanation.job.namespace
-        texts = holders_texts(explanation.holders, own_namespace=own, show_names=show_names)
-        if texts:
-            title = bold(words("slack.details.step.holders", language))
-            found.append((title, [("↳ " + engine_text(t, language), 0) for t in texts]))
-    if explanation.what_if is not None:
-        texts = what_if_texts(explanation.what_if)
-        if texts:
-            title = bold(words("slack.details.step.what-if", language))
-            found.append((title, [("• " + engine_text(t, language), 0) for t in texts]))
-    return found
+    """Who holds what it waits for (lines that are not steps)."""
+    if explanation.holders is None:
+        return []
+    own = explanation.job.namespace
+    texts = holders_texts(explanation.holders, own_namespace=own, show_names=show_names)
+    if not texts:
+        return []
+    title = bold(words("slack.details.step.holders", language))
+    return [(title, [("↳ " + engine_text(t, language), 0) for t in texts])]
+
+
+def todo_lines(explanation: Explanation, language: str, *, show_names: bool) -> list[tuple[str, int]]:
+    """The one list of things to do (bot.trace.todo): what the asker can do, then what only an admin can."""
+    own = explanation.job.namespace
+    lines: list[tuple[str, int]] = []
+    who = "you"
+    for item in todo_list(explanation):
+        if not show_names and item.code in _HIDDEN_ACTIONS:
+            continue
+        if item.who == "admin" and who != "admin" and lines:
+            lines.append((bold(say("answer.steps.who.admin", language)), 0))
+        who = item.who
+        said = engine_text(for_readers(item.text, own, show_names=show_names), language)
+        lines.append((f"• {said}", 1))
+    return lines
 
 
 def answer_details(explanation: Explanation, *, language: str, show_names: bool) -> SlackMessage:
-    """The thread reply: the admission path step by step, grouped, then what the asker can do.
+    """The steps, on demand: the admission path (the steps that passed folded into one line, Kueue's own
+    conditions among the others), who holds what it waits for, then the one list of what can be done.
 
     With `show_names=False` no other team's workload is named (the steps only count them)."""
     job = job_name(explanation.job.namespace, explanation.job.name)
     out = Blocks()
     note_room = 300  # the "N more" lines at the end
-    out.add(section(f"*{say('slack.details.title', language, job=job)}*"))
-
-    actions = [a for a in explanation.actions if show_names or a.code not in _HIDDEN_ACTIONS]
-    own = explanation.job.namespace
-    action_chunks = (
-        packed(
-            ((f"• {engine_text(for_readers(a.text, own, show_names=show_names), language)}", 1) for a in actions),
-            first=f"*{say('slack.details.next', language)}*",
-        )
-        if actions
-        else []
-    )
+    out.add(section(f"*{say('slack.details.title', language, job=job)}* · {code(explanation.verdict.value)}"))
+    todo = todo_lines(explanation, language, show_names=show_names)
+    action_chunks = packed(todo, first=bold(say("answer.steps.todo", language))) if todo else []
     keep_chars = (chars(section(action_chunks[0][0])) if action_chunks else 0) + note_room
     keep_blocks = (1 if action_chunks else 0) + 1
     shown_steps = 0
@@ -244,8 +225,9 @@ def answer_details(explanation: Explanation, *, language: str, show_names: bool)
     notes = []
     if shown_steps < len(explanation.steps):
         notes.append(say("slack.details.more-steps", language, count=len(explanation.steps) - shown_steps))
-    if shown_actions < len(actions):
-        notes.append(say("slack.details.more-actions", language, count=len(actions) - shown_actions))
+    todo_count = sum(weight for _, weight in todo)
+    if shown_actions < todo_count:
+        notes.append(say("slack.details.more-actions", language, count=todo_count - shown_actions))
     if notes:
         out.add(context(*notes))
     failed = sum(1 for step in explanation.steps if step.outcome == Outcome.FAIL)

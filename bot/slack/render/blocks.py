@@ -44,6 +44,8 @@ ACTION_SNOOZE_2H = "kueue_snooze_2h"
 ACTION_SNOOZE_1D = "kueue_snooze_1d"
 ACTION_STOP = "kueue_stop"
 ACTION_WHY = "kueue_why"
+ACTION_SHOW_STEPS = "kueue_show_steps"
+ACTION_OPEN_LINK = "kueue_open_link"  # a link button (Headlamp): Slack still reports the click, acked and ignored
 
 Family = Literal["never", "waits", "ok"]
 FAMILY_EMOJI: Mapping[str, str] = {
