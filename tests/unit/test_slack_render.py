@@ -241,7 +241,8 @@ def test_the_first_message_says_the_cause_one_thing_to_do_the_place_and_when() -
     }
     footer = [element["text"] for element in message.blocks[-1]["elements"]]
     assert footer[-1] == "as of 2 min ago"
-    assert "<https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/|flavor>" in footer[0]
+    assert footer[0] == "`waiting-for-quota`"
+    assert "<https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/|flavor>" in footer[1]
     assert message.text.startswith("Waiting: ml-vision/segformer-finetune waits for capacity")
     assert "What to do: Wait:" in message.text and "`" not in message.text and "*" not in message.text
     hidden = render.answer_summary(explanation, language="en", show_queue_names=False)
