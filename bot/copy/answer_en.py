@@ -10,7 +10,7 @@ ANSWER: dict[str, str | tuple[str, ...]] = {
     "answer.button.steps": "Show the steps",
     "answer.button.headlamp": "Open in Headlamp",
     "answer.button.headlamp-queue": "Queue in Headlamp",
-    "answer.fallback": ("{family}: {headline} What to do: {todo}", "{family}: {headline}"),
+    "answer.fallback": ("{family}: {headline} What to do: {todo} ({verdict})", "{family}: {headline} ({verdict})"),
     "answer.glossary": "Kueue's words: {terms}",
     # --- the steps, on demand ---------------------------------------------------------------------------------
     "answer.steps.passed": "{count} {count|check|checks} passed: {names}.",

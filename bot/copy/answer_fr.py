@@ -11,7 +11,7 @@ ANSWER: dict[str, str | tuple[str, ...]] = {
     "answer.button.steps": "Voir les étapes",
     "answer.button.headlamp": "Ouvrir dans Headlamp",
     "answer.button.headlamp-queue": "File dans Headlamp",
-    "answer.fallback": ("{family} : {headline} Que faire : {todo}", "{family} : {headline}"),
+    "answer.fallback": ("{family} : {headline} Que faire : {todo} ({verdict})", "{family} : {headline} ({verdict})"),
     "answer.glossary": "Les mots de Kueue : {terms}",
     # --- les étapes, à la demande -----------------------------------------------------------------------------
     "answer.steps.passed": "{count} {count|vérification passée|vérifications passées} : {names}.",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import copy
 import io
 import json
-import re
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime

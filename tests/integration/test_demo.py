@@ -292,7 +292,8 @@ async def test_a_question_asked_in_french_is_answered_in_french() -> None:
     out = io.StringIO()
     status = await asyncio.wait_for(run(DemoOptions(), ["pourquoi train-octobre est en attente ?"], out), timeout=60)
     assert status == 0
-    assert "Ne démarrera pas en l'état · exceeds-max-quota" in out.getvalue()
+    assert "│ ⛔ Ne démarrera pas en l'état\n" in out.getvalue() and "│ exceeds-max-quota  ·" in out.getvalue()
+    assert "Que faire :" in out.getvalue()
 
 
 def test_the_tour_as_a_command_answers_every_line_with_verdicts_positions_threads_and_dms() -> None:

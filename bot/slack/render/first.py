@@ -167,12 +167,14 @@ def answer_summary(
 
 
 def fallback(explanation: Explanation, language: str) -> str:
-    """The notification's text: the verdict and the fix first, the job named once, no mrkdwn marks."""
+    """The notification's text: the verdict and the fix first, the job named once, no mrkdwn marks (the verdict's
+    code last, for whoever helps the asker)."""
     kind = family(explanation.verdict)
     todo, _ = first_todo(explanation)
     said = {
         "family": render(f"slack.family.{kind}", language=language),
         "headline": _plain(engine_text(explanation.headline, language)),
+        "verdict": explanation.verdict.value,
     }
     if todo is not None:
         said["todo"] = _plain(engine_text(todo.text, language))
