@@ -551,3 +551,22 @@ async def test_a_flood_from_one_address_never_pushes_out_another_addresss_connec
         for writer in flood + [w for _, w in others]:
             writer.close()
         await server.stop()
+
+
+async def test_health_probes_are_answered_outside_the_shared_room(slack: FakeSlack) -> None:
+    # No shared room at all: only the probes' room is left. Fails if /healthz or /readyz is refused (before: every
+    # connection was refused once the cap was reached), or if anything else is let in through the probes' room.
+    server = await _serve(slack)
+    assert server.site is not None
+    server.site.max_connections = 0
+    try:
+        async with asyncio.timeout(5):
+            assert (await _get(f"{server.url}/healthz"))[0] == 200
+            assert (await _get(f"{server.url}/readyz"))[0] in (200, 503)
+        reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+        writer.write(STUCK_BODY)
+        async with asyncio.timeout(5):
+            assert await reader.read() == b""  # closed once its request line showed it was no probe
+        writer.close()
+    finally:
+        await server.stop()
