@@ -287,3 +287,23 @@ def test_one_namespace_only_without_the_api_says_the_position_is_a_lower_bound(
     assert "Position 2 in the queue" not in out and "LocalQueue(s) feed it" not in out
     answer = json.loads(_explain(capsys, kubeconfig, "--format", "json")[0])
     assert (answer["position"]["clusterQueue"], answer["position"]["source"]) == (2, "namespace-lower-bound")
+
+
+def test_a_workload_beyond_kueues_bounds_is_named_unreadable_on_a_live_cluster(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A server that does not validate (the fake, told not to) holds the asked job's Workload with 30 pod sets
+    # (Kueue keeps 18). Fails if the answer is "Kueue has created no Workload for it" (the Workload skipped
+    # without a word) rather than that Workload named as unreadable.
+    name = "waiting-for-quota-computed-position"
+    expect = _expect(name)
+    objects = server.load_dump(SCENARIOS / name / "cluster.yaml")
+    workload = next(o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == expect["workload"])
+    pod_set = workload["spec"]["podSets"][0]
+    server.delete("Workload", workload["metadata"]["namespace"], workload["metadata"]["name"])
+    workload["spec"]["podSets"] = [{**pod_set, "name": f"p{i}"} for i in range(30)]
+    del workload["metadata"]["resourceVersion"]
+    server.add_all([workload], validate=False)
+    answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
+    assert answer["verdict"] == "object-unreadable"
+    assert expect["workload"] in json.dumps(answer["headline"]) and "at most 18" in json.dumps(answer["headline"])
