@@ -6,6 +6,7 @@ import argparse
 import functools
 import json
 import os
+import shutil
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -15,7 +16,7 @@ from bot.cli_queue import add_cluster_option, add_queue, apply_cluster, run_queu
 from bot.config import Settings
 from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
-from bot.terminal import render_text
+from bot.terminal import DEFAULT_WIDTH, render_text
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.resolve import canonical_kind
@@ -319,7 +320,8 @@ def _print_answer(args: argparse.Namespace, snapshot: Snapshot, query: Query) ->
         print(f"kueue-bot: {text(explanation.headline, language)} {hints}".rstrip(), file=sys.stderr)
     else:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
-        sys.stdout.write(render_text(explanation, colour=colour, language=language))
+        width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns  # COLUMNS first, then the terminal's
+        sys.stdout.write(render_text(explanation, colour=colour, language=language, width=width))
     return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
 
 

@@ -1,72 +1,114 @@
-"""An Explanation (or a dry run's Fitting) for a terminal: the headline, the numbered steps, what to do. Pure;
-colour is optional."""
+"""An Explanation (or a dry run's Fitting) for a terminal. An answer: the verdict and its cause, what to do, the
+place and the ETA, who holds what it waits for, then the numbered steps; wrapped to the terminal's width with
+hanging indents, commands kept whole (a line passes the width only to keep one whole, so it can be copied).
+Pure; colour is optional."""
 
 from __future__ import annotations
+
+import re
+import textwrap
 
 from bot.copy import DEFAULT_LANGUAGE, render
 from bot.fit import text as fit_text
 from bot.fit.decide import Fitting
 from bot.trace.codes import Outcome
 from bot.trace.explain import amounts
-from bot.trace.explanation import LOWER_BOUND, Explanation
+from bot.trace.explanation import LOWER_BOUND, Explanation, Position
+from bot.trace.outlook import eta_text, holders_texts
 from bot.trace.quantity import human
 from bot.trace.queueview import QueueView
 from bot.trace.serialize import quantities, text
+from bot.trace.todo import todo_list
 
 _MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.INFO: "•", Outcome.SKIPPED: "-"}
 _COLOUR = {Outcome.PASS: "32", Outcome.FAIL: "31", Outcome.INFO: "36", Outcome.SKIPPED: "2"}
+DEFAULT_WIDTH = 100
+MIN_WIDTH = 40
+# A command in a sentence: from `kubectl` to the end of its clause (a bracket, a backtick, a semicolon, the
+# sentence's full stop, or the words that follow a command in the catalogues).
+_COMMAND = re.compile(r"kubectl\b[^()`;]*?(?=\)|`|;|\.(?:\s|$)|\s(?:shows|montre)\s|$)")
+_COMPARED = re.compile(r"\S+ [<>≤≥] \S+")  # "pods 3 > 2" is not broken around its sign
+_KEEP = "\u00a0"  # a space inside a command: textwrap never breaks there
 
 
 def _paint(value: str, code: str, colour: bool) -> str:
     return f"\x1b[{code}m{value}\x1b[0m" if colour else value
 
 
-def render_text(explanation: Explanation, *, colour: bool = False, language: str = DEFAULT_LANGUAGE) -> str:
-    """The explanation as lines of text, coloured with ANSI codes only when asked."""
-    verdict = explanation.verdict.value
-    lines = [
-        _paint(
-            f"{render('label.verdict', language=language)}: {verdict}",
-            "1;31" if explanation.never_fixes_itself else "1;33",
-            colour,
-        ),
-        text(explanation.headline, language),
-        "",
-    ]
+def wrap(line: str, width: int, indent: str = "", hanging: str | None = None) -> list[str]:
+    """`line` wrapped to `width`, the first line after `indent`, the others after `hanging` (aligned under the
+    text by default); commands are never broken."""
+    kept = _COMMAND.sub(lambda match: match.group(0).replace(" ", _KEEP), line)
+    kept = _COMPARED.sub(lambda match: match.group(0).replace(" ", _KEEP), kept)
+    rest = hanging if hanging is not None else " " * len(indent)
+    wrapped = textwrap.wrap(
+        kept,
+        width=max(width, MIN_WIDTH),
+        initial_indent=indent,
+        subsequent_indent=rest,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [part.replace(_KEEP, " ") for part in wrapped] or [indent.rstrip()]
+
+
+def _position(position: Position, language: str) -> str:
+    params: dict[str, object] = {
+        "position": position.cluster_queue,
+        "cluster_queue": position.cluster_queue_name,
+        "source": position.source,
+    }
+    if position.local_queue:
+        params.update(local_position=position.local_queue, local_queue=position.local_queue_name)
+    key = "terminal.position-at-least" if position.source == LOWER_BOUND else "terminal.position"
+    return render(key, params, language)
+
+
+def render_text(
+    explanation: Explanation, *, colour: bool = False, language: str = DEFAULT_LANGUAGE, width: int = DEFAULT_WIDTH
+) -> str:
+    """The explanation as lines of text at most `width` wide (but for a command kept whole), coloured with ANSI
+    codes only when asked."""
+    out: list[str] = []
+    verdict = f"{render('label.verdict', language=language)}: {explanation.verdict.value}"
+    out.append(_paint(verdict, "1;31" if explanation.never_fixes_itself else "1;33", colour))
+    out.extend(wrap(text(explanation.headline, language), width))
+    out.append("")
+    items = todo_list(explanation)
+    if items:
+        out.append(_paint(render("label.next", language=language), "1", colour))
+        for item in items:
+            out.extend(wrap(text(item.text, language), width, "  → ", "    "))
+        out.append("")
     if explanation.position is not None:
-        position = explanation.position
-        where = render(
-            "terminal.position-at-least" if position.source == LOWER_BOUND else "terminal.position",
-            {
-                "position": position.cluster_queue,
-                "cluster_queue": position.cluster_queue_name,
-                "local_position": position.local_queue or "",
-                "local_queue": position.local_queue_name,
-                "source": position.source,
-            }
-            if position.local_queue
-            else {
-                "position": position.cluster_queue,
-                "cluster_queue": position.cluster_queue_name,
-                "source": position.source,
-            },
-            language,
-        )
-        lines.append(f"{render('label.position', language=language)}: {where}")
-        lines.append("")
-    lines.append(_paint(render("label.steps", language=language), "1", colour))
+        label = render("label.position", language=language)
+        out.extend(wrap(f"{label}: {_position(explanation.position, language)}", width, hanging="  "))
+    if explanation.eta is not None:
+        label = render("answer.when", language=language)
+        out.extend(wrap(f"{label} {text(eta_text(explanation.eta), language)}", width, hanging="  "))
+    if explanation.position is not None or explanation.eta is not None:
+        out.append("")
+    if explanation.holders is not None:
+        own = explanation.job.namespace
+        holders = holders_texts(explanation.holders, own_namespace=own, show_names=True)
+        if holders:
+            out.append(_paint(render("slack.details.step.holders", language=language), "1", colour))
+            for line in holders:
+                out.extend(wrap(text(line, language), width, "  ↳ ", "    "))
+            out.append("")
+    out.append(_paint(render("label.steps", language=language), "1", colour))
     for number, step in enumerate(explanation.steps, start=1):
         mark = _paint(_MARK[step.outcome], _COLOUR[step.outcome], colour)
-        lines.append(f"{number:>3}. {mark} [{step.step}] {text(step.text, language)}")
-    if explanation.actions:
-        lines.append("")
-        lines.append(_paint(render("label.next", language=language), "1", colour))
-        lines.extend(f"  → {text(action.text, language)}" for action in explanation.actions)
+        head = f"{number:>3}. {mark} [{step.step}] "
+        plain_head = f"{number:>3}. {_MARK[step.outcome]} [{step.step}] "
+        wrapped = wrap(text(step.text, language), width, plain_head, " " * 7)
+        out.append(head + wrapped[0][len(plain_head) :])
+        out.extend(wrapped[1:])
     if explanation.demand:
-        lines.append("")
+        out.append("")
         demand = ", ".join(f"{k}={v}" for k, v in quantities(explanation.demand).items())
-        lines.append(render("terminal.demand", {"demand": demand}, language))
-    return "\n".join(lines) + "\n"
+        out.extend(wrap(render("terminal.demand", {"demand": demand}, language), width, hanging="  "))
+    return "\n".join(out) + "\n"
 
 
 def _labelled(label: str, value: str, language: str) -> str:

@@ -82,7 +82,7 @@ class Replies:
 
     def to_outcome(self, outcome: object, language: str) -> list[SlackMessage]:
         """An outcome of the service as messages: an answer is its first message alone (the steps are one
-        click away: `steps`); issue 17: the cluster it comes from under it when the bot serves several."""
+        click away: `steps`); the cluster it comes from under it when the bot serves several."""
         messages = self._outcome(outcome, language)
         cluster = str(getattr(outcome, "cluster", "") or "")
         if cluster and messages:
@@ -92,7 +92,7 @@ class Replies:
         return messages
 
     def steps(self, outcome: Answered, language: str) -> SlackMessage:
-        """The steps of an answer ("Show the steps"); issue 17: a MultiKueue manager's with its placement."""
+        """The steps of an answer ("Show the steps"); a MultiKueue manager's with its placement."""
         details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
         if outcome.multikueue is None:
             return details
