@@ -24,7 +24,8 @@ from bot.trace.snapshot import Snapshot
 NOW = "now"
 LATER = "later"
 NEVER = "never"
-ADMITTED = "admitted"  # the verdict when it fits now: Kueue would admit it at once
+ADMITTED = "admitted"
+STRICT_FIFO_HEAD = "position.strict-fifo-head"  # the step of a Workload behind the head of a StrictFIFO queue  # the verdict when it fits now: Kueue would admit it at once
 
 # Verdicts that waiting does not fix as configured, beside those that say so themselves: a stopped queue
 # admits nothing until an admin resumes it.
@@ -112,11 +113,15 @@ def flavor_choices(fit: QueueFit | None) -> tuple[FlavorChoice, ...]:
     return tuple(found)
 
 
-def fits_of(verdict: Verdict, fit: QueueFit | None) -> str:
-    """Now, later or never, from the verdict the job would get once submitted and its quota fit."""
+def fits_of(explanation: Explanation, fit: QueueFit | None) -> str:
+    """Now, later or never, from the verdict the job would get once submitted and its quota fit. Behind the
+    head of a StrictFIFO queue nothing is tried before the head: it waits for the head (later), even when its
+    own quota is free."""
+    verdict = explanation.verdict
     if verdict.never_fixes_itself or verdict in _NEVER_AS_CONFIGURED:
         return NEVER
-    if verdict == Verdict.NOT_YET_EVALUATED and fit is not None and fit.fit == Fit.FITS:
+    behind_head = any(step.code == STRICT_FIFO_HEAD for step in explanation.steps)
+    if verdict == Verdict.NOT_YET_EVALUATED and fit is not None and fit.fit == Fit.FITS and not behind_head:
         return NOW
     return LATER
 
@@ -159,7 +164,7 @@ def fit(
     query = Query(built.job.meta.namespace or namespace, built.job.meta.name, built.job.meta.kind)
     explanation = explain(overlay, query, now=now, history=history)
     queue_fit = _queue_fit(overlay, built)
-    fits = fits_of(explanation.verdict, queue_fit)
+    fits = fits_of(explanation, queue_fit)
     verdict = _verdict(overlay, fits, explanation)
     choices = flavor_choices(queue_fit) if built.workload is not None else ()
     headline = _headline(fits, built.job, explanation, choices)

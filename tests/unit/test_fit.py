@@ -315,3 +315,10 @@ def test_a_job_submitted_later_sorts_behind_the_ones_already_waiting() -> None:
     result = fit(snapshot(taken.cluster), draft_of(taken.job), namespace="ml-vision", now=now)
     position = fit_json(result)["position"]
     assert position["clusterQueue"] == position["pendingInClusterQueue"] == 5
+
+
+def test_behind_a_strict_fifo_head_that_waits_it_waits_too_even_with_room_for_itself() -> None:
+    objects = [*cluster(cpu=10, strategy="StrictFIFO"), *running("busy", "6"), *pending("head", cpu="8")]
+    result = fit_of(objects, job("train", spec=cpu_spec("1")))
+    assert result.fits == LATER
+    assert fit_json(result)["position"]["clusterQueue"] == 2
