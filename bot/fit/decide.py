@@ -24,8 +24,8 @@ from bot.trace.snapshot import Snapshot
 NOW = "now"
 LATER = "later"
 NEVER = "never"
-ADMITTED = "admitted"
-STRICT_FIFO_HEAD = "position.strict-fifo-head"  # the step of a Workload behind the head of a StrictFIFO queue  # the verdict when it fits now: Kueue would admit it at once
+ADMITTED = "admitted"  # the verdict when it fits now: Kueue would admit it at once
+STRICT_FIFO_HEAD = "position.strict-fifo-head"  # the step of a Workload behind the head of a StrictFIFO queue
 
 # Verdicts that waiting does not fix as configured, beside those that say so themselves: a stopped queue
 # admits nothing until an admin resumes it.
