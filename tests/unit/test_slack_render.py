@@ -361,6 +361,7 @@ def test_choose_job_offers_ten_buttons_then_counts_the_rest() -> None:
     assert len(buttons) == 10
     assert {b["action_id"] for b in buttons} == {"kueue_pick"}
     assert json.loads(buttons[3]["value"]) == {"ns": "team-3", "name": "train", "kind": "Job"}
+    assert buttons[3]["text"]["text"] == "team-3/train"  # the job's name, not "This one"
     assert "and 2 more" in _everything(message)
 
 
@@ -447,6 +448,8 @@ def test_digest_counts_by_verdict_and_lists_twenty() -> None:
     assert "and 6 more" in text
     listed = sum(block["text"]["text"].count("\n") + 1 for block in message.blocks[2:] if block["type"] == "section")
     assert listed == 20
+    whys = [b["accessory"] for b in message.blocks if b.get("accessory", {}).get("action_id") == "kueue_why"]
+    assert len(whys) == 20  # each line with its Why?
 
 
 def test_home_view_lists_watched_jobs_or_explains_how_to_watch() -> None:
