@@ -30,11 +30,11 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
+from bot.forecast import outlook
+from bot.forecast.eta import ESTIMATE, History, Observed
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import OnDemand
 from bot.notify.history import MAX_PER_QUEUE, RETENTION
-from bot.trace import outlook
-from bot.trace.eta import ESTIMATE, History, Observed
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from tests.builders import NOW

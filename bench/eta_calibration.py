@@ -1,4 +1,4 @@
-"""Calibration of the ETA (bot.trace.eta) on replayed queues: does the stated share hold?
+"""Calibration of the ETA (bot.forecast.eta) on replayed queues: does the stated share hold?
 
     python bench/eta_calibration.py --days 12 --seed 7 --format json
 
@@ -38,8 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bot.forecast.eta import ESTIMATE, WINDOW, Estimator, History, Observed, Waiting
 from bot.notify.history import MAX_PER_QUEUE, RETENTION
-from bot.trace.eta import ESTIMATE, WINDOW, Estimator, History, Observed, Waiting
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 LEVELS = (50, 80, 90)

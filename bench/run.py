@@ -83,6 +83,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot import pacing  # noqa: E402
+from bot.forecast.eta import History  # noqa: E402
 from bot.kube.cache import ClusterCache  # noqa: E402
 from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402
@@ -92,7 +93,6 @@ from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.notify.history import Seen, observations  # noqa: E402
 from bot.slack import render  # noqa: E402
-from bot.trace.eta import History  # noqa: E402
 from bot.trace.model import NOTIFY_ANNOTATION  # noqa: E402
 from tests import raw_objects as raw  # noqa: E402
 from tests.cache_support import wait_for, wait_ready  # noqa: E402

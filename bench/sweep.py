@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from bot.forecast.eta import History
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
@@ -28,7 +29,6 @@ from bot.kube.informer import Change
 from bot.kube.ondemand import CacheSource, OnDemand
 from bot.service.base import ServiceBase
 from bot.service.warmer import Warmer
-from bot.trace.eta import History
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
 from bot.trace.snapshot import waits_in_queue

@@ -1,5 +1,5 @@
 """A ClusterQueue draining a backlog, written as Kueue and the Job controller leave it: the dump an ETA with an
-interval is read from when no history was recorded (the CLI, `bot.trace.outlook.snapshot_history`: the
+interval is read from when no history was recorded (the CLI, `bot.forecast.outlook.snapshot_history`: the
 admissions the Workloads' own records show).
 
 Every object was created at once, a day before NOW (a backlog submitted together). The queue has 3 GPUs; a job

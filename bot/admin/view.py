@@ -10,7 +10,7 @@ The findings, most structural first: a ClusterQueue that is stopped or inactive 
 ResourceFlavors or AdmissionChecks from the spec; inactive AdmissionChecks, missing Topologies and the
 rest from Kueue's own Active condition), a cohort cycle, a LocalQueue whose ClusterQueue does not exist,
 jobs that can never fit as configured with the quota that would admit them (the engine's explanation and
-what-if, bot.trace.explain and bot.trace.whatif: nothing re-derived here), a queue starved by its cohort's
+what-if, bot.trace.explain and bot.forecast.whatif: nothing re-derived here), a queue starved by its cohort's
 borrowing, and the longest waits with what they wait for.
 
 Limits: only the namespaces the view knows of are searched for LocalQueues (Namespace objects, and those
@@ -26,14 +26,14 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.copy.text import Text, Value
+from bot.forecast.outlook import what_if_texts
+from bot.forecast.whatif import RAISE_QUOTA
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
 from bot.trace.model import ClusterQueue, Workload, find_condition, job_name
-from bot.trace.outlook import what_if_texts
 from bot.trace.resolve import known_namespaces
 from bot.trace.snapshot import Snapshot, queue_order_time
-from bot.trace.whatif import RAISE_QUOTA
 
 MAX_EXPLAINED = 40  # pending Workloads explained per ClusterQueue (the oldest first)
 MAX_TOTAL_EXPLAINED = 400  # and in all: a look costs a bounded time on the event loop

@@ -908,7 +908,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.home.no-news": "No answer for it right now: it may have been deleted, or the cluster is out of reach.",
     "slack.home.more": "and {count} more",
-    # --- issue 16: when will it run, who holds it, what would admit it (bot.trace.outlook) -----------------
+    # --- issue 16: when will it run, who holds it, what would admit it (bot.forecast.outlook) -----------------
     "eta.estimate.cluster-queue": (
         "Likely between {low_seconds} and {high_seconds}, at the latest in {bound_seconds} (the running jobs' "
         "maximum execution time) (from {admissions} admissions in this ClusterQueue in the last {hours} h; "

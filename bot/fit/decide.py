@@ -11,11 +11,11 @@ from decimal import Decimal
 from bot.copy.text import Text
 from bot.fit.draft import Built, Draft, build, placed
 from bot.fit.overlay import WithJob
+from bot.forecast.eta import History
 from bot.trace import checks
 from bot.trace.checks import Fit, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
-from bot.trace.eta import History
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation, Step
 from bot.trace.model import Container, Job, PodSet

@@ -27,9 +27,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import StoreUnavailable
+from bot.forecast.eta import MAX_REPLAYED, WINDOW, Finished, History, Observed
 from bot.notify.history import bounded
 from bot.notify.state import format_time, parse_time
-from bot.trace.eta import MAX_REPLAYED, WINDOW, Finished, History, Observed
 
 if TYPE_CHECKING:
     from bot.kube.configmap_store import ConfigMapStore

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from bot.forecast.outlook import eta_moved
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, JobRef, Text
-from bot.trace.outlook import eta_moved
 
 # Told at once: waiting will never fix these (Verdict.tells_at_once, defined once in bot.trace.codes).
 IMMEDIATE = frozenset(verdict for verdict in Verdict if verdict.tells_at_once)

@@ -77,7 +77,7 @@ class Delivery:
     digest: bool = False
     job: str = ""  # "namespace/name" of the job the DM is about ("": recorded before the bot kept it)
     since: datetime | None = None  # when the job's wait began, as known when the DM was sent
-    eta: str = ""  # the mark of the ETA the message gave (bot.trace.outlook.eta_mark; "": none)
+    eta: str = ""  # the mark of the ETA the message gave (bot.forecast.outlook.eta_mark; "": none)
 
     def __post_init__(self) -> None:
         _aware(self, "sent_at", "updated_at", "closed_at", "since")

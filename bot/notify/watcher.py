@@ -28,6 +28,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from bot.errors import BotError, Fenced, LeaseLost, StoreUnavailable
+from bot.forecast.eta import History
+from bot.forecast.outlook import eta_mark
 from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures
 from bot.notify.grouping import by_message, by_ts
@@ -43,11 +45,9 @@ from bot.service import SnapshotSource, freezes_gc, known_namespaces
 from bot.service.slices import explained
 from bot.service.tasks import stop_task
 from bot.trace.codes import Verdict
-from bot.trace.eta import History
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
-from bot.trace.outlook import eta_mark
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)

@@ -7,10 +7,10 @@ from collections.abc import Callable, Iterable, Sequence
 
 from bot import pacing
 from bot.errors import ClusterUnavailable
+from bot.forecast.eta import History
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches, freezes_gc
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.service.slices import explained
-from bot.trace.eta import History
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 

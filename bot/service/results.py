@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from bot.forecast.usage import Usage
 from bot.trace.explanation import Explanation
 from bot.trace.multikueue import Placement
 from bot.trace.queueview import QueueView
-from bot.trace.usage import Usage
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from bot.forecast.eta import History
+from bot.forecast.outlook import calibrations_for, with_outlook
 from bot.pacing import SLICE_SECONDS, Pacer
-from bot.trace.eta import History
 from bot.trace.explain import Query, trace
 from bot.trace.explanation import Explanation
-from bot.trace.outlook import calibrations_for, with_outlook
 from bot.trace.snapshot import Snapshot
 
 
@@ -24,7 +24,7 @@ async def explained(
     slice_seconds: float = SLICE_SECONDS,
 ) -> Explanation:
     """`explain(snapshot, query, ...)`: the trace, then the calibrations of the ETA Estimators its answer reads
-    made in slices where they are not made yet (bot.trace.outlook.calibrations_for), then the outlook, which
+    made in slices where they are not made yet (bot.forecast.outlook.calibrations_for), then the outlook, which
     finds them made. The same answer as `explain`'s, without holding the loop while a calibration is made
     (`freeze`, `slice_seconds`: as bot.pacing.Pacer's)."""
     traced = trace(snapshot, query, now=now)

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.forecast.usage import Unknown, resolve, who_uses
 from bot.service.base import AccessUnknown, ServiceBase
 from bot.service.results import Asker, Refused, Unavailable, Using, outcome_name
 from bot.trace.queueview import QueueView, describe_queue
-from bot.trace.usage import Unknown, resolve, who_uses
 
 
 class ClusterViews(ServiceBase):

@@ -1,7 +1,7 @@
 """Every ClusterQueue's ETA Estimator kept ready, so that no question replays a queue's history.
 
-A queue's ETA rests on a replay of its last day (bot.trace.eta: every ten minutes, every job waiting then), made
-once per queue and minute and kept in the view's memo (bot.trace.outlook). Whoever asks first about a queue in a
+A queue's ETA rests on a replay of its last day (bot.forecast.eta: every ten minutes, every job waiting then), made
+once per queue and minute and kept in the view's memo (bot.forecast.outlook). Whoever asks first about a queue in a
 minute paid for it: at 200,000 Workloads over 500 ClusterQueues (~400 jobs a queue), 1.2 of such a question's
 1.7 ms, and on a live bot, where questions come a few a minute, nearly every question is such a first one.
 
@@ -48,11 +48,12 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
+from bot.forecast import holders, outlook
 from bot.pacing import Pacer
 from bot.service.base import ServiceBase
 from bot.service.ports import freezes_gc
 from bot.service.tasks import stop_task
-from bot.trace import holders, outlook, position
+from bot.trace import position
 
 log = logging.getLogger(__name__)
 TURN_SECONDS = 0.5  # the pass at the turn of a minute comes this long after it

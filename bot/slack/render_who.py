@@ -1,6 +1,6 @@
 """`/kueue who [resource|flavor] [clusterqueue]` and "who is using the GPUs?" as a Slack message. Pure.
 
-The admitted Workloads holding the resource (bot.trace.usage), grouped by ClusterQueue then namespace, with
+The admitted Workloads holding the resource (bot.forecast.usage), grouped by ClusterQueue then namespace, with
 amounts. Names (namespaces, jobs) only of the namespaces in `shown` (those every reader of the answer may
 see); the others are counted and summed per ClusterQueue. Within Slack's limits (SLACK.md §3): at most
 MAX_QUEUES ClusterQueue sections, MAX_NAMESPACES namespaces each and MAX_HOLDERS jobs a namespace, each
@@ -13,11 +13,11 @@ from collections.abc import Collection
 from decimal import Decimal
 
 from bot.copy import render
+from bot.forecast.usage import QueueUse, Unknown, Usage
 from bot.slack.mrkdwn import code, literal, slack_len, truncate, truncate_plain
 from bot.slack.render import MAX_FALLBACK, MAX_HEADER, MAX_SECTION, MAX_TOTAL, SlackMessage
 from bot.slack.render.blocks import say, section
 from bot.trace.quantity import human
-from bot.trace.usage import QueueUse, Unknown, Usage
 
 MAX_QUEUES = 10
 MAX_NAMESPACES = 8

@@ -6,6 +6,7 @@ see them (Answered.show_names, audience_sees)."""
 
 from __future__ import annotations
 
+from bot.forecast.usage import Unknown
 from bot.metrics import Metrics
 from bot.service import (
     Answered,
@@ -27,7 +28,6 @@ from bot.slack.posting import Answer, joined, private, privately
 from bot.slack.render import Links, SlackMessage
 from bot.slack.render_multikueue import placement_message
 from bot.trace.queueview import QueueView
-from bot.trace.usage import Unknown
 
 
 class Replies:

@@ -312,7 +312,7 @@ def _flavor_fit(
 
 
 # A question weighs its Workload in its own ClusterQueue as it is (every pod set at its count, no preemption
-# weighed) twice: who holds what it waits for (bot.trace.holders) and what would admit it (bot.trace.whatif).
+# weighed) twice: who holds what it waits for (bot.forecast.holders) and what would admit it (bot.forecast.whatif).
 # The last such fit is kept in the view's memo while the ClusterQueue, the pod sets (one tuple object per
 # shape, the decoder shares them) and the usage it was computed from are the same objects.
 _SHAPE_FIT = "checks.shape-fit"

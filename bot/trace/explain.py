@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
+from bot.forecast.eta import History
+from bot.forecast.outlook import with_outlook
 from bot.trace import (
     blockers,
     messages,
@@ -28,7 +30,6 @@ from bot.trace.advice import advise, headline_params
 from bot.trace.answer import result
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned, demand_in, pod_requests, templates_demand
-from bot.trace.eta import History
 from bot.trace.explanation import Explanation, Value
 from bot.trace.model import (
     ADMISSION_GATED_BY,
@@ -40,7 +41,6 @@ from bot.trace.model import (
     Workload,
 )
 from bot.trace.multikueue import multikueue_check
-from bot.trace.outlook import with_outlook
 from bot.trace.position import MAX_AHEAD_DETAILED, MAX_AHEAD_LISTED, place
 from bot.trace.queuecheck import decide, inactive_detail, local_queue_missing, queue_checks
 from bot.trace.resolve import Resolution, other_namespaces, resolve, similar_jobs
@@ -72,7 +72,7 @@ def explain(
 ) -> Explanation:
     """Explain why the job named by `query` is (or is not) pending, as of `now`; with its ETA (from the
     observed `history`, when given; unless `eta` is False), who holds what it waits for and (unless `what_if`
-    is False) what would admit it (bot.trace.outlook)."""
+    is False) what would admit it (bot.forecast.outlook)."""
     explanation = _explain(snapshot, query, now)
     return with_outlook(snapshot, explanation, history=history, now=now, with_what_if=what_if, with_eta=eta)
 

@@ -16,9 +16,9 @@ from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
 
 if TYPE_CHECKING:
-    from bot.trace.eta import Eta
-    from bot.trace.holders import Holders
-    from bot.trace.whatif import WhatIf
+    from bot.forecast.eta import Eta
+    from bot.forecast.holders import Holders
+    from bot.forecast.whatif import WhatIf
 
 __all__ = [
     "LOWER_BOUND",
@@ -203,7 +203,7 @@ class Explanation:
     admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
-    # Issue 16 (bot.trace.outlook): who holds what it waits for, when it will likely run, what would admit it.
+    # Issue 16 (bot.forecast.outlook): who holds what it waits for, when it will likely run, what would admit it.
     holders: Holders | None = None
     eta: Eta | None = None
     what_if: WhatIf | None = None

@@ -10,7 +10,8 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.trace import blockers, checks, fits, holders, messages, queuechain
+from bot.forecast import holders
+from bot.trace import blockers, checks, fits, messages, queuechain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Step, Text, Value

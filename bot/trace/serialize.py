@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from bot.copy import DEFAULT_LANGUAGE, render
+from bot.forecast.outlook import outlook_json
 from bot.trace.explanation import Explanation, Position, Text
-from bot.trace.outlook import outlook_json
 from bot.trace.quantity import Quantities, format_quantity
 
 

@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from bot.trace import whatif
+from bot.forecast import whatif
+from bot.forecast.whatif import Change
 from bot.trace.explanation import Action, Explanation, Text
 from bot.trace.quantity import human
-from bot.trace.whatif import Change
 
 Who = Literal["you", "admin", "note"]
 

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 from bot.errors import StoreUnavailable
+from bot.forecast.eta import Finished, Observed
 from bot.kube.client import KubeClient
 from bot.kube.configmap_history import KEEP, MAX_PER_QUEUE, SHARDS, ConfigMapHistory, shard_of
 from bot.kube.configmap_store import ConfigMapStore, Retry
 from bot.notify.history import HistoryRecorder
 from bot.notify.state import format_time
-from bot.trace.eta import Finished, Observed
 
 from tests.builders import NOW, snapshot
 from tests.fakes.kube_api import FakeKubeAPI

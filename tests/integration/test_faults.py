@@ -556,7 +556,7 @@ async def test_the_eta_warmer_makes_the_queues_estimators_once_synced_and_a_ques
     slack: FakeSlack, api: FakeKubeAPI, live: Live
 ) -> None:
     # Fails if the production server runs no warmer over its informer cache, if it does not wake when the cache
-    # syncs, or if a question still replays its queue (bot.service.warmer; the memo: bot.trace.outlook).
+    # syncs, or if a question still replays its queue (bot.service.warmer; the memo: bot.forecast.outlook).
     (warmer,) = live.server.warmers
     assert warmer.service.source is live.server.source
     async with asyncio.timeout(10):

@@ -80,7 +80,8 @@ STEP_NAMES = (
 def _static_keys() -> set[str]:
     """Keys written out in the engine's source: step codes (any "<step>.<what>" literal), actions, and the
     terminal's labels; so a path no test reaches is checked too."""
-    source = "\n".join(path.read_text(encoding="utf-8") for path in sorted((ENGINE / "trace").glob("*.py")))
+    paths = sorted([*(ENGINE / "trace").glob("*.py"), *(ENGINE / "forecast").glob("*.py")])
+    source = "\n".join(path.read_text(encoding="utf-8") for path in paths)
     steps = "|".join(re.escape(step) for step in STEP_NAMES)
     literals = re.findall(rf'"((?:{steps})\.[a-z-]+)"', source)
     actions = re.findall(r'(?:walk\.act\(|_simply\()\s*"([^"]+)"', source)

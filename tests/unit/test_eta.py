@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from bot.trace.eta import (
+from bot.forecast.eta import (
     AMOUNT,
     CENSORED,
     ESTIMATE,

@@ -7,9 +7,9 @@ import ast
 import dataclasses
 from datetime import timedelta
 
+from bot.forecast.whatif import fresh
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
-from bot.trace.whatif import fresh
 
 from tests.builders import NOW, explain_objects, snapshot
 from tests.contention import research_cohort
@@ -48,7 +48,7 @@ def _keywords(path: str, function: str, constructor: str) -> list[str]:
 
 def test_fresh_names_every_field_of_a_workload_and_is_replace() -> None:
     fields = sorted(f.name for f in dataclasses.fields(Workload) if f.init)
-    assert _keywords("bot/trace/whatif.py", "fresh", "Workload") == fields
+    assert _keywords("bot/forecast/whatif.py", "fresh", "Workload") == fields
     [workload] = [w for w in snapshot(research_cohort()).workloads_in("team-a") if w.admission is not None][:1]
     assert fresh(workload) == dataclasses.replace(
         workload, conditions=(), admission=None, requeue=None, checks=(), reclaimable={}

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from bot.errors import StoreUnavailable
+from bot.forecast.eta import Finished, History, Observed
 from bot.notify.history import (
     MAX_PER_QUEUE,
     RETENTION,
@@ -24,7 +25,6 @@ from bot.notify.history import (
     observations,
 )
 from bot.notify.store import SQLiteStore
-from bot.trace.eta import Finished, History, Observed
 from bot.trace.model import Workload
 from bot.trace.snapshot import MemorySnapshot
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 import pytest
-from bot.trace.holders import IN_CLUSTER_QUEUE, PODS_READY, RECLAIM, STRICT_FIFO_HEAD, Holders, find_holders
+from bot.forecast.holders import IN_CLUSTER_QUEUE, PODS_READY, RECLAIM, STRICT_FIFO_HEAD, Holders, find_holders
 from bot.trace.model import Workload
 
 from tests.builders import NOW, Raw, resource_flavor, snapshot

@@ -1,4 +1,4 @@
-"""The holders' per-view memo (bot.trace.holders: a contest's base kept while its tree's Workloads are the same
+"""The holders' per-view memo (bot.forecast.holders: a contest's base kept while its tree's Workloads are the same
 sequences; the preemptible amount by running sums; the listing and the freeing bound without visiting every
 holder) gives what the full walk over every holder gives: random cohorts of ClusterQueues with every
 preemption policy, equal amounts (ties in the listing), maximum execution times, reservations after `now`
@@ -14,16 +14,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient
-from bot.kube.compact import Interner
-from bot.kube.decode import decode
-from bot.kube.informer import Change
-from bot.trace import demand as demand_module
-from bot.trace import holders, outlook, position, quota
-from bot.trace.eta import freeing_bound
-from bot.trace.explain import Query, explain
-from bot.trace.holders import (
+from bot.forecast import holders, outlook
+from bot.forecast.eta import freeing_bound
+from bot.forecast.holders import (
     MAX_LISTED,
     Contest,
     Holder,
@@ -34,6 +27,14 @@ from bot.trace.holders import (
     reserved_at,
     usage_of,
 )
+from bot.kube.cache import ClusterCache
+from bot.kube.client import KubeClient
+from bot.kube.compact import Interner
+from bot.kube.decode import decode
+from bot.kube.informer import Change
+from bot.trace import demand as demand_module
+from bot.trace import position, quota
+from bot.trace.explain import Query, explain
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity, cluster_queue_usage
 from bot.trace.snapshot import MemorySnapshot, Snapshot, carry_over, waits_in_queue

@@ -7,12 +7,12 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from bot.forecast.eta import ESTIMATE, Eta, History
+from bot.forecast.outlook import eta_mark, eta_moved
 from bot.slack import render
 from bot.slack.parse import Command, parse
 from bot.trace.codes import Verdict
-from bot.trace.eta import ESTIMATE, Eta, History
 from bot.trace.explain import Query, explain
-from bot.trace.outlook import eta_mark, eta_moved
 from bot.trace.serialize import to_json
 
 from tests.builders import NOW, explain_objects, snapshot

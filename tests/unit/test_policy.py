@@ -6,6 +6,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from bot.forecast.eta import ESTIMATE, Eta
+from bot.forecast.outlook import eta_mark
 from bot.notify.policy import (
     Candidate,
     Close,
@@ -19,9 +21,7 @@ from bot.notify.policy import (
 )
 from bot.notify.state import Delivery, Mute, Snooze, State
 from bot.trace.codes import Verdict
-from bot.trace.eta import ESTIMATE, Eta
 from bot.trace.explanation import Explanation, JobRef, Position, Text
-from bot.trace.outlook import eta_mark
 
 NOW = datetime(2026, 11, 3, 12, 0, tzinfo=UTC)
 CONFIG = PolicyConfig(notify_after=timedelta(minutes=15))

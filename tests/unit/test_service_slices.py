@@ -3,8 +3,8 @@ the event loop (bot.pacing.Pacer)."""
 
 from __future__ import annotations
 
+from bot.forecast import outlook
 from bot.service.slices import explained
-from bot.trace import outlook
 from bot.trace.explain import Query, explain
 from bot.trace.snapshot import Snapshot
 

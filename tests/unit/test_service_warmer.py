@@ -12,13 +12,14 @@ from typing import Any
 
 import pytest
 from bot import pacing
+from bot.forecast import holders, outlook
+from bot.forecast.eta import History, Observed
+from bot.forecast.outlook import _ESTIMATORS
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
 from bot.service.base import ServiceBase
 from bot.service.warmer import TURN_SECONDS, Warmer
-from bot.trace import demand, holders, outlook
-from bot.trace.eta import History, Observed
-from bot.trace.outlook import _ESTIMATORS
+from bot.trace import demand
 
 from tests.builders import NOW
 from tests.cache_support import cache_of, put
@@ -95,7 +96,7 @@ async def test_a_pass_makes_every_waited_in_queue_s_estimators_and_a_question_th
 
 
 async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_and_the_question_makes_none() -> None:
-    """What else a question about a waiting job reads first (bot.trace.holders.preparing, position.prepare_order):
+    """What else a question about a waiting job reads first (bot.forecast.holders.preparing, position.prepare_order):
     made by the pass, a queue's part a step (each queue here is a cohort tree of its own); a question then
     reads them as made; a pass after nothing changed takes no step; a new holder in cq-1: its tree again."""
     cache = cache_of(_objects())

@@ -12,13 +12,14 @@ from decimal import Decimal
 
 import pytest
 from bot.admin.view import admin_view
-from bot.trace import eta as eta_module
-from bot.trace import messages, outlook
+from bot.forecast import eta as eta_module
+from bot.forecast import outlook
+from bot.forecast.eta import Estimator, History, Observed, Waiting, near
+from bot.forecast.outlook import main_resource, waiting
+from bot.trace import messages
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
-from bot.trace.eta import Estimator, History, Observed, Waiting, near
 from bot.trace.explain import Query, explain, trace
-from bot.trace.outlook import main_resource, waiting
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
 

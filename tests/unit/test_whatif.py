@@ -8,11 +8,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import pytest
-from bot.trace.codes import Verdict
-from bot.trace.explain import Query, explain
-from bot.trace.model import Workload
-from bot.trace.snapshot import MemorySnapshot
-from bot.trace.whatif import (
+from bot.forecast.whatif import (
     FEWER_PODS,
     OTHER_FLAVOR,
     OTHER_QUEUE,
@@ -23,6 +19,10 @@ from bot.trace.whatif import (
     apply,
     what_if,
 )
+from bot.trace.codes import Verdict
+from bot.trace.explain import Query, explain
+from bot.trace.model import Workload
+from bot.trace.snapshot import MemorySnapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

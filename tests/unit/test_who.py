@@ -7,11 +7,11 @@ import json
 from decimal import Decimal
 
 import pytest
+from bot.forecast.usage import Subject, Unknown, resolve, who_uses
 from bot.slack.mrkdwn import slack_len
 from bot.slack.parse import Command, parse
 from bot.slack.render import MAX_BLOCKS, MAX_SECTION, MAX_TOTAL
 from bot.slack.render_who import who_view
-from bot.trace.usage import Subject, Unknown, resolve, who_uses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.copy.text import Value
+from bot.forecast.outlook import holders_texts
 from bot.slack.mrkdwn import bold, code
 from bot.slack.render.blocks import (
     FAMILY_EMOJI,
@@ -29,7 +30,6 @@ from bot.slack.render.blocks import (
 )
 from bot.trace.codes import Outcome
 from bot.trace.explanation import LOWER_BOUND, WORKLOAD, WORKLOAD_ELSEWHERE, Explanation, Position, Text
-from bot.trace.outlook import holders_texts
 from bot.trace.todo import todo_list
 
 OUTCOME_MARK: Mapping[Outcome, str] = {

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.copy import render
+from bot.forecast.outlook import eta_text
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text
 from bot.slack.render.blocks import (
@@ -38,7 +39,6 @@ from bot.slack.render.blocks import (
     words,
 )
 from bot.trace.explanation import Explanation
-from bot.trace.outlook import eta_text
 from bot.trace.todo import Todo, todo_list
 
 FIRST_MAX_VISIBLE = 900

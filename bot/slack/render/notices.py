@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Literal
 
 from bot.copy import render as render_words
+from bot.forecast.outlook import eta_text
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text, verdict_line
 from bot.slack.render.blocks import (
@@ -33,7 +34,6 @@ from bot.slack.render.blocks import (
 )
 from bot.slack.render.replies import _short
 from bot.trace.explanation import Explanation
-from bot.trace.outlook import eta_text
 
 _CLOSED_EMOJI = {"admitted": ":white_check_mark:", "finished": ":checkered_flag:", "deleted": ":wastebasket:"}
 

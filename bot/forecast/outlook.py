@@ -14,18 +14,18 @@ from decimal import Decimal
 from typing import Any
 
 from bot.copy import render
-from bot.trace import eta as eta_module
-from bot.trace import whatif
+from bot.forecast import eta as eta_module
+from bot.forecast import whatif
+from bot.forecast.eta import Estimator, Eta, History, Observed, Waiting
+from bot.forecast.holders import Contest, Holders, find_holders
+from bot.forecast.whatif import WhatIf, what_if
 from bot.trace.answer import queued_since
 from bot.trace.codes import Verdict
 from bot.trace.demand import demand_in
-from bot.trace.eta import Estimator, Eta, History, Observed, Waiting
 from bot.trace.explanation import Explanation, Text
-from bot.trace.holders import Contest, Holders, find_holders
 from bot.trace.model import Workload
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Live, Snapshot, handed_out, lasting, same_objects
-from bot.trace.whatif import WhatIf, what_if
 
 WAITS = frozenset(
     {

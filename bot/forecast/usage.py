@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from bot.trace.holders import reserved_at
+from bot.forecast.holders import reserved_at
+from bot.forecast.outlook import main_resource
 from bot.trace.model import ClusterQueue, Workload, job_name
-from bot.trace.outlook import main_resource
 from bot.trace.snapshot import Snapshot
 
 ZERO = Decimal(0)

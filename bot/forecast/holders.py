@@ -23,9 +23,9 @@ from itertools import chain, groupby, islice
 from operator import itemgetter
 from typing import Final, NamedTuple
 
+from bot.forecast.eta import freeing_bound
 from bot.trace import checks
 from bot.trace.demand import PODS
-from bot.trace.eta import freeing_bound
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity
 from bot.trace.snapshot import (

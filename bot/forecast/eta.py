@@ -734,8 +734,8 @@ class Estimator:
         twin: Estimator | None = None,
     ) -> None:
         self.questioned = False  # a question's estimate read its calibration (`eta`)
-        self.ahead = False  # every waiting job's estimate was made ready (bot.trace.outlook.estimates_ahead)
-        self.last_read: datetime | None = None  # when a question last read its predecessors' (bot.trace.outlook)
+        self.ahead = False  # every waiting job's estimate was made ready (bot.forecast.outlook.estimates_ahead)
+        self.last_read: datetime | None = None  # when a question last read its predecessors' (bot.forecast.outlook)
         if twin is not None:  # the same admissions replayed (all of the queue's are the flavor's): its replay
             self._twin(twin, "flavor" if flavor else "cluster-queue")
             return
