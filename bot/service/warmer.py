@@ -29,7 +29,7 @@ for the 30,000 jobs waiting at 50,000, 3.0 for the 120,000 at 200,000: bench/REA
 Two more things a question reads first are made in the same pass, where they changed: the running totals and
 priorities along each queue's order (`position.prepare_order`: a first question about a place 200 deep in a
 queue summed 200 Workloads' demand) and who holds what a job waits for in each cohort tree
-(`holders.preparing`: a tree's holders, ~80 ms at once for 50 queues holding 16,000 Workloads, made a queue's
+(`holdings.preparing`: a tree's holders, ~80 ms at once for 50 queues holding 16,000 Workloads, made a queue's
 part a step, then merged). Without them, at 200,000 Workloads the first question about each cohort tree took
 ~80 ms and the trace grew with the queues' length (bench/README.md, session 16).
 
@@ -48,12 +48,12 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.forecast import holders, outlook
+from bot.forecast import outlook
 from bot.pacing import Pacer
 from bot.service.base import ServiceBase
 from bot.service.ports import freezes_gc
 from bot.service.tasks import stop_task
-from bot.trace import position
+from bot.trace import holdings, position
 
 log = logging.getLogger(__name__)
 TURN_SECONDS = 0.5  # the pass at the turn of a minute comes this long after it
@@ -183,7 +183,7 @@ class Warmer:
                 # What else a question about a job waiting here reads first: its order's running totals, and
                 # who holds what it waits for in its cohort tree (one queue's part a step).
                 position.prepare_order(snapshot, name)
-                self.holders_steps += await slices.run([holders.preparing(snapshot, name, trees)])
+                self.holders_steps += await slices.run([holdings.preparing(snapshot, name, trees)])
                 await slices.step()
         finally:
             slices.end()

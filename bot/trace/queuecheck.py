@@ -10,8 +10,7 @@ import difflib
 from collections.abc import Sequence
 from decimal import Decimal
 
-from bot.forecast import holders
-from bot.trace import blockers, checks, fits, messages, queuechain
+from bot.trace import blockers, checks, fits, holdings, messages, queuechain
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
 from bot.trace.explanation import Step, Text, Value
@@ -95,13 +94,13 @@ def queue_checks(walk: Walk, workload: Workload) -> Verdict | None:
     if allowed is False:
         namespace_not_selected(walk, cq, workload.namespace)
         return Verdict.NAMESPACE_NOT_ALLOWED
-    snapshot, now = walk.snapshot, walk.now
+    snapshot = walk.snapshot
     weighed = False
 
     def can_preempt(attempt: FlavorTry) -> bool:
         nonlocal weighed
         weighed = True
-        return holders.preemption_could_make_room(snapshot, workload, cq, attempt, now)
+        return holdings.preemption_could_make_room(snapshot, workload, cq, attempt)
 
     excluded = recorded_exclusions(workload)
     walk.fit = checks.fit_in_queue(

@@ -14,27 +14,18 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from bot.forecast import holders, outlook
+from bot.forecast import outlook
 from bot.forecast.eta import freeing_bound
-from bot.forecast.holders import (
-    MAX_LISTED,
-    Contest,
-    Holder,
-    _contest,
-    cohort_tree,
-    contested,
-    preemption_reason,
-    reserved_at,
-    usage_of,
-)
+from bot.forecast.holders import Contest, Holder, _contest
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.trace import demand as demand_module
-from bot.trace import position, quota
+from bot.trace import holdings, position, quota
 from bot.trace.explain import Query, explain
+from bot.trace.holdings import MAX_LISTED, cohort_tree, contested, preemption_reason, reserved_at, usage_of
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity, cluster_queue_usage
 from bot.trace.snapshot import MemorySnapshot, Snapshot, carry_over, waits_in_queue
@@ -257,20 +248,20 @@ def test_a_tree_s_holders_are_checked_by_the_view_s_token_not_by_each_queue_s_se
     assert cq is not None
     tree = cohort_tree(first, cq)
     assert len(tree) > 1
-    found = holders._tree(first, tree, "a100", "nvidia.com/gpu")
+    found = holdings.tree_of(first, tree, "a100", "nvidia.com/gpu")
     assert first.reads >= len(tree)
     before = first.reads
-    assert holders._tree(first, tree, "a100", "nvidia.com/gpu") is found and first.reads == before  # none read
+    assert holdings.tree_of(first, tree, "a100", "nvidia.com/gpu") is found and first.reads == before  # none read
     second = _Counting(objects, memo)
-    again = holders._tree(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu")
+    again = holdings.tree_of(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu")
     assert second.reads >= len(tree) and again.held == found.held  # its own sequences read, the same holders
     before = second.reads
-    assert holders._tree(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu") is again
+    assert holdings.tree_of(second, cohort_tree(second, cq), "a100", "nvidia.com/gpu") is again
     assert second.reads == before
     tokenless = _Tokenless(objects, memo)
     for _ in range(2):
         before = tokenless.reads
-        holders._tree(tokenless, cohort_tree(tokenless, cq), "a100", "nvidia.com/gpu")
+        holdings.tree_of(tokenless, cohort_tree(tokenless, cq), "a100", "nvidia.com/gpu")
         assert tokenless.reads - before >= len(tree)
 
 
@@ -346,14 +337,14 @@ def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_fu
     cache = _cache(_cluster(5))
     view = cache.view("team-a", [])
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    table = view.derived()[holders._PARTS]
+    table = view.derived()[holdings._PARTS]
     assert isinstance(table, dict) and table
     parts = dict(table)
     late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
     _put(cache, late)
     later = cache.view("team-a", [])
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    renewed = later.derived()[holders._PARTS]
+    renewed = later.derived()[holdings._PARTS]
     assert isinstance(renewed, dict)
     for key, (_, part) in parts.items():
         assert (renewed[key][1] is part) == (key[0] != "cq-0"), key
@@ -362,7 +353,7 @@ def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_fu
             assert len(rebuilt.held) == len(part.held) + 1 and set(part.held) <= set(rebuilt.held)
             assert set(map(id, part.held)) <= set(map(id, rebuilt.held))  # the same records
             workloads = later.workloads_in_cluster_queue("cq-0")
-            fresh = holders._Queue("cq-0", workloads, key[1], key[2], rebuilt.borrowed)
+            fresh = holdings._Queue("cq-0", workloads, key[1], key[2], rebuilt.borrowed)
             assert (fresh.sized, fresh.bounded, fresh.total) == (rebuilt.sized, rebuilt.bounded, rebuilt.total)
 
 
@@ -372,7 +363,7 @@ def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
     them all), and so are its listing's and its ranking's keys."""
     view = snapshot(_cluster(7))
     assert _compare_all(view, "team-a") > 0
-    table = view.derived()[holders._CONTESTS]
+    table = view.derived()[holdings._CONTESTS]
     assert isinstance(table, dict) and table
     trees = [tree for _, _, tree, _ in table.values()]
     records = [h for tree in trees for h in tree.by_size]
@@ -402,17 +393,17 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
     estimator = outlook._estimator(view, None, "cq-1", "a100", NOW)  # from the queue's own admitted Workloads
     old = view.derived()
-    parts, trees = dict(old[holders._PARTS]), dict(old[holders._CONTESTS])  # type: ignore[call-overload]
+    parts, trees = dict(old[holdings._PARTS]), dict(old[holdings._CONTESTS])  # type: ignore[call-overload]
     assert parts and trees
 
     _put(cache, _with_pending_count(objects, "cq-0", 99))
     later = cache.view("team-a", [])
     assert later.derived() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
     assert outlook._estimator(later, None, "cq-1", "a100", NOW) is estimator
-    kept = later.derived()[holders._PARTS]
+    kept = later.derived()[holdings._PARTS]
     assert isinstance(kept, dict) and all(kept[key][1] is part for key, (_, part) in parts.items())
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    renewed = later.derived()[holders._CONTESTS]
+    renewed = later.derived()[holdings._CONTESTS]
     assert isinstance(renewed, dict)
     assert all(renewed[key][2] is tree for key, (_, _, tree, _) in trees.items())  # the same parts: the same tree
 
@@ -420,10 +411,10 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     _put(cache, late)
     _put(cache, _with_pending_count(objects, "cq-1", 98))
     last = cache.view("team-a", [])
-    carried = last.derived()[holders._PARTS]
+    carried = last.derived()[holdings._PARTS]
     assert isinstance(carried, dict)
     assert {key[0] for key in carried} == {key[0] for key in parts} - {"cq-0"}  # cq-0's Workloads changed
-    assert not last.derived()[holders._CONTESTS]  # every tree holds cq-0
+    assert not last.derived()[holdings._CONTESTS]  # every tree holds cq-0
     assert outlook._estimator(last, None, "cq-1", "a100", NOW) is estimator  # cq-1's Workloads are the same
     assert outlook._estimator(last, None, "cq-0", "a100", NOW) is not outlook._estimator(
         view, None, "cq-0", "a100", NOW
@@ -460,8 +451,8 @@ def test_the_running_totals_along_an_order_outlive_a_status_change_while_the_ord
 
 
 _LASTING_TABLES = (
-    holders._PARTS,
-    holders._CONTESTS,
+    holdings._PARTS,
+    holdings._CONTESTS,
     outlook._ESTIMATORS,
     demand_module._DEMAND_BEFORE,
     position._PRIORITY_RUNS,
@@ -498,7 +489,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     target = next(cq.name for cq in view.cluster_queues() if cq.name != source)
     view = cache.view(namespace, [])
     estimator = outlook._estimator(view, None, source, "a100", NOW)
-    trees = dict(view.derived()[holders._CONTESTS])  # type: ignore[call-overload]
+    trees = dict(view.derived()[holdings._CONTESTS])  # type: ignore[call-overload]
     orders = {cq.name: view.pending_in(cq.name) for cq in view.cluster_queues()}
 
     raw = _local_queue_raw(objects, namespace, queue)
@@ -510,7 +501,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     assert {cq: later.pending_in(cq) for cq in orders} == orders
     assert all(later.pending_in(cq) is order for cq, order in orders.items() if cq in later._cq_orders)
     assert outlook._estimator(later, None, source, "a100", NOW) is estimator
-    kept = later.derived()[holders._CONTESTS]
+    kept = later.derived()[holdings._CONTESTS]
     assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree, _) in trees.items())
     assert _compare_both(cache) > 0
 
@@ -640,18 +631,18 @@ def test_a_renewal_keeps_exactly_the_memos_whose_sequences_the_cache_still_hands
 def _prepared_steps(cache: ClusterCache) -> int:
     """A warmer's pass over every ClusterQueue (bot.service.warmer): the holders' steps it takes."""
     done: set[tuple[str, str, str]] = set()
-    return sum(1 for cq in cache.cluster_queues() for _ in holders.preparing(cache, cq.name, done))
+    return sum(1 for cq in cache.cluster_queues() for _ in holdings.preparing(cache, cq.name, done))
 
 
 def _trees(cache: ClusterCache) -> dict[object, object]:
-    table = cache.derived().get(holders._CONTESTS)
+    table = cache.derived().get(holdings._CONTESTS)
     assert isinstance(table, dict)
     return {key: entry[2] for key, entry in table.items()}
 
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_holders_made_ahead_are_the_ones_questions_read_and_a_current_tree_takes_no_step(seed: int) -> None:
-    """`holders.preparing` (the warmer's, before any question): a step per queue's part then one for the tree's
+    """`holdings.preparing` (the warmer's, before any question): a step per queue's part then one for the tree's
     merge, for the one cohort tree and (flavor, resource) of these queues; the questions then read those very
     trees (none rebuilt), as the full walk over every holder reads; a second pass takes no step. A new holder
     in one queue: the same steps again (its part made anew, the others found), and the questions read the new
@@ -681,8 +672,8 @@ def test_nothing_is_made_ahead_for_a_queue_nobody_waits_in_nor_for_an_unknown_on
     objects += [lq("q", "team-a", "idle"), *running("busy", "team-a", "idle", queue="q", gpus_per_pod=2)]
     cache = _cache(objects)
     done: set[tuple[str, str, str]] = set()
-    assert list(holders.preparing(cache, "idle", done)) == [] and not done
-    assert list(holders.preparing(cache, "no-such-queue", done)) == [] and not done
+    assert list(holdings.preparing(cache, "idle", done)) == [] and not done
+    assert list(holdings.preparing(cache, "no-such-queue", done)) == [] and not done
 
 
 def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as_grown_by_them() -> None:

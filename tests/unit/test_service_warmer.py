@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 from bot import pacing
-from bot.forecast import holders, outlook
+from bot.forecast import outlook
 from bot.forecast.eta import History, Observed
 from bot.forecast.outlook import _ESTIMATORS
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
 from bot.service.base import ServiceBase
 from bot.service.warmer import TURN_SECONDS, Warmer
-from bot.trace import demand
+from bot.trace import demand, holdings
 
 from tests.builders import NOW
 from tests.cache_support import cache_of, put
@@ -96,7 +96,7 @@ async def test_a_pass_makes_every_waited_in_queue_s_estimators_and_a_question_th
 
 
 async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_and_the_question_makes_none() -> None:
-    """What else a question about a waiting job reads first (bot.forecast.holders.preparing, position.prepare_order):
+    """What else a question about a waiting job reads first (bot.trace.holdings.preparing, position.prepare_order):
     made by the pass, a queue's part a step (each queue here is a cohort tree of its own); a question then
     reads them as made; a pass after nothing changed takes no step; a new holder in cq-1: its tree again."""
     cache = cache_of(_objects())
@@ -106,7 +106,7 @@ async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_
     # cq-0's and cq-1's (not cq-idle's), for each resource their flavor covers (two): the part then the tree
     assert warmer.stats()["holders_steps"] == 8
     memo = cache.derived()
-    trees, totals = dict(memo[holders._CONTESTS]), dict(memo[demand._DEMAND_BEFORE])  # type: ignore[call-overload]
+    trees, totals = dict(memo[holdings._CONTESTS]), dict(memo[demand._DEMAND_BEFORE])  # type: ignore[call-overload]
     assert {key[0] for key in trees} == {"cq-0", "cq-1"} and set(totals) == {"cq-0", "cq-1"}
     await warmer.run_pass()
     assert warmer.stats()["holders_steps"] == 8
@@ -114,7 +114,7 @@ async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_
         answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
         assert answer.holders is not None and answer.holders.contests, answer
     memo = cache.derived()
-    assert all(memo[holders._CONTESTS][key][2] is entry[2] for key, entry in trees.items())  # type: ignore[index]
+    assert all(memo[holdings._CONTESTS][key][2] is entry[2] for key, entry in trees.items())  # type: ignore[index]
     assert all(memo[demand._DEMAND_BEFORE][key] is entry for key, entry in totals.items())  # type: ignore[index]
     put(cache, running("late", "team-a", "cq-1", queue="q-cq-1", gpus_per_pod=1))
     await warmer.run_pass()
