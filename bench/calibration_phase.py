@@ -32,11 +32,11 @@ from typing import Any
 
 from bot.forecast import outlook
 from bot.forecast.eta import ESTIMATE, History, Observed
+from bot.forecast.outlook import Outlook, explain_with_outlook
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import OnDemand
 from bot.notify.history import MAX_PER_QUEUE, RETENTION
-from bot.trace.explain import Query, explain
-from bot.trace.explanation import Explanation
+from bot.trace.explain import Query
 from tests.builders import NOW
 from tests.contention import base, gpu_queue, lq, running, waiting
 
@@ -94,7 +94,7 @@ async def scenario_result(scenario: eta_calibration.Scenario, seed: int) -> dict
     probe_cache = _cache(objects)
     asked = None
     for name in names:
-        answer = explain(probe_cache, Query("team-a", name, "Job"), now=NOW, history=history)
+        _, answer = explain_with_outlook(probe_cache, Query("team-a", name, "Job"), now=NOW, history=history)
         if answer.eta is not None and answer.eta.status == ESTIMATE:
             asked = name
             break
@@ -108,7 +108,7 @@ async def scenario_result(scenario: eta_calibration.Scenario, seed: int) -> dict
     await sweep.warmed(service)
     async with LagProbe() as probe:
         started = time.perf_counter()
-        sliced = await service.explain_job("team-a", asked, "Job")
+        _, sliced = await service.explain_job("team-a", asked, "Job")
         took = (time.perf_counter() - started) * 1000
         await asyncio.sleep(2 * PROBE_INTERVAL)  # the probe's last sleep ends (a lag is counted as it wakes)
     # The baseline: the same, at once (the calibration made inside the trace), on a cache of its own.
@@ -117,7 +117,7 @@ async def scenario_result(scenario: eta_calibration.Scenario, seed: int) -> dict
     await sweep.warmed(service)
     view = cache.view("team-a", (asked,))
     started = time.perf_counter()
-    whole = explain(view, Query("team-a", asked, "Job"), now=NOW, history=history)
+    _, whole = explain_with_outlook(view, Query("team-a", asked, "Job"), now=NOW, history=history)
     at_once = (time.perf_counter() - started) * 1000
     assert _same_eta(sliced, whole), (sliced.eta, whole.eta)
     estimator = _estimator_of(cache)
@@ -135,7 +135,7 @@ async def scenario_result(scenario: eta_calibration.Scenario, seed: int) -> dict
     }
 
 
-def _same_eta(one: Explanation, other: Explanation) -> bool:
+def _same_eta(one: Outlook, other: Outlook) -> bool:
     return one.eta == other.eta
 
 

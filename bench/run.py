@@ -530,10 +530,10 @@ async def recorded_questions(args: argparse.Namespace, sample: list[Any]) -> dic
     timings = []
     estimates = 0  # answers with an interval (their queue's calibration read)
     for workload in sample:
-        answer, took = await sweep.ask(service, workload)
+        (answer, outlook), took = await sweep.ask(service, workload)
         timings.append(took)
-        estimates += answer.eta is not None and answer.eta.status == "estimate"
-        assert answer.position is not None and answer.eta is not None, (workload.name, answer.verdict)
+        estimates += outlook.eta is not None and outlook.eta.status == "estimate"
+        assert answer.position is not None and outlook.eta is not None, (workload.name, answer.verdict)
         await sweep.between()
     return {
         "trace_recorded_p50_ms": round(statistics.median(timings), 3),
@@ -560,13 +560,13 @@ async def questions(
     timings = []
     rendering = []
     for workload in sample:
-        answer, took = await sweep.ask(service, workload)
+        (answer, outlook), took = await sweep.ask(service, workload)
         timings.append(took)
         assert answer.position is not None, (workload.name, answer.verdict)
         if args.render:  # between two questions, as the server renders each answer before the next question
             rendered = time.perf_counter()
-            render.answer_summary(answer, language="en", snapshot_age_seconds=0)
-            render.answer_details(answer, language="en", show_names=True)
+            render.answer_summary(answer, language="en", outlook=outlook, snapshot_age_seconds=0)
+            render.answer_details(answer, language="en", show_names=True, outlook=outlook)
             rendering.append((time.perf_counter() - rendered) * 1000)
         await sweep.between()
     between_after = pacing.stats()

@@ -21,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from bot.forecast.eta import History
+from bot.forecast.outlook import Outlook
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
@@ -173,7 +174,7 @@ async def warmed(service: ServiceBase) -> dict[str, Any]:
     }
 
 
-async def ask(service: ServiceBase, workload: Workload) -> tuple[Explanation, float]:
+async def ask(service: ServiceBase, workload: Workload) -> tuple[tuple[Explanation, Outlook], float]:
     """A question about `workload`'s Job and its time in ms: the view (`snapshot_for`) and the trace."""
     job = workload.meta.owners[0].name
     started = time.perf_counter()
@@ -205,7 +206,7 @@ async def trace_ms(
             status_changed(cache, workload)  # not timed
         if after_local_queue_change:
             local_queue_status_changed(cache, workload)
-        answer, took = await ask(service, workload)
+        (answer, _), took = await ask(service, workload)
         timings.append(took)
         assert answer.position is not None, (workload.name, answer.verdict)
         await between()

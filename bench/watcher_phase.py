@@ -33,6 +33,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.forecast.eta import Eta
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import CacheSource, OnDemand
 from bot.notify.history import HistoryRecorder, SQLiteHistory
@@ -53,11 +54,15 @@ class RecordingMessenger:
         self.updates = 0
         self.closes = 0
 
-    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+    async def send(
+        self, target: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> tuple[str, str]:
         self.sent.append((target, len(keys)))
         return f"D{target[1:]}", f"{len(self.sent)}.000100"
 
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+    async def update(
+        self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> None:
         self.updates += 1
 
     async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:

@@ -16,11 +16,12 @@ from bot.cli_queue import add_cluster_option, add_queue, apply_cluster, run_queu
 from bot.config import Settings
 from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
+from bot.forecast.outlook import explain_with_outlook
+from bot.forecast.serialize import to_json
 from bot.terminal import DEFAULT_WIDTH, render_text
 from bot.trace.codes import Verdict
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.resolve import canonical_kind
-from bot.trace.serialize import to_json
 from bot.trace.snapshot import Snapshot
 
 EXIT_OK = 0
@@ -310,9 +311,9 @@ def _locate(args: argparse.Namespace, query: Query) -> Query | int:
 def _print_answer(args: argparse.Namespace, snapshot: Snapshot, query: Query) -> int:
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
-    explanation = explain(snapshot, query, now=now)
+    explanation, outlook = explain_with_outlook(snapshot, query, now=now)
     if args.format == "json":
-        print(json.dumps(to_json(explanation, language), indent=2, ensure_ascii=False))
+        print(json.dumps(to_json(explanation, outlook, language), indent=2, ensure_ascii=False))
     elif explanation.verdict == Verdict.JOB_NOT_FOUND:
         from bot.trace.serialize import text
 
@@ -321,7 +322,7 @@ def _print_answer(args: argparse.Namespace, snapshot: Snapshot, query: Query) ->
     else:
         colour = sys.stdout.isatty() and not os.environ.get("NO_COLOR")
         width = shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns  # COLUMNS first, then the terminal's
-        sys.stdout.write(render_text(explanation, colour=colour, language=language, width=width))
+        sys.stdout.write(render_text(explanation, colour=colour, language=language, width=width, outlook=outlook))
     return EXIT_NOT_FOUND if explanation.verdict == Verdict.JOB_NOT_FOUND else EXIT_OK
 
 

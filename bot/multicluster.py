@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from bot.clusters import default_cluster, namespaces_in, scope_question
+from bot.forecast.outlook import Outlook
 from bot.service import (
     Answered,
     Asker,
@@ -137,7 +138,7 @@ class ClusterRouter(BotService):
     def age_seconds(self) -> int | None:
         return self._picked().age_seconds()
 
-    async def explain_job(self, namespace: str, name: str, kind: str | None) -> Explanation:
+    async def explain_job(self, namespace: str, name: str, kind: str | None) -> tuple[Explanation, Outlook]:
         cluster, ns = self._split(namespace)
         if cluster is not None:
             CURRENT.set(cluster)

@@ -11,14 +11,14 @@ import textwrap
 from bot.copy import DEFAULT_LANGUAGE, render
 from bot.fit import text as fit_text
 from bot.fit.decide import Fitting
+from bot.forecast.outlook import NO_OUTLOOK, Outlook, eta_text, holders_texts
+from bot.forecast.todo import todo_list
 from bot.trace.codes import Outcome
 from bot.trace.explain import amounts
 from bot.trace.explanation import LOWER_BOUND, Explanation, Position
-from bot.trace.outlook import eta_text, holders_texts
 from bot.trace.quantity import human
 from bot.trace.queueview import QueueView
 from bot.trace.serialize import quantities, text
-from bot.trace.todo import todo_list
 
 _MARK = {Outcome.PASS: "✓", Outcome.FAIL: "✗", Outcome.INFO: "•", Outcome.SKIPPED: "-"}
 _COLOUR = {Outcome.PASS: "32", Outcome.FAIL: "31", Outcome.INFO: "36", Outcome.SKIPPED: "2"}
@@ -65,16 +65,21 @@ def _position(position: Position, language: str) -> str:
 
 
 def render_text(
-    explanation: Explanation, *, colour: bool = False, language: str = DEFAULT_LANGUAGE, width: int = DEFAULT_WIDTH
+    explanation: Explanation,
+    *,
+    colour: bool = False,
+    language: str = DEFAULT_LANGUAGE,
+    width: int = DEFAULT_WIDTH,
+    outlook: Outlook = NO_OUTLOOK,
 ) -> str:
-    """The explanation as lines of text at most `width` wide (but for a command kept whole), coloured with ANSI
-    codes only when asked."""
+    """The explanation and its `outlook` as lines of text at most `width` wide (but for a command kept whole),
+    coloured with ANSI codes only when asked."""
     out: list[str] = []
     verdict = f"{render('label.verdict', language=language)}: {explanation.verdict.value}"
     out.append(_paint(verdict, "1;31" if explanation.never_fixes_itself else "1;33", colour))
     out.extend(wrap(text(explanation.headline, language), width))
     out.append("")
-    items = todo_list(explanation)
+    items = todo_list(explanation, outlook)
     if items:
         out.append(_paint(render("label.next", language=language), "1", colour))
         for item in items:
@@ -83,14 +88,14 @@ def render_text(
     if explanation.position is not None:
         label = render("label.position", language=language)
         out.extend(wrap(f"{label}: {_position(explanation.position, language)}", width, hanging="  "))
-    if explanation.eta is not None:
+    if outlook.eta is not None:
         label = render("answer.when", language=language)
-        out.extend(wrap(f"{label} {text(eta_text(explanation.eta), language)}", width, hanging="  "))
-    if explanation.position is not None or explanation.eta is not None:
+        out.extend(wrap(f"{label} {text(eta_text(outlook.eta), language)}", width, hanging="  "))
+    if explanation.position is not None or outlook.eta is not None:
         out.append("")
-    if explanation.holders is not None:
+    if outlook.holders is not None:
         own = explanation.job.namespace
-        holders = holders_texts(explanation.holders, own_namespace=own, show_names=True)
+        holders = holders_texts(outlook.holders, own_namespace=own, show_names=True)
         if holders:
             out.append(_paint(render("slack.details.step.holders", language=language), "1", colour))
             for line in holders:

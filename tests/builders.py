@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import yaml
+from bot.forecast.outlook import Outlook, explain_with_outlook
 from bot.kube.decode import read_or_unreadable
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation
@@ -513,6 +514,13 @@ def explain_objects(
     objects: Iterable[Raw], name: str = "train", *, namespace: str = NS, kind: str | None = "Job", now: datetime = NOW
 ) -> Explanation:
     return explain(snapshot(objects), Query(namespace, name, kind), now=now)
+
+
+def foresee_objects(
+    objects: Iterable[Raw], name: str = "train", *, namespace: str = NS, kind: str | None = "Job", now: datetime = NOW
+) -> tuple[Explanation, Outlook]:
+    """`explain_objects` with the forecast beside it (when, who holds it, what would admit it)."""
+    return explain_with_outlook(snapshot(objects), Query(namespace, name, kind), now=now)
 
 
 class _NoAliasDumper(yaml.SafeDumper):

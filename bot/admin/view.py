@@ -26,10 +26,11 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from bot.copy.text import Text, Value
-from bot.forecast.outlook import what_if_texts
+from bot.forecast.holders import Holders
+from bot.forecast.outlook import Outlook, explain_with_outlook, what_if_texts
 from bot.forecast.whatif import RAISE_QUOTA
 from bot.trace.codes import Verdict
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.model import ClusterQueue, Workload, find_condition, job_name
 from bot.trace.resolve import known_namespaces
@@ -280,6 +281,7 @@ _NEVER_FITS = (
     Verdict.NAMESPACE_NOT_ALLOWED,
 )
 _Starved = dict[tuple[str, str], tuple[Explanation, tuple[str, ...]]]  # (flavor, resource): a job, the borrowers
+_Wait = tuple[datetime, Explanation, Outlook]  # since when, the job, its outlook
 
 
 def _workload_findings(
@@ -287,25 +289,25 @@ def _workload_findings(
 ) -> list[Finding]:
     """The never-fitting jobs (in queue order), then the starved flavor/resources, then the longest waits."""
     findings: list[Finding] = []
-    waits: list[tuple[datetime, Explanation]] = []
+    waits: list[_Wait] = []
     starved: _Starved = {}
     for workload in _pending(snapshot, cq)[:max_explained]:
         # No ETA: the view shows none, and a queue's ETA would replay (and calibrate on) its history, in one go.
-        explanation = explain(snapshot, _query(workload), now=now, eta=False)
+        explanation, outlook = explain_with_outlook(snapshot, _query(workload), now=now, eta=False)
         if explanation.verdict.never_fixes_itself and explanation.verdict in _NEVER_FITS:
             job = _job(explanation)
             text = Text("admin.never-fits", {"job": job, "headline": explanation.headline})
-            findings.append(Finding(NEVER_FITS, cq.name, job, text, _admin_fixes(explanation)))
+            findings.append(Finding(NEVER_FITS, cq.name, job, text, _admin_fixes(explanation, outlook)))
             continue
-        if explanation.verdict in _WAITING and explanation.holders is not None:
-            _note_starved(cq, explanation, starved)
+        if explanation.verdict in _WAITING and outlook.holders is not None:
+            _note_starved(cq, explanation, outlook.holders, starved)
         if explanation.verdict.waits_for_admission and explanation.waiting_since is not None:
-            waits.append((explanation.waiting_since, explanation))
+            waits.append((explanation.waiting_since, explanation, outlook))
     findings += _starved_findings(cq, starved)
     # A long wait is an admin's to fix only when more quota would end it (verified by the what-if); the others
     # are their owners' (told by DM) or time's.
-    admin_waits = [(since, e) for since, e in sorted(waits, key=_first) if _quota_fixes(e)]
-    findings += [_long_wait(cq, since, explanation, now) for since, explanation in admin_waits[:longest]]
+    admin_waits = [wait for wait in sorted(waits, key=_first) if _quota_fixes(wait[2])]
+    findings += [_long_wait(cq, wait, now) for wait in admin_waits[:longest]]
     return findings
 
 
@@ -313,15 +315,14 @@ def _job(explanation: Explanation) -> str:
     return f"{explanation.job.namespace}/{explanation.job.name}"
 
 
-def _first(item: tuple[datetime, Explanation]) -> datetime:
+def _first(item: _Wait) -> datetime:
     return item[0]
 
 
-def _note_starved(cq: ClusterQueue, explanation: Explanation, starved: _Starved) -> None:
+def _note_starved(cq: ClusterQueue, explanation: Explanation, holders: Holders, starved: _Starved) -> None:
     """Each flavor/resource this waiting job needs that other ClusterQueues of the cohort borrow (the first
     job seen for each)."""
-    assert explanation.holders is not None
-    for contest in explanation.holders.contests:
+    for contest in holders.contests:
         borrowers = tuple(
             sorted({h.cluster_queue for h in contest.holders if h.borrowing and h.cluster_queue != cq.name})
         )
@@ -342,25 +343,26 @@ def _starved_findings(cq: ClusterQueue, starved: _Starved) -> list[Finding]:
     return findings
 
 
-def _long_wait(cq: ClusterQueue, since: datetime, explanation: Explanation, now: datetime) -> Finding:
+def _long_wait(cq: ClusterQueue, wait: _Wait, now: datetime) -> Finding:
+    since, explanation, outlook = wait
     job = _job(explanation)
     waited = max(0, int((now - since).total_seconds()))
     text = Text("admin.long-wait", {"job": job, "waited_seconds": waited, "headline": explanation.headline})
-    return Finding(LONG_WAIT, cq.name, job, text, _admin_fixes(explanation), since)
+    return Finding(LONG_WAIT, cq.name, job, text, _admin_fixes(explanation, outlook), since)
 
 
-def _quota_fixes(explanation: Explanation) -> tuple[Text, ...]:
-    """The quota that would admit it (the engine's what-if, verified); () when more quota would not."""
-    if explanation.what_if is not None:
-        raised = [c for c in explanation.what_if.changes if c.code == RAISE_QUOTA]
+def _quota_fixes(outlook: Outlook) -> tuple[Text, ...]:
+    """The quota that would admit it (the forecast's what-if, verified); () when more quota would not."""
+    if outlook.what_if is not None:
+        raised = [c for c in outlook.what_if.changes if c.code == RAISE_QUOTA]
         if raised:
-            return tuple(what_if_texts(type(explanation.what_if)(changes=tuple(raised))))
+            return tuple(what_if_texts(type(outlook.what_if)(changes=tuple(raised))))
     return ()
 
 
-def _admin_fixes(explanation: Explanation) -> tuple[Text, ...]:
+def _admin_fixes(explanation: Explanation, outlook: Outlook) -> tuple[Text, ...]:
     """The quota that would admit it, else the engine's own actions."""
-    return _quota_fixes(explanation) or tuple(a.text for a in explanation.actions[:2]) or (Text("admin.fix.look"),)
+    return _quota_fixes(outlook) or tuple(a.text for a in explanation.actions[:2]) or (Text("admin.fix.look"),)
 
 
 def merged(views: dict[str, AdminView]) -> AdminView:

@@ -12,11 +12,12 @@ from bot.copy.text import Text
 from bot.fit.draft import Built, Draft, build, placed
 from bot.fit.overlay import WithJob
 from bot.forecast.eta import History
+from bot.forecast.outlook import NO_OUTLOOK, Outlook, explain_with_outlook
 from bot.trace import checks
 from bot.trace.checks import Fit, QueueFit
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import PODS
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Explanation, Step
 from bot.trace.model import Container, Job, PodSet
 from bot.trace.snapshot import Snapshot
@@ -55,6 +56,7 @@ class Fitting:
     built: Built | None = None
     per_pod: bool = False  # a Deployment: the answer is for one of its pods (each gets its own Workload)
     replicas: int = 1
+    outlook: Outlook = NO_OUTLOOK  # when it would likely run, what would admit it (bot.forecast)
 
     @property
     def steps(self) -> tuple[Step, ...]:
@@ -162,10 +164,12 @@ def fit(
     built = build(snapshot, draft, namespace=namespace, now=now)
     overlay = WithJob(snapshot, built.job, built.workload, built.events)
     query = Query(built.job.meta.namespace or namespace, built.job.meta.name, built.job.meta.kind)
-    explanation = explain(overlay, query, now=now, history=history)
+    explanation, outlook = explain_with_outlook(overlay, query, now=now, history=history)
     queue_fit = _queue_fit(overlay, built)
     fits = fits_of(explanation, queue_fit)
     verdict = _verdict(overlay, fits, explanation)
     choices = flavor_choices(queue_fit) if built.workload is not None else ()
     headline = _headline(fits, built.job, explanation, choices)
-    return Fitting(fits, verdict, built.job, explanation, choices, headline, (), built, draft.per_pod, draft.replicas)
+    return Fitting(
+        fits, verdict, built.job, explanation, choices, headline, (), built, draft.per_pod, draft.replicas, outlook
+    )

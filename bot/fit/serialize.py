@@ -7,7 +7,8 @@ from typing import Any
 
 from bot.copy import DEFAULT_LANGUAGE
 from bot.fit.decide import NOW, Fitting, FlavorChoice
-from bot.trace.serialize import text, to_json
+from bot.forecast.serialize import to_json
+from bot.trace.serialize import text
 
 
 def flavors_json(choices: tuple[FlavorChoice, ...]) -> dict[str, dict[str, str]]:
@@ -29,7 +30,7 @@ def fit_json(fitting: Fitting, language: str = DEFAULT_LANGUAGE) -> dict[str, An
     """The JSON document `fit --format json` prints."""
     job = fitting.job
     base: dict[str, Any] = (
-        to_json(fitting.explanation, language)
+        to_json(fitting.explanation, fitting.outlook, language)
         if fitting.explanation is not None
         else {"job": {"kind": job.meta.kind, "namespace": job.meta.namespace, "name": job.meta.name}}
     )

@@ -41,18 +41,18 @@ def place(fitting: Fitting) -> Text | None:
 
 
 def when(fitting: Fitting) -> Text | None:
-    explanation = fitting.explanation
-    if fitting.fits != LATER or explanation is None or explanation.eta is None:
+    eta = fitting.outlook.eta
+    if fitting.fits != LATER or fitting.explanation is None or eta is None:
         return None
-    return eta_text(explanation.eta)
+    return eta_text(eta)
 
 
 def change(fitting: Fitting) -> Text | None:
     """The first verified change that would admit it (when it never fits, or waits)."""
-    explanation = fitting.explanation
-    if fitting.fits == NOW or explanation is None or explanation.what_if is None:
+    what_if = fitting.outlook.what_if
+    if fitting.fits == NOW or fitting.explanation is None or what_if is None:
         return None
-    texts = what_if_texts(explanation.what_if)
+    texts = what_if_texts(what_if)
     return texts[0] if texts else None
 
 

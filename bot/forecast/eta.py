@@ -70,22 +70,6 @@ class Observed:
     amount: Decimal | None = None  # what it asked for of the resource its flavor was contested for
     workload: str = ""  # its UID: a Workload admitted in two flavors is one admission
 
-    def __init__(
-        self,
-        cluster_queue: str,
-        flavor: str,
-        queued_at: datetime,
-        admitted_at: datetime,
-        amount: Decimal | None = None,
-        workload: str = "",
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "queued_at", queued_at)
-        object.__setattr__(self, "admitted_at", admitted_at)
-        object.__setattr__(self, "amount", amount)
-        object.__setattr__(self, "workload", workload)
-
 
 @dataclass(frozen=True, slots=True)
 class Waiting:
@@ -93,14 +77,6 @@ class Waiting:
 
     queued_at: datetime
     amount: Decimal | None = None
-
-    def __init__(
-        self,
-        queued_at: datetime,
-        amount: Decimal | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "queued_at", queued_at)
-        object.__setattr__(self, "amount", amount)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,18 +88,6 @@ class Finished:
     admitted_at: datetime
     finished_at: datetime
 
-    def __init__(
-        self,
-        cluster_queue: str,
-        flavor: str,
-        admitted_at: datetime,
-        finished_at: datetime,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "admitted_at", admitted_at)
-        object.__setattr__(self, "finished_at", finished_at)
-
 
 @dataclass(frozen=True)
 class History:
@@ -133,15 +97,6 @@ class History:
     # The admissions by ClusterQueue, made when first asked (a field, not a cached_property: the compiled
     # engine's classes keep no instance dict).
     _by_queue: dict[str, tuple[Observed, ...]] | None = field(init=False, repr=False, compare=False)
-
-    def __init__(
-        self,
-        admissions: tuple[Observed, ...] = (),
-        finishes: tuple[Finished, ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "admissions", admissions)
-        object.__setattr__(self, "finishes", finishes)
-        self.__post_init__()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_by_queue", None)  # (a default alone leaves a compiled instance without it)
@@ -178,32 +133,6 @@ class Eta:
     samples: int = 0
     bound_seconds: int | None = None  # at the latest, by the running workloads' maximum execution times
     reason: str = ""  # thin-history | never-fits, when there is no estimate
-
-    def __init__(
-        self,
-        status: str,
-        position: int | None = None,
-        low_seconds: int | None = None,
-        high_seconds: int | None = None,
-        confidence: int = CONFIDENCE,
-        admissions: int = 0,
-        window_hours: int = int(WINDOW.total_seconds() // 3600),
-        scope: str = "",
-        samples: int = 0,
-        bound_seconds: int | None = None,
-        reason: str = "",
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "status", status)
-        object.__setattr__(self, "position", position)
-        object.__setattr__(self, "low_seconds", low_seconds)
-        object.__setattr__(self, "high_seconds", high_seconds)
-        object.__setattr__(self, "confidence", confidence)
-        object.__setattr__(self, "admissions", admissions)
-        object.__setattr__(self, "window_hours", window_hours)
-        object.__setattr__(self, "scope", scope)
-        object.__setattr__(self, "samples", samples)
-        object.__setattr__(self, "bound_seconds", bound_seconds)
-        object.__setattr__(self, "reason", reason)
 
 
 # One waiting job at one replayed moment: (position, remaining, amount, moment, censored) — its place, the

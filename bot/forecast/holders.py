@@ -96,30 +96,6 @@ class Contest:
     count: int  # every holder, listed or not
     frees_within: int | None = None  # seconds until enough is freed for sure (maximum execution times)
 
-    def __init__(
-        self,
-        flavor: str,
-        resource: str,
-        needed: Decimal,
-        held_here: Decimal,
-        held_in_cohort: Decimal,
-        reclaimable: Decimal,
-        preemptible: Decimal,
-        holders: tuple[Holder, ...],
-        count: int,
-        frees_within: int | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "resource", resource)
-        object.__setattr__(self, "needed", needed)
-        object.__setattr__(self, "held_here", held_here)
-        object.__setattr__(self, "held_in_cohort", held_in_cohort)
-        object.__setattr__(self, "reclaimable", reclaimable)
-        object.__setattr__(self, "preemptible", preemptible)
-        object.__setattr__(self, "holders", holders)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "frees_within", frees_within)
-
 
 @dataclass(frozen=True)
 class Blocker:
@@ -138,22 +114,6 @@ class Holders:
     contests: tuple[Contest, ...] = ()
     blockers: tuple[Blocker, ...] = ()
     blockers_count: int = 0
-
-    def __init__(
-        self,
-        cluster_queue: str,
-        cohort: str,
-        policy: tuple[tuple[str, str], ...],
-        contests: tuple[Contest, ...] = (),
-        blockers: tuple[Blocker, ...] = (),
-        blockers_count: int = 0,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "cohort", cohort)
-        object.__setattr__(self, "policy", policy)
-        object.__setattr__(self, "contests", contests)
-        object.__setattr__(self, "blockers", blockers)
-        object.__setattr__(self, "blockers_count", blockers_count)
 
     @property
     def empty(self) -> bool:

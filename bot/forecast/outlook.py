@@ -13,7 +13,6 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from bot.copy import render
 from bot.forecast import eta as eta_module
 from bot.forecast import whatif
 from bot.forecast.eta import Estimator, Eta, History, Observed, Waiting
@@ -22,9 +21,10 @@ from bot.forecast.whatif import WhatIf, what_if
 from bot.trace.answer import queued_since
 from bot.trace.codes import Verdict
 from bot.trace.demand import demand_in
+from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation, Text
 from bot.trace.model import Workload
-from bot.trace.quantity import format_quantity, human
+from bot.trace.quantity import human
 from bot.trace.snapshot import Live, Snapshot, handed_out, lasting, same_objects
 
 WAITS = frozenset(
@@ -105,19 +105,15 @@ def snapshot_history(snapshot: Snapshot, cluster_queue: str) -> History:
 
 @dataclass(frozen=True)
 class Outlook:
+    """What comes after "why" for one job, beside its Explanation: who holds what it waits for, when it will
+    likely run, what would admit it (each None where its verdict does not call for it)."""
+
     holders: Holders | None = None
     eta: Eta | None = None
     what_if: WhatIf | None = None
 
-    def __init__(
-        self,
-        holders: Holders | None = None,
-        eta: Eta | None = None,
-        what_if: WhatIf | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "holders", holders)
-        object.__setattr__(self, "eta", eta)
-        object.__setattr__(self, "what_if", what_if)
+
+NO_OUTLOOK = Outlook()
 
 
 def outlook(
@@ -555,134 +551,7 @@ def what_if_texts(result: WhatIf) -> list[Text]:
     return lines
 
 
-# --- as JSON (`explain --format json`: the keys eta, holders, what_if) -------------------------------------
-
-
-def _number(value: Decimal | None, resource: str) -> str | None:
-    return None if value is None else format_quantity(value, resource)
-
-
-def eta_json(eta: Eta, language: str) -> dict[str, Any]:
-    return {
-        "status": eta.status,
-        "position": eta.position,
-        "lowSeconds": eta.low_seconds,
-        "highSeconds": eta.high_seconds,
-        "confidence": eta.confidence,
-        "admissions": eta.admissions,
-        "windowHours": eta.window_hours,
-        "scope": eta.scope or None,
-        "samples": eta.samples,
-        "boundSeconds": eta.bound_seconds,
-        "reason": eta.reason or None,
-        "text": render(eta_text(eta).key, eta_text(eta).params, language),
-    }
-
-
-def holders_json(holders: Holders, own_namespace: str, language: str) -> dict[str, Any]:
-    return {
-        "clusterQueue": holders.cluster_queue,
-        "cohort": holders.cohort or None,
-        "preemption": dict(holders.policy),
-        "contests": [
-            {
-                "flavor": c.flavor,
-                "resource": c.resource,
-                "needed": _number(c.needed, c.resource),
-                "heldHere": _number(c.held_here, c.resource),
-                "heldInCohort": _number(c.held_in_cohort, c.resource),
-                "reclaimable": _number(c.reclaimable, c.resource),
-                "preemptible": _number(c.preemptible, c.resource),
-                "count": c.count,
-                "freesWithinSeconds": c.frees_within,
-                "holders": [
-                    {
-                        "namespace": h.namespace,
-                        "name": h.name,
-                        "clusterQueue": h.cluster_queue,
-                        "priority": h.priority,
-                        "amount": _number(h.amount, c.resource),
-                        "runningSeconds": h.running_seconds,
-                        "borrowing": h.borrowing,
-                        "preemptible": h.preemptible or None,
-                        "secondsLeft": h.seconds_left,
-                    }
-                    for h in c.holders
-                ],
-            }
-            for c in holders.contests
-        ],
-        "blockers": [
-            {
-                "kind": b.kind,
-                "namespace": b.namespace,
-                "name": b.name,
-                "priority": b.priority,
-                "sinceSeconds": b.since_seconds,
-            }
-            for b in holders.blockers
-        ],
-        "blockersCount": holders.blockers_count,
-        "text": [
-            render(t.key, t.params, language)
-            for t in holders_texts(holders, own_namespace=own_namespace, show_names=True)
-        ],
-    }
-
-
-def what_if_json(result: WhatIf, language: str) -> dict[str, Any]:
-    changes = []
-    for change in result.changes:
-        item: dict[str, Any] = {"change": change.code, "now": change.now}
-        if change.pod_set:
-            item["podSet"] = change.pod_set
-        if change.pods is not None:
-            item.update(pods=change.pods, wasPods=change.was_pods)
-        if change.per_pod is not None:
-            item.update(
-                resource=change.resource,
-                perPod=_number(change.per_pod, change.resource),
-                wasPerPod=_number(change.was_per_pod, change.resource),
-            )
-        if change.queue:
-            item["localQueue"] = change.queue
-        if change.cluster_queue:
-            item["clusterQueue"] = change.cluster_queue
-        if change.flavor:
-            item.update(flavor=change.flavor, nodeLabels=dict(change.node_labels))
-            item["tolerate"] = [{"key": k, "value": v, "effect": e} for k, v, e in change.tolerate]
-        if change.raises:
-            item["raise"] = [
-                {
-                    "clusterQueue": r.cluster_queue,
-                    "flavor": r.flavor,
-                    "resource": r.resource,
-                    "by": _number(r.by, r.resource),
-                    "to": _number(r.to, r.resource),
-                }
-                for r in change.raises
-            ]
-        item["text"] = [render(t.key, t.params, language) for t in what_if_texts(WhatIf((change,)))]
-        changes.append(item)
-    return {
-        "fitsNow": result.fits_now,
-        "considered": list(result.considered),
-        "changes": changes,
-        "text": [render(t.key, t.params, language) for t in what_if_texts(result)],
-    }
-
-
-def outlook_json(explanation: Explanation, language: str) -> dict[str, Any]:
-    """The three keys of issue 16, null when they do not apply to the verdict."""
-    own = explanation.job.namespace
-    return {
-        "eta": eta_json(explanation.eta, language) if explanation.eta is not None else None,
-        "holders": holders_json(explanation.holders, own, language) if explanation.holders is not None else None,
-        "what_if": what_if_json(explanation.what_if, language) if explanation.what_if is not None else None,
-    }
-
-
-def with_outlook(
+def outlook_of(
     snapshot: Snapshot,
     explanation: Explanation,
     *,
@@ -690,18 +559,18 @@ def with_outlook(
     now: datetime,
     with_what_if: bool = True,
     with_eta: bool = True,
-) -> Explanation:
-    """The explanation with its eta, holders and what_if (unless `with_what_if` is False: the notifier's DMs
-    carry only the ETA; unless `with_eta` is False: the admins' view shows none, and reads no queue's
-    history for it), when its verdict calls for them."""
+) -> Outlook:
+    """The explanation's eta, holders and what_if (unless `with_what_if` is False: the notifier's DMs carry only
+    the ETA; unless `with_eta` is False: the admins' view shows none, and reads no queue's history for it), when
+    its verdict calls for them; NO_OUTLOOK otherwise."""
     verdict = explanation.verdict
     if explanation.workload is None or verdict not in WAITS | NEVER | WHAT_IF:
-        return explanation
+        return NO_OUTLOOK
     workload = snapshot.workload(*explanation.workload)
     if workload is None or workload.holds_quota or workload.finished:
-        return explanation
+        return NO_OUTLOOK
     position = explanation.position.cluster_queue if explanation.position is not None else None
-    found = outlook(
+    return outlook(
         snapshot,
         workload,
         explanation.cluster_queue,
@@ -712,13 +581,28 @@ def with_outlook(
         with_what_if=with_what_if,
         with_eta=with_eta,
     )
-    return explanation.with_outlook(found.holders, found.eta, found.what_if)
+
+
+def explain_with_outlook(
+    snapshot: Snapshot,
+    query: Query,
+    *,
+    now: datetime,
+    history: History | None = None,
+    what_if: bool = True,
+    eta: bool = True,
+) -> tuple[Explanation, Outlook]:
+    """Why the job named by `query` is (or is not) pending (bot.trace.explain), and its outlook (`outlook_of`:
+    its ETA from the observed `history`, when given, unless `eta` is False; who holds what it waits for; and,
+    unless `what_if` is False, what would admit it)."""
+    explanation = explain(snapshot, query, now=now)
+    return explanation, outlook_of(snapshot, explanation, history=history, now=now, with_what_if=what_if, with_eta=eta)
 
 
 def calibrations_for(
     snapshot: Snapshot, explanation: Explanation, *, history: History | None, now: datetime
 ) -> list[Iterator[None]]:
-    """The calibrations `with_outlook` may read for this explanation's ETA (those of its ClusterQueue's
+    """The calibrations `outlook_of` may read for this explanation's ETA (those of its ClusterQueue's
     Estimators whose estimate at its position and amount reads one: it reads the one of its contested flavor)
     and are not made yet, as steps (`calibrations`)."""
     if explanation.workload is None or explanation.verdict not in WAITS:
@@ -791,6 +675,6 @@ def eta_mark(eta: Eta | None) -> str:
     return f"{eta.status}:{round(math.log2(middle))}"
 
 
-def eta_moved(before: str, explanation: Explanation) -> bool:
+def eta_moved(before: str, eta: Eta | None) -> bool:
     """Whether the ETA moved meaningfully since the mark `before` ("" when none was recorded: no news)."""
-    return bool(before) and before != eta_mark(explanation.eta)
+    return bool(before) and before != eta_mark(eta)

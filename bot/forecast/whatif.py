@@ -99,16 +99,6 @@ class WhatIf:
     fits_now: bool = False  # by the engine's math it fits already (Kueue has not admitted it yet)
     considered: tuple[str, ...] = field(default_factory=tuple)  # the change codes tried
 
-    def __init__(
-        self,
-        changes: tuple[Change, ...] = (),
-        fits_now: bool = False,
-        considered: tuple[str, ...] | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "changes", changes)
-        object.__setattr__(self, "fits_now", fits_now)
-        object.__setattr__(self, "considered", considered if considered is not None else tuple())
-
 
 # --- a snapshot with a change applied ---------------------------------------------------------------
 

@@ -3,7 +3,7 @@
     recorder = HistoryRecorder(SQLiteHistory(path))   # or MemoryHistory() where no database is configured
     await recorder.load()                              # what earlier runs saw (survives restarts)
     await recorder.observe(snapshot, now)              # each notifier pass: new admissions and finishes
-    explain(snapshot, query, now=now, history=recorder.history)
+    explain_with_outlook(snapshot, query, now=now, history=recorder.history)   # bot.forecast.outlook
 
 `observations(snapshot, ...)` is pure: it reads each Workload's own record (QuotaReserved/Admitted and
 Finished conditions, with their times), so an admission is seen even when it happened between two passes,

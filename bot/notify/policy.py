@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
+from bot.forecast.eta import Eta
 from bot.forecast.outlook import eta_moved
 from bot.notify.state import Delivery, State, job_key
 from bot.trace.codes import Verdict
@@ -64,6 +65,7 @@ class Candidate:
     explanation: Explanation | Brief
     targets: tuple[str, ...]  # Slack user IDs (U.../W...) or channel IDs (C.../G...)
     waiting_since: datetime | None
+    eta: Eta | None = None  # with an Explanation: when it will likely run (bot.forecast.outlook)
 
     @property
     def verdict(self) -> Verdict:
@@ -73,7 +75,7 @@ class Candidate:
         """The same with the Brief of its Explanation: what is kept once the pass has acted on it."""
         if isinstance(self.explanation, Brief):
             return self
-        return replace(self, explanation=Brief.of(self.explanation))
+        return replace(self, explanation=Brief.of(self.explanation), eta=None)
 
     @property
     def job_label(self) -> str:
@@ -239,7 +241,7 @@ def _changed(delivery: Delivery, candidate: Candidate) -> bool:
         candidate.verdict.value != delivery.verdict
         or position_moved(delivery.position, candidate.position)
         or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
-            isinstance(candidate.explanation, Explanation) and eta_moved(delivery.eta, candidate.explanation)
+            isinstance(candidate.explanation, Explanation) and eta_moved(delivery.eta, candidate.eta)
         )
     )
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Protocol
 
+from bot.forecast.eta import Eta
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
 
@@ -31,10 +32,14 @@ class OwnerSource(Protocol):
 class Messenger(Protocol):
     """What the watcher needs from Slack (implemented in bot.slack.messenger)."""
 
-    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
-        """Post a DM (or a digest, for several) to a user or channel; returns (channel, ts)."""
+    async def send(
+        self, target: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> tuple[str, str]:
+        """Post a DM (with its job's `eta`) or a digest, for several, to a user or channel; returns (channel, ts)."""
 
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None: ...
+    async def update(
+        self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> None: ...
 
     async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
         """Edit the DM (or the digest) to say its jobs' waits are over."""

@@ -28,7 +28,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from bot.errors import BotError, Fenced, LeaseLost, StoreUnavailable
-from bot.forecast.eta import History
+from bot.forecast.eta import Eta, History
 from bot.forecast.outlook import eta_mark
 from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures
@@ -106,8 +106,8 @@ class Notifier:
         self._quota = QuotaStamps()  # per cohort tree: its objects, its token
         # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
         # and the deliveries grouped by the message they share.
-        self._explained: dict[str, Explanation] = {}
-        self._by_job: dict[Query, Explanation] = {}  # the same, by the job asked about
+        self._explained: dict[str, tuple[Explanation, Eta | None]] = {}  # with its ETA
+        self._by_job: dict[Query, tuple[Explanation, Eta | None]] = {}  # the same, by the job asked about
         self._messages: dict[tuple[str | None, str | None], list[Delivery]] | None = None
         self._store_was_empty = False  # this pass: the store held no delivery (look in Slack before sending)
         self.traced = 0  # jobs traced so far, once a pass each (the rest were unchanged)
@@ -314,13 +314,12 @@ class Notifier:
             if last.targets or is_open:
                 walk.found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
             return
-        explanation = await self._explain(Query(namespace, name, kind), walk.now)
+        explanation, eta = self._explained[key] = await self._explain(Query(namespace, name, kind), walk.now)
         walk.pause.look_soon()
-        self._explained[key] = explanation
         targets = await self.audience.targets(namespace, subscribers, values)
         walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
         if targets or is_open:
-            walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since))
+            walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since, eta))
 
     # --- doing what was decided ---------------------------------------------------------------------
 
@@ -336,10 +335,11 @@ class Notifier:
         """The candidate with a full Explanation of now (decided on its Brief; None: the Workload is gone)."""
         if not isinstance(candidate.explanation, Brief):
             return candidate
-        explanation = await self._explain_key(candidate.key, now)
-        if explanation is None:
+        found = await self._explain_key(candidate.key, now)
+        if found is None:
             return None
-        return Candidate(candidate.key, explanation, candidate.targets, explanation.waiting_since)
+        explanation, eta = found
+        return Candidate(candidate.key, explanation, candidate.targets, explanation.waiting_since, eta)
 
     async def _send(self, decision: Send, now: datetime, *, replace: bool = False) -> None:
         items = [c for c in [await self._fresh(i, now) for i in decision.items] if c is not None]
@@ -356,7 +356,10 @@ class Notifier:
             return
         fence = self._held()  # the very moment before the DM leaves
         channel, ts = await self.messenger.send(
-            decision.target, [_explanation(i) for i in intended], [i.key for i in intended]
+            decision.target,
+            [_explanation(i) for i in intended],
+            [i.key for i in intended],
+            eta=intended[0].eta if len(intended) == 1 else None,
         )
         fence = self._held()
         for item in intended:
@@ -410,7 +413,8 @@ class Notifier:
                     explanations.append(explanation)
                     keys.append(other.key)
         self._held()
-        await self.messenger.update(delivery.channel, delivery.ts, explanations, keys)
+        eta = fresh.eta if len(explanations) == 1 else None
+        await self.messenger.update(delivery.channel, delivery.ts, explanations, keys, eta=eta)
         item = fresh
         await self.store.record_update(_told(item, decision.target, delivery.digest), now, fence=self._held())
         if item.verdict.never_fixes_itself and not _never_fits(delivery.verdict):  # news that notifies
@@ -481,13 +485,14 @@ class Notifier:
         that still holds and it did not move since (its headline counts those ahead); else traced now."""
         explained = self._explained.get(key)
         if explained is not None:
-            return explained
+            return explained[0]
         seen = self._seen.get(key)  # this pass's: its Brief checked against its inputs of now
         if digest and seen is not None and seen.exact:
             return _listed_from(seen.brief)
-        return await self._explain_key(key, now)
+        found = await self._explain_key(key, now)
+        return found[0] if found is not None else None
 
-    async def _explain_key(self, key: str, now: datetime) -> Explanation | None:
+    async def _explain_key(self, key: str, now: datetime) -> tuple[Explanation, Eta | None] | None:
         known = self._explained.get(key)
         if known is not None:
             return known
@@ -497,22 +502,21 @@ class Notifier:
         if workload is None:
             return None
         job_name, kind = job_of(workload)
-        explanation = await self._explain(Query(namespace, job_name, kind), now)
-        self._explained[key] = explanation
-        return explanation
+        found = self._explained[key] = await self._explain(Query(namespace, job_name, kind), now)
+        return found
 
-    async def _explain(self, query: Query, now: datetime) -> Explanation:
+    async def _explain(self, query: Query, now: datetime) -> tuple[Explanation, Eta | None]:
         """The job traced once a pass, whichever of its Workloads (a job re-created has two) asks first."""
         known = self._by_job.get(query)
         if known is not None:
             return known
         job_snapshot = await self.source.snapshot_for(query.namespace, query.name, query.kind)
-        explanation = await explained(
+        explanation, outlook = await explained(
             job_snapshot, query, now=now, history=self._history(), what_if=False, freeze=freezes_gc(self.source)
         )
-        self._by_job[query] = explanation
+        found = self._by_job[query] = (explanation, outlook.eta)
         self.traced += 1
-        return explanation
+        return found
 
     def _history(self) -> History | None:
         return self.history.history if self.history is not None else None
@@ -545,7 +549,7 @@ def _told(candidate: Candidate, target: str, digest: bool) -> Told:
     """What a delivery remembers of its message: the verdict, the position, the headline's key and the ETA's
     mark."""
     explanation = candidate.explanation
-    eta = eta_mark(explanation.eta if isinstance(explanation, Explanation) else None)
+    eta = eta_mark(candidate.eta if isinstance(explanation, Explanation) else None)
     return Told(
         candidate.key, target, candidate.verdict.value, candidate.position, explanation.headline.key, eta, digest,
         candidate.job_label, candidate.waiting_since,

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from bot.errors import BotError
+from bot.forecast.outlook import Outlook
 from bot.service.base import AccessUnknown, ServiceBase, first_of
 from bot.service.results import Answered, Asker, Choose, NotFound, Outcome, Refused, Unavailable, outcome_name
 from bot.trace.codes import Verdict
@@ -52,9 +53,9 @@ class Asking(ServiceBase):
             if namespace is not None:
                 if not await self._may_see(asker, namespace):
                     return Refused(namespace)
-                explanation = await self.explain_job(namespace, name, kind)
+                explanation, outlook = await self.explain_job(namespace, name, kind)
                 if explanation.verdict != Verdict.JOB_NOT_FOUND:
-                    return await self._answered(asker, explanation)
+                    return await self._answered(asker, explanation, outlook)
                 suggestions = await self._suggestions(asker, name, kind, visible)
                 return NotFound(namespace, name, kind, suggestions)
             matches = [m for m in await self._find(name, kind, visible) if await self._may_see(asker, m[0])]
@@ -63,20 +64,21 @@ class Asking(ServiceBase):
                 matches = [m for m in matches if m[0] == default_namespace]
             if len(matches) == 1:
                 ns, job_name, job_kind = matches[0]
-                explanation = await self.explain_job(ns, job_name, job_kind)
-                return await self._answered(asker, explanation)
+                explanation, outlook = await self.explain_job(ns, job_name, job_kind)
+                return await self._answered(asker, explanation, outlook)
             if len(matches) > 1:
                 return Choose(tuple(matches[:MAX_CHOICES]))
             return NotFound(None, name, kind, await self._suggestions(asker, name, kind, visible))
         except AccessUnknown:
             return Unavailable()
 
-    async def _answered(self, asker: Asker, explanation: Explanation) -> Answered:
+    async def _answered(self, asker: Asker, explanation: Explanation, outlook: Outlook) -> Answered:
         """The answer, for its audience: public when every reader may see the job's namespace (else to the
         asker only), other teams' job names only when every one of its readers may see them."""
         public = await self.audience_sees(asker, [explanation.job.namespace])
         readers = asker if public else Asker(asker.user, asker.channel)
-        return await self._with_placement(Answered(explanation, await self._shows_names(readers, explanation), public))
+        shows_names = await self._shows_names(readers, explanation, outlook)
+        return await self._with_placement(Answered(explanation, shows_names, public, outlook=outlook))
 
     async def _with_placement(self, answered: Answered) -> Answered:
         """Issue 17: on a MultiKueue manager, where the Workload is dispatched and whether its workers are
@@ -105,20 +107,20 @@ class Asking(ServiceBase):
             if service is None or not service.source.ready:
                 continue
             try:
-                copy = await service.explain_job(workload.namespace, workload.name, "Workload")
+                copy, _ = await service.explain_job(workload.namespace, workload.name, "Workload")
             except BotError:
                 continue
             if copy.verdict != Verdict.JOB_NOT_FOUND:
                 copies.append((worker.name, copy))
         return replace(answered, multikueue=found, workers=tuple(copies))
 
-    async def _shows_names(self, asker: Asker, explanation: Explanation) -> bool:
+    async def _shows_names(self, asker: Asker, explanation: Explanation, outlook: Outlook) -> bool:
         """Whether the answer may name the other namespaces' jobs it mentions (who waits ahead) to its readers."""
         named: set[str] = set()
         if explanation.position is not None and explanation.position.ahead is not None:
             named.update(ns for ns, _, _ in explanation.position.ahead.workloads)
-        if explanation.holders is not None:  # who holds what it waits for (issue 16)
-            named.update(explanation.holders.namespaces())
+        if outlook.holders is not None:  # who holds what it waits for
+            named.update(outlook.holders.namespaces())
         named.update(explanation.other_namespaces)  # the engine's "also in these namespaces" (job-not-found)
         # other jobs the steps and advice name (a StrictFIFO head, workloads whose pods hold admission)
         named.update(named_namespaces([*(s.text for s in explanation.steps), *(a.text for a in explanation.actions)]))

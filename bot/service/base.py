@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from bot import pacing
 from bot.errors import ClusterUnavailable
 from bot.forecast.eta import History
+from bot.forecast.outlook import Outlook
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches, freezes_gc
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.service.slices import explained
@@ -61,20 +62,21 @@ class ServiceBase:
             return None
         return max(0, int((self.clock() - taken).total_seconds()))
 
-    async def explain_job(self, namespace: str, name: str, kind: str | None) -> Explanation:
-        """Explain one job, no questions asked about access (the notifier, the CLI)."""
+    async def explain_job(self, namespace: str, name: str, kind: str | None) -> tuple[Explanation, Outlook]:
+        """Explain one job, with its outlook (when it will likely run, who holds what it waits for, what would
+        admit it), no questions asked about access (the notifier, the CLI)."""
         snapshot = await self.source.snapshot_for(namespace, name, kind)
         # On the loop thread: the trace is short (bench/: p99 well under 2 ms) and pure, and a worker thread
         # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
         # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.slices).
-        explanation = await explained(
+        found = await explained(
             snapshot, Query(namespace, name, kind), now=self.clock(), history=history, freeze=self._freezes()
         )
         # What it built is walked at the loop's next turn, not in the next question (frozen, when a full
         # collection is due, where the source freezes the collector's view as the production cache does).
         pacing.collect_soon(freeze=self._freezes())
-        return explanation
+        return found
 
     def _freezes(self) -> bool:
         """Whether its source freezes the collector's view (the production cache does once synced)."""

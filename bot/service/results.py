@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from bot.forecast.outlook import NO_OUTLOOK, Outlook
 from bot.forecast.usage import Usage
 from bot.trace.explanation import Explanation
 from bot.trace.multikueue import Placement
@@ -22,6 +23,7 @@ class Answered:
     cluster: str = ""  # issue 17: the cluster it was found in, when the bot serves several (CLUSTERS)
     multikueue: Placement | None = None  # issue 17: on a MultiKueue manager, where it is dispatched
     workers: tuple[tuple[str, Explanation], ...] = ()  # and each served worker's explanation of its copy
+    outlook: Outlook = NO_OUTLOOK  # when it will likely run, who holds what it waits for, what would admit it
 
 
 @dataclass(frozen=True)

@@ -79,7 +79,7 @@ class PersonalWatches(Asking):
         watched: list[tuple[str, str, Explanation | None]] = []
         for namespace, name, kind in await self.watches.watched(user):
             try:
-                explanation: Explanation | None = await self.explain_job(namespace, name, kind)
+                explanation: Explanation | None = (await self.explain_job(namespace, name, kind))[0]
             except BotError:
                 explanation = None
             watched.append((namespace, name, explanation))
@@ -100,7 +100,7 @@ class PersonalWatches(Asking):
             if (namespace, name) in watched or not await self.may_see_all(asker, [namespace]):
                 continue
             try:
-                explanation: Explanation | None = await self.explain_job(namespace, name, None)
+                explanation: Explanation | None = (await self.explain_job(namespace, name, None))[0]
             except BotError:
                 explanation = None
             listed.append((namespace, name, explanation))

@@ -17,6 +17,7 @@ from slack_sdk.web.async_slack_response import AsyncSlackResponse
 
 from bot.copy import render as render_words
 from bot.errors import SlackUnavailable, SlackUndeliverable
+from bot.forecast.eta import Eta
 from bot.notify.ports import Closing
 from bot.slack import render
 from bot.slack.failures import undeliverable
@@ -77,19 +78,23 @@ class SlackMessenger:
     async def _words_for(self, target: str) -> str:
         return await self._language(target) if target[:1] in ("U", "W") else self._default
 
-    def _message(self, explanations: Sequence[Explanation], language: str, *, updated: bool) -> render.SlackMessage:
+    def _message(
+        self, explanations: Sequence[Explanation], language: str, *, updated: bool, eta: Eta | None
+    ) -> render.SlackMessage:
         if len(explanations) == 1:
             reason: render.NotificationReason = "updated" if updated else _reason(explanations[0])
-            return render.notification(explanations[0], language=language, reason=reason, cluster=self.cluster)
+            return render.notification(explanations[0], language=language, reason=reason, cluster=self.cluster, eta=eta)
         return render.digest(list(explanations), language=language)
 
     @staticmethod
     def _metadata(keys: Sequence[str], target: str) -> dict[str, Any]:
         return {"event_type": EVENT_TYPE, "event_payload": {"keys": list(keys), "target": target}}
 
-    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+    async def send(
+        self, target: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> tuple[str, str]:
         channel = await self._channel(target)
-        message = self._message(explanations, await self._words_for(target), updated=False)
+        message = self._message(explanations, await self._words_for(target), updated=False, eta=eta)
         response = await _call(
             "chat.postMessage",
             self.client.chat_postMessage(
@@ -98,11 +103,13 @@ class SlackMessenger:
         )
         return str(response.get("channel") or channel), str(response["ts"])
 
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+    async def update(
+        self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> None:
         target = next((user for user, dm in self._dm_channels.items() if dm == channel), channel)
         if not explanations:
             return
-        message = self._message(explanations, await self._words_for(target), updated=True)
+        message = self._message(explanations, await self._words_for(target), updated=True, eta=eta)
         await _call(
             "chat.update",
             self.client.chat_update(

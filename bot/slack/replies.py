@@ -93,7 +93,9 @@ class Replies:
 
     def steps(self, outcome: Answered, language: str) -> SlackMessage:
         """The steps of an answer ("Show the steps"); a MultiKueue manager's with its placement."""
-        details = render.answer_details(outcome.explanation, language=language, show_names=outcome.show_names)
+        details = render.answer_details(
+            outcome.explanation, language=language, show_names=outcome.show_names, outlook=outcome.outlook
+        )
         if outcome.multikueue is None:
             return details
         where = placement_message(outcome.multikueue, outcome.workers, language=language)
@@ -106,6 +108,7 @@ class Replies:
         first = render.answer_summary(
             outcome.explanation,
             language=language,
+            outlook=outcome.outlook,
             snapshot_age_seconds=self.service.age_seconds(),
             cluster=outcome.cluster or "",
             links=self.links,

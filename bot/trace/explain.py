@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from datetime import datetime
 
-from bot.forecast.eta import History
-from bot.forecast.outlook import with_outlook
 from bot.trace import (
     blockers,
     messages,
@@ -57,29 +55,13 @@ __all__ = [
     "inactive_detail",
     "present",
     "seconds_between",
-    "trace",
 ]
 
 
-def explain(
-    snapshot: Snapshot,
-    query: Query,
-    *,
-    now: datetime,
-    history: History | None = None,
-    what_if: bool = True,
-    eta: bool = True,
-) -> Explanation:
-    """Explain why the job named by `query` is (or is not) pending, as of `now`; with its ETA (from the
-    observed `history`, when given; unless `eta` is False), who holds what it waits for and (unless `what_if`
-    is False) what would admit it (bot.forecast.outlook)."""
-    explanation = _explain(snapshot, query, now)
-    return with_outlook(snapshot, explanation, history=history, now=now, with_what_if=what_if, with_eta=eta)
-
-
-def trace(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:
-    """The walk alone, without the outlook: `explain` is `with_outlook(snapshot, trace(...), ...)`. For a caller
-    that makes the ETA's calibrations first, in steps (bot.service.slices: `outlook.calibrations_for`)."""
+def explain(snapshot: Snapshot, query: Query, *, now: datetime) -> Explanation:
+    """Explain why the job named by `query` is (or is not) pending, as of `now`: the admission path walked. When
+    it will likely run, who holds what it waits for and what would admit it are the forecast's
+    (bot.forecast.outlook), beside this answer."""
     return _explain(snapshot, query, now)
 
 

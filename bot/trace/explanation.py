@@ -9,16 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
 
 from bot.copy.text import Text, Value
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.quantity import Quantities
-
-if TYPE_CHECKING:
-    from bot.forecast.eta import Eta
-    from bot.forecast.holders import Holders
-    from bot.forecast.whatif import WhatIf
 
 __all__ = [
     "LOWER_BOUND",
@@ -203,10 +197,6 @@ class Explanation:
     admitted_at: datetime | None = None  # when Kueue admitted it (the Admitted condition), if it did
     snapshot_taken_at: datetime | None = None
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
-    # Issue 16 (bot.forecast.outlook): who holds what it waits for, when it will likely run, what would admit it.
-    holders: Holders | None = None
-    eta: Eta | None = None
-    what_if: WhatIf | None = None
     suggestions: tuple[str, ...] = ()  # job-not-found: close names in the namespace asked ("did you mean")
     other_namespaces: tuple[str, ...] = ()  # job-not-found: namespaces holding a job of that very name
 
@@ -228,9 +218,6 @@ class Explanation:
         admitted_at: datetime | None = None,
         snapshot_taken_at: datetime | None = None,
         owners: tuple[str, ...] = (),
-        holders: Holders | None = None,
-        eta: Eta | None = None,
-        what_if: WhatIf | None = None,
         suggestions: tuple[str, ...] = (),
         other_namespaces: tuple[str, ...] = (),
     ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
@@ -250,39 +237,9 @@ class Explanation:
         object.__setattr__(self, "admitted_at", admitted_at)
         object.__setattr__(self, "snapshot_taken_at", snapshot_taken_at)
         object.__setattr__(self, "owners", owners)
-        object.__setattr__(self, "holders", holders)
-        object.__setattr__(self, "eta", eta)
-        object.__setattr__(self, "what_if", what_if)
         object.__setattr__(self, "suggestions", suggestions)
         object.__setattr__(self, "other_namespaces", other_namespaces)
 
     @property
     def never_fixes_itself(self) -> bool:
         return self.verdict.never_fixes_itself
-
-    def with_outlook(self, holders: Holders | None, eta: Eta | None, what_if: WhatIf | None) -> Explanation:
-        """`dataclasses.replace(self, holders=..., eta=..., what_if=...)` spelled out: every question ends with it,
-        and replace reads the fields anew each time (tests/unit/test_explanation_fields.py: every field)."""
-        return Explanation(
-            job=self.job,
-            workload=self.workload,
-            verdict=self.verdict,
-            headline=self.headline,
-            steps=self.steps,
-            actions=self.actions,
-            demand=self.demand,
-            assigned=self.assigned,
-            position=self.position,
-            local_queue=self.local_queue,
-            cluster_queue=self.cluster_queue,
-            waiting_since=self.waiting_since,
-            queued_since=self.queued_since,
-            admitted_at=self.admitted_at,
-            snapshot_taken_at=self.snapshot_taken_at,
-            owners=self.owners,
-            holders=holders,
-            eta=eta,
-            what_if=what_if,
-            suggestions=self.suggestions,
-            other_namespaces=self.other_namespaces,
-        )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from bot.copy import DEFAULT_LANGUAGE, render
-from bot.forecast.outlook import outlook_json
 from bot.trace.explanation import Explanation, Position, Text
 from bot.trace.quantity import Quantities, format_quantity
 
@@ -51,8 +50,9 @@ def _plain(value: object) -> Any:
     return str(value)
 
 
-def to_json(explanation: Explanation, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
-    """The JSON document `explain --format json` prints."""
+def explanation_json(explanation: Explanation, language: str = DEFAULT_LANGUAGE) -> dict[str, Any]:
+    """The engine's keys of the JSON document `explain --format json` prints (bot.forecast.serialize adds the
+    forecast's)."""
     job = explanation.job
     return {
         "job": {"kind": job.kind, "namespace": job.namespace, "name": job.name},
@@ -86,5 +86,4 @@ def to_json(explanation: Explanation, language: str = DEFAULT_LANGUAGE) -> dict[
             {"code": action.code, "text": text(action.text, language), "data": _plain(dict(action.data))}
             for action in explanation.actions
         ],
-        **outlook_json(explanation, language),
     }

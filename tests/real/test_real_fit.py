@@ -61,7 +61,7 @@ def _flavor(cache: ClusterCache, world: World, job: GeneratedJob) -> str:
 async def _api_position(cache: ClusterCache, reader: KubeClient, world: World, job: GeneratedJob) -> int | None:
     """Its place in its ClusterQueue as Kueue's pending-workloads API gives it (None: not listed)."""
     view = await OnDemand(reader, cache).snapshot_for(world.namespace, job.name, "Job")
-    answer = explain(view, Query(world.namespace, job.name, "Job"), now=_now(), what_if=False, eta=False)
+    answer = explain(view, Query(world.namespace, job.name, "Job"), now=_now())  # the walk alone: no outlook
     position = answer.position
     return position.cluster_queue if position is not None and position.source == "visibility-api" else None
 

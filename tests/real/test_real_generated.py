@@ -25,6 +25,7 @@ from typing import Any
 
 import pytest
 from bot.errors import BotError
+from bot.forecast.outlook import Outlook, explain_with_outlook
 from bot.kube.cache import ClusterCache
 from bot.kube.client import JSON_PATCH, KubeClient
 from bot.kube.ondemand import OnDemand
@@ -134,9 +135,9 @@ def _remove(cluster: Cluster, world: World) -> None:
         cluster.remove_cluster_scoped(plural, body["metadata"]["name"])
 
 
-async def _answer(cache: ClusterCache, reader: KubeClient, namespace: str, job: str) -> Explanation:
+async def _answer(cache: ClusterCache, reader: KubeClient, namespace: str, job: str) -> tuple[Explanation, Outlook]:
     view = await OnDemand(reader, cache).snapshot_for(namespace, job, "Job")
-    return explain(view, Query(namespace, job, "Job"), now=_now())
+    return explain_with_outlook(view, Query(namespace, job, "Job"), now=_now())
 
 
 def _compare(
@@ -144,10 +145,11 @@ def _compare(
     world: World,
     job: GeneratedJob,
     state: tuple[str, str],
-    answer: Explanation,
+    answered: tuple[Explanation, Outlook],
     computed: Explanation,
     holders: dict[str, set[str]] | None = None,
 ) -> None:
+    answer, outlook = answered
     where = f"seed {world.seed} {job.name} ({job.pods}x{job.cpu} cpu in {job.queue})"
     verdict = answer.verdict.value
     if state[0] == "True":
@@ -159,8 +161,8 @@ def _compare(
         str(demand.get("cpu")) == str(job.demand) and str(demand.get("pods")) == str(job.pods),
         f"{where}: demand {dict(demand)} is not cpu {job.demand}, pods {job.pods}",
     )
-    if answer.holders is not None and holders is not None:
-        for contest in answer.holders.contests:  # who holds each contested flavor: every Job Kueue gave it, no other
+    if outlook.holders is not None and holders is not None:
+        for contest in outlook.holders.contests:  # who holds each contested flavor: every Job Kueue gave it, no other
             expected = holders.get(contest.flavor, set())
             listed = {holder.name for holder in contest.holders}
             tally.check(
@@ -232,11 +234,11 @@ async def test_generated_cluster_agrees_with_the_real_kueue(
         states = await _settle(cache, world.namespace, world.jobs)
         verdicts: dict[str, str] = {}
         for job in world.jobs:
-            answer = await _answer(cache, reader, world.namespace, job.name)
+            answered = await _answer(cache, reader, world.namespace, job.name)
             computed = explain(cache.view(world.namespace), Query(world.namespace, job.name, "Job"), now=_now())
             held = _holders(cache, world, job, states)
-            _compare(tally, world, job, states[job.name], answer, computed, held)
-            verdicts[job.name] = answer.verdict.value
+            _compare(tally, world, job, states[job.name], answered, computed, held)
+            verdicts[job.name] = answered[0].verdict.value
         for job in world.jobs:
             if states[job.name][0] != "True" and verdicts[job.name] in NEVER | WAITS:
                 await _alone(tally, cluster, cache, world, job, verdicts[job.name])

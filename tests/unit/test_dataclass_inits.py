@@ -40,7 +40,7 @@ WRITTEN = _written()
 
 def test_the_hot_dataclasses_write_their_init() -> None:
     names = {node.name for _, node in WRITTEN}
-    assert {"Step", "Action", "Explanation", "Contest", "Eta", "Walk", "QueueChain", "Workload"} <= names
+    assert {"Step", "Action", "Explanation", "Walk", "QueueChain", "Workload"} <= names
 
 
 @pytest.mark.parametrize(("path", "node"), WRITTEN, ids=[node.name for _, node in WRITTEN])

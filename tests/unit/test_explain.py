@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.explanation import Explanation
-from bot.trace.serialize import text, to_json
+from bot.trace.serialize import explanation_json, text
 
 from tests.builders import (
     KUEUE_V1BETA1,
@@ -900,7 +900,7 @@ def test_the_pending_verdicts_are_read_both_from_kueue_and_from_the_cluster() ->
 
 @pytest.mark.parametrize("case", CASES, ids=_id)
 def test_the_json_contract(case: Case) -> None:
-    document = to_json(case.run())
+    document = explanation_json(case.run())
     assert {"job", "workload", "verdict", "headline", "steps", "demand", "position"} <= set(document)
     assert document["verdict"] == case.verdict.value
     assert document["headline"]
@@ -950,7 +950,7 @@ def test_the_headline_never_shows_an_empty_placeholder(case: Case) -> None:
 
 def test_the_demand_of_a_job_without_workload_is_its_templates() -> None:
     explanation = explain_objects([*cluster(), job("train", parallelism=3, spec=cpu_spec("2"))], "train")
-    assert to_json(explanation)["demand"] == {"cpu": "6", "pods": "3"}
+    assert explanation_json(explanation)["demand"] == {"cpu": "6", "pods": "3"}
 
 
 def test_advice_names_another_queue_that_could_take_the_job() -> None:
@@ -1097,7 +1097,7 @@ def test_the_pending_workloads_api_overrides_the_computed_position() -> None:
     assert explanation.position is not None
     assert (explanation.position.cluster_queue, explanation.position.local_queue) == (1, 1)
     assert explanation.position.source == "visibility-api"
-    assert to_json(explanation)["position"]["source"] == "visibility-api"
+    assert explanation_json(explanation)["position"]["source"] == "visibility-api"
 
 
 def test_v1beta1_objects() -> None:
@@ -1129,7 +1129,7 @@ def test_v1beta1_objects() -> None:
     assert explanation.cluster_queue == "cq-a"
     assert explanation.position is not None and explanation.position.cluster_queue == 2
     assert "cohort pool" in " ".join(text(s.text) for s in explanation.steps)
-    assert to_json(explanation)["demand"] == {"cpu": "9", "pods": "3"}
+    assert explanation_json(explanation)["demand"] == {"cpu": "9", "pods": "3"}
 
 
 def test_the_engine_decides_over_a_stale_record_when_the_queue_vanished() -> None:

@@ -10,13 +10,14 @@ from pathlib import Path
 
 import pytest
 import yaml
+from bot.forecast.outlook import Outlook, explain_with_outlook
+from bot.forecast.serialize import to_json
 from bot.kube.decode import parse_time
 from bot.kube.dump import read_dump
 from bot.terminal import render_text
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.resolve import canonical_kind
-from bot.trace.serialize import to_json
 
 from tests.paths import SCENARIOS
 
@@ -25,19 +26,24 @@ FOLDERS = sorted(path.parent for path in SCENARIOS.glob("*/expect.yaml"))
 
 
 def explain_scenario(folder: Path) -> Explanation:
+    return foresee_scenario(folder)[0]
+
+
+def foresee_scenario(folder: Path) -> tuple[Explanation, Outlook]:
+    """The scenario's explanation and its outlook (the forecast beside it)."""
     expect = yaml.safe_load((folder / "expect.yaml").read_text(encoding="utf-8"))
     query = expect["query"]
     now = parse_time(str(expect["now"]))
     assert now is not None
     kind = canonical_kind(query.get("kind", "Job"))
     snapshot = read_dump(folder / "cluster.yaml").snapshot
-    return explain(snapshot, Query(query["namespace"], query["name"], kind), now=now)
+    return explain_with_outlook(snapshot, Query(query["namespace"], query["name"], kind), now=now)
 
 
-def rendered(explanation: Explanation) -> dict[str, str]:
+def rendered(explanation: Explanation, outlook: Outlook) -> dict[str, str]:
     return {
-        "json": json.dumps(to_json(explanation), indent=2, ensure_ascii=False) + "\n",
-        "txt": render_text(explanation, colour=False),
+        "json": json.dumps(to_json(explanation, outlook), indent=2, ensure_ascii=False) + "\n",
+        "txt": render_text(explanation, colour=False, outlook=outlook),
     }
 
 
@@ -52,7 +58,7 @@ def test_there_are_scenarios() -> None:
 
 @pytest.mark.parametrize("folder", FOLDERS, ids=[f.name for f in FOLDERS])
 def test_golden(folder: Path, update_goldens: bool) -> None:
-    outputs = rendered(explain_scenario(folder))
+    outputs = rendered(*foresee_scenario(folder))
     for suffix, got in outputs.items():
         golden = GOLDENS / f"{folder.name}.{suffix}"
         if update_goldens:

@@ -17,6 +17,8 @@ LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")
 
 LAYERS = "The layers, top to bottom"
 PURE = "The trace engine is pure"
+NO_FORECAST = "The admission engine knows nothing of the forecast"
+FORECAST_PURE = "The forecast is pure"
 COPY = "The copy catalogues are words only"
 KUBERNETES = "Only bot.kube imports the Kubernetes client"
 SLACK = "Only bot.slack imports Slack libraries"
@@ -57,6 +59,11 @@ BREAKS = [
     ("notify/watcher.py", "import aiohttp", {AIOHTTP}),
     ("server.py", "import bot.standin", {STANDIN}),
     ("kube/cache.py", "import bot.cli", {LAYERS}),
+    # the forecast: above the engine, which knows nothing of it; pure like it
+    ("trace/explain.py", "import bot.forecast.outlook", {LAYERS, NO_FORECAST}),
+    ("trace/queuecheck.py", "import bot.forecast", {LAYERS, NO_FORECAST}),
+    ("forecast/outlook.py", "import os", {FORECAST_PURE}),
+    ("forecast/eta.py", "import bot.service.base", {LAYERS}),
 ]
 
 

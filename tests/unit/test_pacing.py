@@ -256,7 +256,7 @@ async def test_explaining_a_job_asks_for_the_collection() -> None:
     source = StaticSource(read_dump(SCENARIOS / "waiting-for-quota-computed-position" / "cluster.yaml").snapshot)
     service = ServiceBase(source, clock=lambda: NOW)
     before = pacing.stats()
-    explanation = await service.explain_job("ml-vision", "segformer-finetune", None)
+    explanation, _ = await service.explain_job("ml-vision", "segformer-finetune", None)
     assert explanation.position is not None
     await asyncio.sleep(0)
     after = pacing.stats()

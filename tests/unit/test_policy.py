@@ -125,7 +125,7 @@ def test_a_move_of_the_eta_told_updates_in_place(told: str, now: int, updated: b
     assert eta_mark(eta) != told
     state = State.of(deliveries=[replace(delivery(), eta=told)])
     moved = candidate()
-    moved = Candidate(moved.key, replace(moved.explanation, eta=eta), moved.targets, moved.waiting_since)
+    moved = Candidate(moved.key, moved.explanation, moved.targets, moved.waiting_since, eta)
     assert (decide(state, [moved], NOW, CONFIG) == [Update(ALICE, state.deliveries[0], moved)]) is updated
 
 

@@ -15,11 +15,13 @@ from pathlib import Path
 import pytest
 import yaml
 from bot.copy import CATALOGUES, render
+from bot.forecast.outlook import explain_with_outlook
+from bot.forecast.serialize import to_json
 from bot.kube.decode import decode, parse_time
 from bot.trace.checks import fit_in_queue
 from bot.trace.codes import Verdict
 from bot.trace.demand import PODS, pod_requests, pod_set_demand
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.fits import verdict_of
 from bot.trace.model import (
     ClusterQueue,
@@ -37,7 +39,6 @@ from bot.trace.model import (
 )
 from bot.trace.quantity import format_quantity, parse
 from bot.trace.resolve import canonical_kind
-from bot.trace.serialize import to_json
 from bot.trace.snapshot import MemorySnapshot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -149,8 +150,8 @@ def _answer(objects: list[Raw], namespace: str, name: str, kind: str | None, now
     decoded: list[object] = []
     for raw in objects:
         decoded.extend(decode(raw))
-    explanation = explain(MemorySnapshot(decoded), Query(namespace, name, kind), now=now)
-    return json.dumps(to_json(explanation), sort_keys=True)
+    explanation, outlook = explain_with_outlook(MemorySnapshot(decoded), Query(namespace, name, kind), now=now)
+    return json.dumps(to_json(explanation, outlook), sort_keys=True)
 
 
 @functools.cache

@@ -4,8 +4,9 @@ the event loop (bot.pacing.Pacer)."""
 from __future__ import annotations
 
 from bot.forecast import outlook
+from bot.forecast.outlook import explain_with_outlook
 from bot.service.slices import explained
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.snapshot import Snapshot
 
 from tests.builders import NOW, resource_flavor
@@ -31,8 +32,8 @@ async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain(
     view, history = _view(), dense_admissions()
     async with Turns() as turns:
         answer = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, slice_seconds=0)
-    assert answer.eta is not None and answer.eta.status == "estimate"
-    assert answer == explain(_view(), Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert answer[1].eta is not None and answer[1].eta.status == "estimate"
+    assert answer == explain_with_outlook(_view(), Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert turns.count > 5  # a turn after each step (slices of 0 s)
     again = Turns()
     async with again:  # made: the next question about the queue turns no more
@@ -40,4 +41,4 @@ async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain(
     assert again.count == 0
     assert outlook.calibrations(view, "cq-0", history=history, now=NOW) == []
     without = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, what_if=False)
-    assert without.what_if is None and without.eta == answer.eta
+    assert without[1].what_if is None and without[1].eta == answer[1].eta

@@ -89,7 +89,7 @@ async def test_a_pass_makes_every_waited_in_queue_s_estimators_and_a_question_th
     kept = dict(table)
     assert await warmer.run_pass() == 0  # nothing changed: all found
     for queue in ("cq-0", "cq-1"):
-        answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
+        _, answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
         assert answer.eta is not None and answer.eta.status == "estimate", answer
     assert all(_table(cache)[key] is entries for key, entries in kept.items())  # the questions made nothing
     assert warmer.stats()["made"] == 2 and warmer.stats()["passes"] == 2
@@ -111,7 +111,7 @@ async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_
     await warmer.run_pass()
     assert warmer.stats()["holders_steps"] == 8
     for queue in ("cq-0", "cq-1"):
-        answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
+        _, answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
         assert answer.holders is not None and answer.holders.contests, answer
     memo = cache.derived()
     assert all(memo[holdings._CONTESTS][key][2] is entry[2] for key, entry in trees.items())  # type: ignore[index]
@@ -132,7 +132,7 @@ async def test_within_the_lead_a_pass_also_makes_the_next_minute_s() -> None:
     assert [kept[3] for kept in entries] == [NOW, NOW + timedelta(seconds=60)]
     at[0] = NOW + timedelta(seconds=61)
     before = _table(cache)[("cq-0", "")]
-    answer = await warmer.service.explain_job("team-a", "w2-cq-0", "Job")
+    _, answer = await warmer.service.explain_job("team-a", "w2-cq-0", "Job")
     assert answer.eta is not None and _table(cache)[("cq-0", "")] is before  # made ahead, found
 
 
@@ -267,7 +267,7 @@ async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_
     warmer = Warmer(service, slice_seconds=1, timer=lambda: next(ticks))
     await warmer.run_pass()
     assert warmer.stats()["calibration_steps"] == 0  # none read yet: none made ahead
-    answer = await service.explain_job("team-a", "w2-cq-0", "Job")
+    _, answer = await service.explain_job("team-a", "w2-cq-0", "Job")
     assert answer.eta is not None and answer.eta.status == "estimate"
     at[0] = NOW + timedelta(seconds=50)  # within the lead: the next minute's
     async with Turns() as turns:
@@ -296,10 +296,10 @@ async def test_a_pass_makes_every_waiting_job_s_estimate_and_the_questions_read_
     cold = _service(cache_of(_objects()), [NOW + timedelta(seconds=5)], _history())
     for queue in ("cq-0", "cq-1"):
         for n in range(3):
-            answer = await service.explain_job("team-a", f"w{n}-{queue}", "Job")
-            unseen = await cold.explain_job("team-a", f"w{n}-{queue}", "Job")
+            explanation, answer = await service.explain_job("team-a", f"w{n}-{queue}", "Job")
+            unseen_explanation, unseen = await cold.explain_job("team-a", f"w{n}-{queue}", "Job")
             assert answer.eta is not None and answer.eta.status == "estimate", answer
-            assert answer.eta == unseen.eta and answer.position == unseen.position
+            assert answer.eta == unseen.eta and explanation.position == unseen_explanation.position
     assert {key: estimator.estimates_made for key, estimator in estimators.items()} == made
 
 

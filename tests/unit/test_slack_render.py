@@ -13,11 +13,12 @@ from typing import Any
 import pytest
 import yaml
 from bot.copy import en, fr
+from bot.forecast.outlook import Outlook, explain_with_outlook
 from bot.kube.dump import read_dump
 from bot.slack import mrkdwn, render
 from bot.slack.render import SlackMessage
 from bot.trace.codes import Outcome, Verdict
-from bot.trace.explain import Query, explain
+from bot.trace.explain import Query
 from bot.trace.explanation import Action, Ahead, Explanation, JobRef, Position, Step, Text
 from bot.trace.queuechain import QueueChain
 from bot.trace.queueview import QueueView, QuotaLine, Waiting, describe_queue
@@ -33,14 +34,15 @@ SNAPSHOT_AGE = 130
 
 
 @functools.cache
-def scenario(name: str) -> tuple[Explanation, Any]:
+def scenario(name: str) -> tuple[Explanation, Outlook, Any]:
     folder = SCENARIOS / name
     expect = yaml.safe_load((folder / "expect.yaml").read_text(encoding="utf-8"))
     query = expect["query"]
     now = datetime.fromisoformat(str(expect["now"]).replace("Z", "+00:00"))
     snapshot = read_dump(folder / "cluster.yaml").snapshot
-    explanation = explain(snapshot, Query(query["namespace"], query["name"], query.get("kind", "Job")), now=now)
-    return explanation, snapshot
+    query = Query(query["namespace"], query["name"], query.get("kind", "Job"))
+    explanation, outlook = explain_with_outlook(snapshot, query, now=now)
+    return explanation, outlook, snapshot
 
 
 # --- the validator: Slack's limits, structurally -------------------------------------------------------
@@ -187,9 +189,9 @@ def _golden(request: pytest.FixtureRequest, path: Path, message: SlackMessage) -
 
 @pytest.mark.parametrize("name", SCENARIO_NAMES)
 def test_golden_summary_and_details(request: pytest.FixtureRequest, name: str) -> None:
-    explanation, _ = scenario(name)
-    summary = render.answer_summary(explanation, language="en", snapshot_age_seconds=SNAPSHOT_AGE)
-    details = render.answer_details(explanation, language="en", show_names=True)
+    explanation, outlook, _ = scenario(name)
+    summary = render.answer_summary(explanation, outlook=outlook, language="en", snapshot_age_seconds=SNAPSHOT_AGE)
+    details = render.answer_details(explanation, outlook=outlook, language="en", show_names=True)
     assert message_errors(summary) == []
     assert message_errors(details) == []
     _golden(request, GOLDENS / f"{name}.summary.json", summary)
@@ -203,9 +205,9 @@ def test_every_scenario_has_goldens_and_no_golden_is_stale() -> None:
 
 @pytest.mark.parametrize("name", SCENARIO_NAMES)
 def test_french_rendering_of_every_scenario(name: str) -> None:
-    explanation, _ = scenario(name)
-    summary = render.answer_summary(explanation, language="fr", snapshot_age_seconds=SNAPSHOT_AGE)
-    details = render.answer_details(explanation, language="fr", show_names=False)
+    explanation, outlook, _ = scenario(name)
+    summary = render.answer_summary(explanation, outlook=outlook, language="fr", snapshot_age_seconds=SNAPSHOT_AGE)
+    details = render.answer_details(explanation, outlook=outlook, language="fr", show_names=False)
     assert message_errors(summary) == []
     assert message_errors(details) == []
     family = render.family(explanation.verdict)
@@ -220,8 +222,8 @@ def test_french_rendering_of_every_scenario(name: str) -> None:
 
 
 def test_the_first_message_says_the_cause_one_thing_to_do_the_place_and_when() -> None:
-    explanation, _ = scenario("waiting-for-quota-computed-position")
-    message = render.answer_summary(explanation, language="en", snapshot_age_seconds=120)
+    explanation, outlook, _ = scenario("waiting-for-quota-computed-position")
+    message = render.answer_summary(explanation, outlook=outlook, language="en", snapshot_age_seconds=120)
     texts = [block["text"]["text"] for block in message.blocks if block["type"] == "section"]
     assert texts[0].startswith(":hourglass_flowing_sand: *Waiting*\n`ml-vision/segformer-finetune` waits")
     assert "2 more `nvidia.com/gpu` in ClusterQueue `gpu-a100-shared` (flavor `a100-40gb`)" in texts[0]
@@ -245,16 +247,18 @@ def test_the_first_message_says_the_cause_one_thing_to_do_the_place_and_when() -
     assert "<https://kueue.sigs.k8s.io/docs/concepts/resource_flavor/|flavor>" in footer[1]
     assert message.text.startswith("Waiting: ml-vision/segformer-finetune waits for capacity")
     assert "What to do: Wait:" in message.text and "`" not in message.text and "*" not in message.text
-    hidden = render.answer_summary(explanation, language="en", show_queue_names=False)
+    hidden = render.answer_summary(explanation, outlook=outlook, language="en", show_queue_names=False)
     assert "gpu-a100-shared" not in hidden.blocks[2]["text"]["text"]
     assert "as of" not in _everything(hidden)
 
 
 def test_the_first_message_links_headlamp_only_when_it_is_set() -> None:
-    explanation, _ = scenario("waiting-for-quota-computed-position")
-    plain = render.answer_summary(explanation, language="en")
+    explanation, outlook, _ = scenario("waiting-for-quota-computed-position")
+    plain = render.answer_summary(explanation, outlook=outlook, language="en")
     assert "headlamp" not in json.dumps(plain.blocks).lower()
-    linked = render.answer_summary(explanation, language="en", links=render.Links("https://hl.example/c/main/"))
+    linked = render.answer_summary(
+        explanation, outlook=outlook, language="en", links=render.Links("https://hl.example/c/main/")
+    )
     buttons = next(block for block in linked.blocks if block["type"] == "actions")["elements"]
     link = next(b for b in buttons if b["action_id"] == render.ACTION_OPEN_LINK)
     assert link["text"]["text"] == "Open in Headlamp"
@@ -270,13 +274,14 @@ def test_the_first_message_links_headlamp_only_when_it_is_set() -> None:
     ],
 )
 def test_emoji_by_verdict_family(name: str, emoji: str) -> None:
-    explanation, _ = scenario(name)
-    assert render.answer_summary(explanation, language="en").blocks[0]["text"]["text"].startswith(emoji)
+    explanation, outlook, _ = scenario(name)
+    summary = render.answer_summary(explanation, outlook=outlook, language="en")
+    assert summary.blocks[0]["text"]["text"].startswith(emoji)
 
 
 def test_the_steps_fold_what_passed_and_group_the_rest_in_admission_order() -> None:
-    explanation, _ = scenario("article-three-cpus")
-    message = render.answer_details(explanation, language="en", show_names=True)
+    explanation, outlook, _ = scenario("article-three-cpus")
+    message = render.answer_details(explanation, outlook=outlook, language="en", show_names=True)
     texts = [block["text"]["text"] for block in message.blocks if block["type"] == "section"]
     assert texts[0] == "*The admission path of `equipe-data/train-octobre`* · `exceeds-max-quota`"
     assert texts[1] == ":white_check_mark: 3 checks passed: Workload, LocalQueue, ClusterQueue."
@@ -297,13 +302,13 @@ def test_the_steps_fold_what_passed_and_group_the_rest_in_admission_order() -> N
 
 
 def test_hidden_names_never_show_another_teams_workloads() -> None:
-    explanation, snapshot = scenario("waiting-for-quota-computed-position")
+    explanation, outlook, snapshot = scenario("waiting-for-quota-computed-position")
     secret = ("llm-eval-suite-xl", "t5-pretrain-shard3", "ml-nlp", "nlp-queue")
-    hidden = _everything(render.answer_details(explanation, language="en", show_names=False))
+    hidden = _everything(render.answer_details(explanation, outlook=outlook, language="en", show_names=False))
     assert not any(word in hidden for word in secret)
     assert "1 workload(s) of other namespaces" in hidden
     assert "`ml-vision/detr-prod-hotfix`" in hidden  # the asker's own namespace stays named (by the job's name)
-    shown = _everything(render.answer_details(explanation, language="en", show_names=True))
+    shown = _everything(render.answer_details(explanation, outlook=outlook, language="en", show_names=True))
     assert "`ml-nlp/llm-eval-suite-xl`" in shown
 
     view = describe_queue(snapshot, "ml-vision", "vision-queue")
@@ -322,7 +327,7 @@ def test_the_other_namespace_hint_is_only_for_readers_who_may_see() -> None:
 
 
 def test_queue_view_lists_quota_and_who_waits() -> None:
-    _, snapshot = scenario("waiting-for-quota-computed-position")
+    _, _, snapshot = scenario("waiting-for-quota-computed-position")
     view = describe_queue(snapshot, "ml-vision", "vision-queue")
     text = _everything(render.queue_view(view, language="en", show_names=False))
     assert "`a100-40gb` · `nvidia.com/gpu`: nominal 16, in use 14, free 2 (no cohort to borrow from)" in text
@@ -337,7 +342,7 @@ def test_queue_view_lists_quota_and_who_waits() -> None:
 
 
 def test_queue_view_says_what_blocks_the_queue() -> None:
-    _, snapshot = scenario("queue-stopped")
+    _, _, snapshot = scenario("queue-stopped")
     view = describe_queue(snapshot, "speech", "asr-queue")
     text = _everything(render.queue_view(view, language="en", show_names=True))
     assert "ClusterQueue `ml-training` is stopped (stopPolicy Hold)" in text
@@ -409,8 +414,8 @@ def test_short_replies() -> None:
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_notification_has_why_snooze_and_stop_these_dms(language: str) -> None:
-    explanation, _ = scenario("article-three-cpus")
-    message = render.notification(explanation, language=language, reason="never-fits")
+    explanation, outlook, _ = scenario("article-three-cpus")
+    message = render.notification(explanation, language=language, reason="never-fits", eta=outlook.eta)
     assert message_errors(message) == []
     if language == "en":
         assert message.text.startswith("`equipe-data/train-octobre` will never start as it is configured.")
@@ -426,7 +431,7 @@ def test_notification_has_why_snooze_and_stop_these_dms(language: str) -> None:
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_never_fits_news_says_why_and_what_to_do(language: str) -> None:
-    explanation, _ = scenario("article-three-cpus")
+    explanation, _, _ = scenario("article-three-cpus")
     message = render.never_fits_news(explanation, language=language)
     assert message_errors(message) == []
     text = message.blocks[0]["text"]["text"]
@@ -453,7 +458,7 @@ def test_digest_counts_by_verdict_and_lists_twenty() -> None:
 
 
 def test_home_view_lists_watched_jobs_or_explains_how_to_watch() -> None:
-    explanation, _ = scenario("cohort-borrowing-waits")
+    explanation, _, _ = scenario("cohort-borrowing-waits")
     view = render.home_view([("alpha-llm", "llama-sft-run7", explanation), ("x", "gone", None)], language="en")
     assert view["type"] == "home"
     assert limit_errors(view["blocks"], max_blocks=100) == []
@@ -472,7 +477,7 @@ def test_home_view_lists_watched_jobs_or_explains_how_to_watch() -> None:
 
 @pytest.mark.parametrize("language", ["en", "fr"])
 def test_home_view_lists_the_jobs_told_with_a_why_each(language: str) -> None:
-    explanation, _ = scenario("cohort-borrowing-waits")
+    explanation, _, _ = scenario("cohort-borrowing-waits")
     view = render.home_view([], language=language, told=[("alpha-llm", "llama-sft-run7", explanation)])
     assert block_errors(view["blocks"], max_blocks=100) == []
     told = next(b for b in view["blocks"] if b.get("accessory", {}).get("action_id") == "kueue_why")

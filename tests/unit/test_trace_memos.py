@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 from decimal import Decimal
 
@@ -15,11 +16,11 @@ from bot.admin.view import admin_view
 from bot.forecast import eta as eta_module
 from bot.forecast import outlook
 from bot.forecast.eta import Estimator, History, Observed, Waiting, near
-from bot.forecast.outlook import main_resource, waiting
+from bot.forecast.outlook import explain_with_outlook, main_resource, waiting
 from bot.trace import messages
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
-from bot.trace.explain import Query, explain, trace
+from bot.trace.explain import Query, explain
 from bot.trace.quantity import format_quantity, human
 from bot.trace.snapshot import Snapshot
 
@@ -191,11 +192,13 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     assert outlook.prepare(view, "cq-0", history=history, now=ahead) == 2
     kept = {key: entries for key, entries in table.items()}
     assert all(len(entries) == 2 for entries in kept.values())  # this minute's and the next's
-    answer = explain(view, Query("team-a", "w2", "Job"), now=NOW + timedelta(seconds=59), history=history)
+    _, answer = explain_with_outlook(
+        view, Query("team-a", "w2", "Job"), now=NOW + timedelta(seconds=59), history=history
+    )
     assert answer.eta is not None and answer.eta.status == "estimate"
-    later = explain(view, Query("team-a", "w2", "Job"), now=ahead, history=history)  # the one made ahead
+    _, later = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=ahead, history=history)  # made ahead
     fresh, _ = _two_flavor_queue()  # nothing kept: made by the question
-    assert later.eta == explain(fresh, Query("team-a", "w2", "Job"), now=ahead, history=history).eta
+    assert later.eta == explain_with_outlook(fresh, Query("team-a", "w2", "Job"), now=ahead, history=history)[1].eta
     assert table == kept and all(table[key] is kept[key] for key in kept)  # nothing made by the questions
     made = outlook._estimator(view, history, "cq-0", "a100", ahead + timedelta(seconds=5))
     assert made is kept[("cq-0", "a100")][1][4]
@@ -303,7 +306,7 @@ def test_calibrations_are_due_ahead_only_where_a_question_read_the_calibration()
     table = view.derived()[outlook._ESTIMATORS]
     assert isinstance(table, dict)
     assert not any(kept[4].calibrated for entries in table.values() for kept in entries)
-    answer = explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
+    answer = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)[1]
     assert answer.eta is not None and answer.eta.status == "estimate" and answer.eta.scope == "flavor"
     assert table[("cq-0", "a100")][0][4].calibrated and not table[("cq-0", "")][0][4].calibrated
     assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == 2  # not calibrated
@@ -320,13 +323,15 @@ def test_calibrations_made_ahead_lapse_an_hour_after_the_last_question_that_read
     """Made ahead each minute while questions read them; an hour after the last, no longer (a queue asked
     about once is not calibrated every minute for ever)."""
     view, history = _two_flavor_queue()
-    explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
+    explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
     made = []
     for minute in range(1, 63):
         made.append(_run(outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=minute))))
         outlook.forget_before(view, NOW + timedelta(minutes=minute))
     assert all(made[: outlook.CALIBRATED_AHEAD_FOR // timedelta(minutes=1)]) and not any(made[61:])
-    answer = explain(view, Query("team-a", "w2", "Job"), now=NOW + timedelta(minutes=62), history=history)
+    _, answer = explain_with_outlook(
+        view, Query("team-a", "w2", "Job"), now=NOW + timedelta(minutes=62), history=history
+    )
     assert answer.eta is not None and answer.eta.status == "estimate"  # a question makes it again: due again
     ahead = outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=63))
     assert len(ahead) == 1 and _run(ahead) > 0
@@ -334,21 +339,20 @@ def test_calibrations_made_ahead_lapse_an_hour_after_the_last_question_that_read
 
 def test_a_question_s_calibrations_are_those_of_its_queue_s_estimators_that_state_an_interval() -> None:
     view, history = _two_flavor_queue()
-    traced = trace(view, Query("team-a", "w2", "Job"), now=NOW)
-    assert traced.eta is None  # the walk alone: no outlook yet
+    traced = explain(view, Query("team-a", "w2", "Job"), now=NOW)  # the walk alone: no outlook yet
     steps = outlook.calibrations_for(view, traced, history=history, now=NOW)
     assert len(steps) == 2  # the queue's and a100's (h100 shares the queue's): it reads one of them
     assert _run(steps) > 0
     table = view.derived()[outlook._ESTIMATORS]
     assert isinstance(table, dict)
     assert all(entries[0][4].calibrated for entries in table.values())
-    answer = outlook.with_outlook(view, traced, history=history, now=NOW)
+    answer = outlook.outlook_of(view, traced, history=history, now=NOW)
     fresh_view, _ = _two_flavor_queue()
-    assert answer == explain(fresh_view, Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert (traced, answer) == explain_with_outlook(fresh_view, Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert outlook.calibrations_for(view, traced, history=history, now=NOW) == []  # made: nothing left
     # Thin history: no Estimator gives estimates, nothing to calibrate; a job not waiting: no ETA.
     assert outlook.calibrations_for(view, traced, history=History(()), now=NOW) == []
-    big = trace(view, Query("team-a", "big", "Job"), now=NOW)
+    big = explain(view, Query("team-a", "big", "Job"), now=NOW)
     assert outlook.calibrations_for(view, big, history=history, now=NOW) == []
 
 
@@ -408,10 +412,10 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
     """The admins' view (bot.admin.view) shows no ETA: its answers make no Estimator (no replay, no calibration,
     whose steps would all run at once there) and are the full answer's but for the ETA."""
     view, history = _two_flavor_queue()
-    without = explain(view, Query("team-a", "w2", "Job"), now=NOW, history=history, eta=False)
-    assert without.eta is None and not view.derived().get(outlook._ESTIMATORS)
-    full = explain(_two_flavor_queue()[0], Query("team-a", "w2", "Job"), now=NOW, history=history)
-    assert full.eta is not None and without == full.with_outlook(full.holders, None, full.what_if)
+    without = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history, eta=False)
+    assert without[1].eta is None and not view.derived().get(outlook._ESTIMATORS)
+    full = explain_with_outlook(_two_flavor_queue()[0], Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert full[1].eta is not None and without == (full[0], replace(full[1], eta=None))
 
 
 def test_the_admins_view_makes_no_estimator() -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot.forecast.eta import Eta
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.decode import decode
@@ -93,11 +94,15 @@ class Recorder:
         self.sent: list[tuple[str, int]] = []
         self.updates = 0
 
-    async def send(self, target: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> tuple[str, str]:
+    async def send(
+        self, target: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> tuple[str, str]:
         self.sent.append((target, len(keys)))
         return f"D{target[1:]}", f"{len(self.sent)}.000100"
 
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
+    async def update(
+        self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> None:
         self.updates += 1
 
     async def close(self, channel: str, ts: str, closings: Sequence[Closing], target: str) -> None:
@@ -159,8 +164,10 @@ class Rewrites(Recorder):
         super().__init__()
         self.rewritten: list[tuple[list[Explanation], list[str]]] = []
 
-    async def update(self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str]) -> None:
-        await super().update(channel, ts, explanations, keys)
+    async def update(
+        self, channel: str, ts: str, explanations: Sequence[Explanation], keys: Sequence[str], *, eta: Eta | None = None
+    ) -> None:
+        await super().update(channel, ts, explanations, keys, eta=eta)
         self.rewritten.append((list(explanations), list(keys)))
 
 
@@ -185,7 +192,7 @@ async def test_a_digest_rewritten_for_one_change_lists_the_others_from_their_bri
     assert all(e is not None for e in full)
     for language in ("en", "fr"):
         assert render.digest(explanations, language=language) == render.digest(
-            [e for e in full if e is not None], language=language
+            [e[0] for e in full if e is not None], language=language
         )
 
 
@@ -308,7 +315,8 @@ class _CacheViews:
 
 
 async def test_views_memos_and_passes_leave_no_reference_cycle(store: SQLiteStore) -> None:
-    from bot.trace.explain import Query, explain
+    from bot.forecast.outlook import explain_with_outlook
+    from bot.trace.explain import Query
 
     from tests import contention as c
 
@@ -330,7 +338,7 @@ async def test_views_memos_and_passes_leave_no_reference_cycle(store: SQLiteStor
             await notifier.run_pass()
             for namespace, job in (("team-a", "train"), ("team-b", "later")):
                 view = await source.snapshot_for(namespace, job, "Job")
-                assert explain(view, Query(namespace, job, "Job"), now=NOW).holders is not None
+                assert explain_with_outlook(view, Query(namespace, job, "Job"), now=NOW)[1].holders is not None
             # a ClusterQueue changes (the small kinds' views and memos are renewed), and a Workload
             queue = next(obj for kind, obj in decoded if kind == "ClusterQueue")
             waiting = next(obj for kind, obj in decoded if kind == "Workload" and obj.name.startswith("job-later"))

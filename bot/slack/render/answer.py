@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.copy.text import Value
-from bot.forecast.outlook import holders_texts
+from bot.forecast.outlook import NO_OUTLOOK, Outlook, holders_texts
+from bot.forecast.todo import todo_list
 from bot.slack.mrkdwn import bold, code
 from bot.slack.render.blocks import (
     FAMILY_EMOJI,
@@ -30,7 +31,6 @@ from bot.slack.render.blocks import (
 )
 from bot.trace.codes import Outcome
 from bot.trace.explanation import LOWER_BOUND, WORKLOAD, WORKLOAD_ELSEWHERE, Explanation, Position, Text
-from bot.trace.todo import todo_list
 
 OUTCOME_MARK: Mapping[Outcome, str] = {
     Outcome.PASS: ":white_check_mark:",
@@ -124,7 +124,7 @@ def _ahead_line(explanation: Explanation, language: str, *, show_names: bool) ->
 
 
 def _step_groups(
-    explanation: Explanation, language: str, *, show_names: bool
+    explanation: Explanation, outlook: Outlook, language: str, *, show_names: bool
 ) -> list[tuple[str, list[tuple[str, int]]]]:
     """(group title, its lines with 1 for a step's line) in the order of the admission path; steps keep
     their numbers; the steps that passed are folded into one line first."""
@@ -163,29 +163,30 @@ def _step_groups(
                 ],
             ),
         )
-    return groups + _holders_group(explanation, language, show_names=show_names)
+    return groups + _holders_group(explanation.job.namespace, outlook, language, show_names=show_names)
 
 
 def _holders_group(
-    explanation: Explanation, language: str, *, show_names: bool
+    own: str, outlook: Outlook, language: str, *, show_names: bool
 ) -> list[tuple[str, list[tuple[str, int]]]]:
     """Who holds what it waits for (lines that are not steps)."""
-    if explanation.holders is None:
+    if outlook.holders is None:
         return []
-    own = explanation.job.namespace
-    texts = holders_texts(explanation.holders, own_namespace=own, show_names=show_names)
+    texts = holders_texts(outlook.holders, own_namespace=own, show_names=show_names)
     if not texts:
         return []
     title = bold(words("slack.details.step.holders", language))
     return [(title, [("↳ " + engine_text(t, language), 0) for t in texts])]
 
 
-def todo_lines(explanation: Explanation, language: str, *, show_names: bool) -> list[tuple[str, int]]:
-    """The one list of things to do (bot.trace.todo): what the asker can do, then what only an admin can."""
+def todo_lines(
+    explanation: Explanation, language: str, *, show_names: bool, outlook: Outlook = NO_OUTLOOK
+) -> list[tuple[str, int]]:
+    """The one list of things to do (bot.forecast.todo): what the asker can do, then what only an admin can."""
     own = explanation.job.namespace
     lines: list[tuple[str, int]] = []
     who = "you"
-    for item in todo_list(explanation):
+    for item in todo_list(explanation, outlook):
         if not show_names and item.code in _HIDDEN_ACTIONS:
             continue
         if item.who == "admin" and who != "admin" and lines:
@@ -196,7 +197,9 @@ def todo_lines(explanation: Explanation, language: str, *, show_names: bool) -> 
     return lines
 
 
-def answer_details(explanation: Explanation, *, language: str, show_names: bool) -> SlackMessage:
+def answer_details(
+    explanation: Explanation, *, language: str, show_names: bool, outlook: Outlook = NO_OUTLOOK
+) -> SlackMessage:
     """The steps, on demand: the admission path (the steps that passed folded into one line, Kueue's own
     conditions among the others), who holds what it waits for, then the one list of what can be done.
 
@@ -205,13 +208,13 @@ def answer_details(explanation: Explanation, *, language: str, show_names: bool)
     out = Blocks()
     note_room = 300  # the "N more" lines at the end
     out.add(section(f"*{say('slack.details.title', language, job=job)}* · {code(explanation.verdict.value)}"))
-    todo = todo_lines(explanation, language, show_names=show_names)
+    todo = todo_lines(explanation, language, show_names=show_names, outlook=outlook)
     action_chunks = packed(todo, first=bold(say("answer.steps.todo", language))) if todo else []
     keep_chars = (chars(section(action_chunks[0][0])) if action_chunks else 0) + note_room
     keep_blocks = (1 if action_chunks else 0) + 1
     shown_steps = 0
     full = False
-    for title, lines in _step_groups(explanation, language, show_names=show_names):
+    for title, lines in _step_groups(explanation, outlook, language, show_names=show_names):
         for text, steps in packed(lines, first=title):
             if full or not out.add(section(text), keep_blocks=keep_blocks, keep_chars=keep_chars):
                 full = True

@@ -1,7 +1,7 @@
 """The first message of an answer: enough to act on its own. Pure.
 
 The verdict in plain words with its cause (the engine's headline: the resource, flavor, queue, blocker and
-numbers), ONE thing to do (the first of the one list, bot.trace.todo), the place in the queue and the ETA in
+numbers), ONE thing to do (the first of the one list, bot.forecast.todo), the place in the queue and the ETA in
 the message's own text (not small grey context), and buttons for the situation: "Show the steps" (the
 admission path, one click away), Re-check, Watch while it waits, the queue when it has one, Headlamp when
 HEADLAMP_URL is set. At most FIRST_MAX_VISIBLE visible characters and FIRST_MAX_BLOCKS blocks.
@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.copy import render
-from bot.forecast.outlook import eta_text
+from bot.forecast.outlook import NO_OUTLOOK, Outlook, eta_text
+from bot.forecast.todo import Todo, todo_list
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text
 from bot.slack.render.blocks import (
@@ -39,7 +40,6 @@ from bot.slack.render.blocks import (
     words,
 )
 from bot.trace.explanation import Explanation
-from bot.trace.todo import Todo, todo_list
 
 FIRST_MAX_VISIBLE = 900
 FIRST_MAX_BLOCKS = 8
@@ -75,19 +75,21 @@ class Links:
         return f"{self.headlamp.rstrip('/')}/kueue/clusterqueues/{quote(name, safe='')}"
 
 
-def first_todo(explanation: Explanation) -> tuple[Todo | None, int]:
+def first_todo(explanation: Explanation, outlook: Outlook = NO_OUTLOOK) -> tuple[Todo | None, int]:
     """The one thing the first message says to do, and how many more the steps list."""
-    items = todo_list(explanation)
+    items = todo_list(explanation, outlook)
     return (items[0], len(items) - 1) if items else (None, 0)
 
 
-def first_blocks(explanation: Explanation, *, language: str, show_queue_names: bool = True) -> list[Block]:
+def first_blocks(
+    explanation: Explanation, *, language: str, show_queue_names: bool = True, outlook: Outlook = NO_OUTLOOK
+) -> list[Block]:
     """The verdict and its cause, the one thing to do, the place and the ETA: the blocks any first message
     (a thread's answer, a DM) opens with."""
     kind = family(explanation.verdict)
     headline = truncate(engine_text(explanation.headline, language), _MAX_HEADLINE)
     blocks = [section(f"{FAMILY_EMOJI[kind]} {bold(say(f'slack.family.{kind}', language))}\n{headline}")]
-    todo, more = first_todo(explanation)
+    todo, more = first_todo(explanation, outlook)
     if todo is not None:
         line = f"{bold(say('answer.todo', language))} {truncate(engine_text(todo.text, language), _MAX_TODO)}"
         if more:
@@ -97,8 +99,8 @@ def first_blocks(explanation: Explanation, *, language: str, show_queue_names: b
     if explanation.position is not None:
         where = position_text(explanation.position, language, named=show_queue_names)
         facts.append(f"{bold(say('answer.where', language))} {where}")
-    if explanation.eta is not None:
-        when = truncate(engine_text(eta_text(explanation.eta), language), _MAX_WHEN)
+    if outlook.eta is not None:
+        when = truncate(engine_text(eta_text(outlook.eta), language), _MAX_WHEN)
         facts.append(f"{bold(say('answer.when', language))} {when}")
     if facts:
         blocks.append(section("\n".join(facts)))
@@ -144,6 +146,7 @@ def answer_summary(
     explanation: Explanation,
     *,
     language: str,
+    outlook: Outlook = NO_OUTLOOK,
     snapshot_age_seconds: int | float | None = None,
     show_queue_names: bool = True,
     cluster: str = "",
@@ -152,7 +155,7 @@ def answer_summary(
 ) -> SlackMessage:
     """The first message: enough to act on its own (see the module's docstring); the buttons name the cluster
     the answer comes from when the bot serves several."""
-    blocks = first_blocks(explanation, language=language, show_queue_names=show_queue_names)
+    blocks = first_blocks(explanation, language=language, show_queue_names=show_queue_names, outlook=outlook)
     footer = [code(explanation.verdict.value)]  # the verdict's stable code, for whoever helps the asker
     glossary = glossary_line(blocks, language)
     if glossary is not None:
@@ -163,14 +166,14 @@ def answer_summary(
     if buttons:
         blocks.append(actions_block(buttons))
     blocks.append(context(*footer))
-    return message(fallback(explanation, language), blocks)
+    return message(fallback(explanation, language, outlook), blocks)
 
 
-def fallback(explanation: Explanation, language: str) -> str:
+def fallback(explanation: Explanation, language: str, outlook: Outlook = NO_OUTLOOK) -> str:
     """The notification's text: the verdict and the fix first, the job named once, no mrkdwn marks (the verdict's
     code last, for whoever helps the asker)."""
     kind = family(explanation.verdict)
-    todo, _ = first_todo(explanation)
+    todo, _ = first_todo(explanation, outlook)
     said = {
         "family": render(f"slack.family.{kind}", language=language),
         "headline": _plain(engine_text(explanation.headline, language)),

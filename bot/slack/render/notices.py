@@ -6,6 +6,7 @@ from collections import Counter
 from typing import Literal
 
 from bot.copy import render as render_words
+from bot.forecast.eta import Eta
 from bot.forecast.outlook import eta_text
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text, verdict_line
@@ -43,7 +44,12 @@ ClosedOutcome = Literal["admitted", "finished", "deleted"]
 
 
 def notification(
-    explanation: Explanation, *, language: str, reason: NotificationReason, cluster: str = ""
+    explanation: Explanation,
+    *,
+    language: str,
+    reason: NotificationReason,
+    cluster: str = "",
+    eta: Eta | None = None,
 ) -> SlackMessage:
     """The proactive direct message about a watched job, with Why?, Snooze 2 h, Snooze 1 day and Stop these
     DMs; a job that will never fit says what to do too (issue 17: with several clusters, the cluster it is in is
@@ -59,10 +65,8 @@ def notification(
     blocks = [section("\n".join(lines))]
     if explanation.position is not None:
         blocks.append(context(position_text(explanation.position, language, named=True)))
-    if explanation.eta is not None:  # issue 16: the DM carries the ETA (updated in place when it moves)
-        blocks.append(
-            context(say("slack.summary.when", language, eta=engine_text(eta_text(explanation.eta), language)))
-        )
+    if eta is not None:  # the DM carries the ETA (updated in place when it moves)
+        blocks.append(context(say("slack.summary.when", language, eta=engine_text(eta_text(eta), language))))
     if cluster:
         blocks.append(context(say("admin.cluster", language, cluster=code(cluster))))
     value = job_value(explanation, cluster)

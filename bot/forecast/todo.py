@@ -15,6 +15,7 @@ from decimal import Decimal
 from typing import Literal
 
 from bot.forecast import whatif
+from bot.forecast.outlook import NO_OUTLOOK, Outlook
 from bot.forecast.whatif import Change
 from bot.trace.explanation import Action, Explanation, Text
 from bot.trace.quantity import human
@@ -48,16 +49,17 @@ def who_acts(code: str) -> Who:
     return "admin" if code.startswith("ask-admin") or code in _ADMIN_CHANGES else "you"
 
 
-def todo_list(explanation: Explanation) -> tuple[Todo, ...]:
-    """The one list of changes, the asker's first, then an admin's, then a note when nothing would help."""
-    changes = explanation.what_if.changes if explanation.what_if is not None else ()
+def todo_list(explanation: Explanation, outlook: Outlook = NO_OUTLOOK) -> tuple[Todo, ...]:
+    """The one list of changes (the engine's advice, and the outlook's what-if), the asker's first, then an
+    admin's, then a note when nothing would help."""
+    changes = outlook.what_if.changes if outlook.what_if is not None else ()
     replaced = {code for change in changes for code in _SAID_BETTER.get(change.code, ())}
     codes = {action.code for action in explanation.actions}
     items: list[Todo] = []
     for action in explanation.actions:
         if action.code in replaced:
             continue
-        kept = _action(explanation, action)
+        kept = _action(explanation, outlook, action)
         if kept is not None:
             items.append(Todo(who_acts(action.code), action.code, kept))
     shrink = next((a for a in explanation.actions if a.code == "shrink-request"), None)
@@ -66,24 +68,24 @@ def todo_list(explanation: Explanation) -> tuple[Todo, ...]:
             continue
         items.extend(Todo(who_acts(change.code), change.code, text) for text in change_texts(change, shrink))
     ordered = [item for who in ("you", "admin") for item in items if item.who == who]
-    what = explanation.what_if
+    what = outlook.what_if
     if what is not None and not what.fits_now and not changes and explanation.never_fixes_itself:
         ordered.append(Todo("note", "none", Text("todo.none")))
     return tuple(ordered)
 
 
-def _action(explanation: Explanation, action: Action) -> Text | None:
+def _action(explanation: Explanation, outlook: Outlook, action: Action) -> Text | None:
     """The engine's advice as the list says it, or None when the answer's facts rule it out."""
     if action.code == "wait" and explanation.never_fixes_itself:
         return None
     if action.code == "ask-admin-priority":
-        return _priority(explanation)
+        return _priority(explanation, outlook)
     return action.text
 
 
-def _priority(explanation: Explanation) -> Text | None:
+def _priority(explanation: Explanation, outlook: Outlook) -> Text | None:
     """A higher priority: for preemption when the queue's policy allows it; else only to move ahead."""
-    holders = explanation.holders
+    holders = outlook.holders
     if holders is None:
         return Text("action.ask-admin-priority")
     policy = dict(holders.policy)
