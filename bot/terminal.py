@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 import textwrap
 
-from bot.copy import DEFAULT_LANGUAGE, render
+from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, render
 from bot.fit import text as fit_text
 from bot.fit.decide import Fitting
 from bot.forecast.outlook import NO_OUTLOOK, Outlook, eta_text, holders_texts
@@ -52,11 +52,17 @@ def wrap(line: str, width: int, indent: str = "", hanging: str | None = None) ->
     return [part.replace(_KEEP, " ") for part in wrapped] or [indent.rstrip()]
 
 
+def _source(source: str, language: str) -> str:
+    """Where a position comes from, in the reader's words (the engine's code when it has none)."""
+    key = f"position.source.{source}"
+    return render(key, language=language) if key in CATALOGUES[DEFAULT_LANGUAGE] else source
+
+
 def _position(position: Position, language: str) -> str:
     params: dict[str, object] = {
         "position": position.cluster_queue,
         "cluster_queue": position.cluster_queue_name,
-        "source": position.source,
+        "source": _source(position.source, language),
     }
     if position.local_queue:
         params.update(local_position=position.local_queue, local_queue=position.local_queue_name)

@@ -12,6 +12,9 @@ ANSWER: dict[str, str | tuple[str, ...]] = {
     "answer.button.headlamp-queue": "Queue in Headlamp",
     "answer.fallback": ("{family}: {headline} What to do: {todo} ({verdict})", "{family}: {headline} ({verdict})"),
     "answer.glossary": "Kueue's words: {terms}",
+    # --- where a position comes from -----------------------------------------------------------------------
+    "position.source.computed": "computed by the bot",
+    "position.source.visibility-api": "from Kueue's visibility API",
     # --- the steps, on demand ---------------------------------------------------------------------------------
     "answer.steps.passed": "{count} {count|check|checks} passed: {names}.",
     "answer.steps.kueue": "Kueue's own record",

@@ -13,6 +13,9 @@ ANSWER: dict[str, str | tuple[str, ...]] = {
     "answer.button.headlamp-queue": "File dans Headlamp",
     "answer.fallback": ("{family} : {headline} Que faire : {todo} ({verdict})", "{family} : {headline} ({verdict})"),
     "answer.glossary": "Les mots de Kueue : {terms}",
+    # --- d'où vient une place -----------------------------------------------------------------------------
+    "position.source.computed": "calculée par le bot",
+    "position.source.visibility-api": "d'après l'API de visibilité de Kueue",
     # --- les étapes, à la demande -----------------------------------------------------------------------------
     "answer.steps.passed": "{count} {count|vérification passée|vérifications passées} : {names}.",
     "answer.steps.kueue": "Ce que Kueue a noté",

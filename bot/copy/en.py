@@ -166,7 +166,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "headline.pods-pending": (
         "Kueue admitted {job}, but its pods are not ready: {trouble}.",
-        "Kueue admitted {job}; {pending} pod(s) still wait in the kube-scheduler: {reason}",
+        "Kueue admitted {job}; {pending} {pending|pod|pods} still wait in the kube-scheduler: {reason}",
         "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
     ),
     "headline.running": (
@@ -785,11 +785,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.other": "Other checks",
     "slack.details.ahead": "Ahead of it: {names}",
     "slack.details.ahead-item": "{name} (priority {priority})",
-    "slack.details.ahead-others": "{count} workload(s) of other namespaces",
+    "slack.details.ahead-others": "{count} {count|workload|workloads} of other namespaces",
     "slack.details.next": "What you can do",
     "slack.details.more-steps": "{count} more step(s) not shown here.",
     "slack.details.more-actions": "{count} more suggestion(s) not shown here.",
-    "slack.details.fallback": "The admission path of {job}: {steps} step(s), {failed} in the way.",
+    "slack.details.fallback": "The admission path of {job}: {steps} {steps|step|steps}, {failed} in the way.",
     "slack.queue.title": "LocalQueue {queue}",
     "slack.queue.feeds": (
         "Feeds ClusterQueue {cluster_queue} ({strategy}, cohort {cohort}).",
@@ -928,7 +928,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "last {hours} h; {confidence} % of past waits at this position ended within that).",
     ),
     "eta.no-estimate": (
-        "No estimate yet: I have seen {admissions} admission(s) in this ClusterQueue in the last {hours} h, "
+        "No estimate yet: I have seen {admissions} {admissions|admission|admissions} in this ClusterQueue in the last {hours} h, "
         "too few to say.",
     ),
     "eta.never": "No estimate: as it is, it can never be admitted (the steps say what would change that).",

@@ -181,7 +181,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "headline.pods-pending": (
         "Kueue a admis {job}, mais ses pods ne sont pas prêts : {trouble}.",
-        "Kueue a admis {job} ; {pending} pod(s) attendent encore dans le kube-scheduler : {reason}",
+        "Kueue a admis {job} ; {pending} {pending|pod|pods} attendent encore dans le kube-scheduler : {reason}",
         "Kueue a admis {job} ; des pods attendent encore dans le kube-scheduler.",
     ),
     "headline.running": (
@@ -828,11 +828,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.step.other": "Autres vérifications",
     "slack.details.ahead": "Devant lui : {names}",
     "slack.details.ahead-item": "{name} (priorité {priority})",
-    "slack.details.ahead-others": "{count} workload(s) d'autres namespaces",
+    "slack.details.ahead-others": "{count} {count|workload|workloads} d'autres namespaces",
     "slack.details.next": "Ce que vous pouvez faire",
-    "slack.details.more-steps": "{count} étape(s) de plus, non affichée(s) ici.",
-    "slack.details.more-actions": "{count} suggestion(s) de plus, non affichée(s) ici.",
-    "slack.details.fallback": "Le chemin d'admission de {job} : {steps} étape(s), dont {failed} en échec.",
+    "slack.details.more-steps": "{count} {count|étape|étapes} de plus, non affichée(s) ici.",
+    "slack.details.more-actions": "{count} {count|suggestion|suggestions} de plus, non affichée(s) ici.",
+    "slack.details.fallback": "Le chemin d'admission de {job} : {steps} {steps|étape|étapes}, dont {failed} en échec.",
     "slack.queue.title": "LocalQueue {queue}",
     "slack.queue.feeds": (
         "Alimente la ClusterQueue {cluster_queue} ({strategy}, cohorte {cohort}).",
@@ -978,29 +978,29 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "eta.estimate.flavor": (
         "Probablement entre {low_seconds} et {high_seconds}, au plus tard dans {bound_seconds} (durée maximale "
-        "d'exécution des jobs en cours) (d'après {admissions} admissions dans ce flavor de la ClusterQueue ces "
+        "d'exécution des jobs en cours) (d'après {admissions} admissions dans cette flavor de la ClusterQueue ces "
         "dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini dans cet "
         "intervalle).",
-        "Probablement entre {low_seconds} et {high_seconds} (d'après {admissions} admissions dans ce flavor de "
+        "Probablement entre {low_seconds} et {high_seconds} (d'après {admissions} admissions dans cette flavor de "
         "la ClusterQueue ces dernières {hours} h ; {confidence} % des attentes passées à cette position ont "
         "fini dans cet intervalle).",
-        "Probablement d'ici {high_seconds} (d'après {admissions} admissions dans ce flavor de la ClusterQueue "
+        "Probablement d'ici {high_seconds} (d'après {admissions} admissions dans cette flavor de la ClusterQueue "
         "ces dernières {hours} h ; {confidence} % des attentes passées à cette position ont fini dans ce "
         "délai).",
     ),
     "eta.no-estimate": (
-        "Pas encore d'estimation : je n'ai vu que {admissions} admission(s) dans cette ClusterQueue ces "
+        "Pas encore d'estimation : je n'ai vu que {admissions} {admissions|admission|admissions} dans cette ClusterQueue ces "
         "dernières {hours} h, trop peu pour le dire.",
     ),
     "eta.never": "Pas d'estimation : tel quel, il ne sera jamais admis (les étapes disent ce qui changerait cela).",
     "holders.contest": (
-        "{resource} du flavor {flavor} : il en faut {needed} de plus ; {count} workload(s) admis le tiennent : "
+        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload|workloads} admis le tiennent : "
         "{held_here} dans {cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
-        "{resource} du flavor {flavor} : il en faut {needed} de plus ; {count} workload(s) admis le tiennent : "
+        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload|workloads} admis le tiennent : "
         "{held_here} dans {cluster_queue}.",
-        "{resource} du flavor {flavor} : {count} workload(s) admis le tiennent : {held_here} dans "
+        "{resource} de la flavor {flavor} : {count} {count|workload|workloads} admis le tiennent : {held_here} dans "
         "{cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
-        "{resource} du flavor {flavor} : {count} workload(s) admis le tiennent : {held_here} dans {cluster_queue}.",
+        "{resource} de la flavor {flavor} : {count} {count|workload|workloads} admis le tiennent : {held_here} dans {cluster_queue}.",
     ),
     "holders.item": (
         "{name} ({cluster_queue}) : {amount}, en cours depuis {running_seconds}, encore {left_seconds} au plus",
@@ -1074,24 +1074,24 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "maximum de la file."
     ),
     "whatif.other-flavor.now": (
-        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y a de la "
+        "Laissez-le tourner sur la flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y a de la "
         "place tout de suite.",
-        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels}) : il y a de la place tout de suite.",
-        "Laissez-le tourner sur le flavor {flavor} (tolérer {taints}) : il y a de la place tout de suite.",
-        "Laissez-le tourner sur le flavor {flavor} : il y a de la place tout de suite.",
+        "Laissez-le tourner sur la flavor {flavor} (nodeSelector {labels}) : il y a de la place tout de suite.",
+        "Laissez-le tourner sur la flavor {flavor} (tolérer {taints}) : il y a de la place tout de suite.",
+        "Laissez-le tourner sur la flavor {flavor} : il y a de la place tout de suite.",
     ),
     "whatif.other-flavor.ever": (
-        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y tiendrait.",
-        "Laissez-le tourner sur le flavor {flavor} (nodeSelector {labels}) : il y tiendrait.",
-        "Laissez-le tourner sur le flavor {flavor} (tolérer {taints}) : il y tiendrait.",
-        "Laissez-le tourner sur le flavor {flavor} : il y tiendrait.",
+        "Laissez-le tourner sur la flavor {flavor} (nodeSelector {labels} ; tolérer {taints}) : il y tiendrait.",
+        "Laissez-le tourner sur la flavor {flavor} (nodeSelector {labels}) : il y tiendrait.",
+        "Laissez-le tourner sur la flavor {flavor} (tolérer {taints}) : il y tiendrait.",
+        "Laissez-le tourner sur la flavor {flavor} : il y tiendrait.",
     ),
     "whatif.raise-quota.now": (
-        "Un admin relèverait le quota nominal de {resource} du flavor {flavor} de {cluster_queue} de {by} "
+        "Un admin relèverait le quota nominal de {resource} de la flavor {flavor} de {cluster_queue} de {by} "
         "(à {to}) : il serait admis tout de suite."
     ),
     "whatif.raise-quota.ever": (
-        "Un admin relèverait le quota nominal de {resource} du flavor {flavor} de {cluster_queue} de {by} "
+        "Un admin relèverait le quota nominal de {resource} de la flavor {flavor} de {cluster_queue} de {by} "
         "(à {to}) : il tiendrait alors."
     ),
     "whatif.none": "Aucun changement du job ou de sa file que je sache vérifier ne le ferait admettre.",

@@ -231,7 +231,7 @@ def test_the_first_message_says_the_cause_one_thing_to_do_the_place_and_when() -
     assert texts[1].endswith("5 other options under “Show the steps”.")
     assert texts[2] == (
         "*Place:* 3rd of 5 in ClusterQueue `gpu-a100-shared`; 2nd in LocalQueue `vision-queue`\n"
-        "*When:* No estimate yet: I have seen 3 admission(s) in this ClusterQueue in the last 24 h, too few to say."
+        "*When:* No estimate yet: I have seen 3 admissions in this ClusterQueue in the last 24 h, too few to say."
     )
     buttons = next(block for block in message.blocks if block["type"] == "actions")["elements"]
     assert [b["action_id"] for b in buttons] == ["kueue_show_steps", "kueue_recheck", "kueue_watch", "kueue_show_queue"]
@@ -306,7 +306,7 @@ def test_hidden_names_never_show_another_teams_workloads() -> None:
     secret = ("llm-eval-suite-xl", "t5-pretrain-shard3", "ml-nlp", "nlp-queue")
     hidden = _everything(render.answer_details(explanation, outlook=outlook, language="en", show_names=False))
     assert not any(word in hidden for word in secret)
-    assert "1 workload(s) of other namespaces" in hidden
+    assert "1 workload of other namespaces" in hidden
     assert "`ml-vision/detr-prod-hotfix`" in hidden  # the asker's own namespace stays named (by the job's name)
     shown = _everything(render.answer_details(explanation, outlook=outlook, language="en", show_names=True))
     assert "`ml-nlp/llm-eval-suite-xl`" in shown
