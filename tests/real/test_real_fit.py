@@ -1,8 +1,9 @@
 """Will it fit? asked first, then the real Kueue decides (needs `cluster.sh start kueue`, see conftest.py).
 
-For each generated cluster (tests/real/generated.py; KUEUE_BOT_REAL_FIT clusters, default 10, seeds 1..N) the
-Jobs are submitted one by one; before each, `fit` is asked on the bot's informer view of the cluster as it is
-(the job not created yet), then the Job is created and Kueue's record read once it settles:
+For each generated cluster (tests/real/generated.py; KUEUE_BOT_REAL_FIT clusters, default 10, from seed
+KUEUE_BOT_REAL_FIT_FIRST, default 1) the Jobs are submitted one by one; before each, `fit` is asked on the bot's
+informer view of the cluster as it is (the job not created yet), then the Job is created and Kueue's record read
+once it settles:
 
 - now   <=> Kueue reserved quota for it at once, in the flavor predicted;
 - later  => Kueue left it pending, at the place predicted in its ClusterQueue (the pending-workloads API's);
@@ -41,6 +42,7 @@ from tests.real.test_real_generated import (
 )
 
 COUNT = int(os.environ.get("KUEUE_BOT_REAL_FIT", "10"))
+FIRST = int(os.environ.get("KUEUE_BOT_REAL_FIT_FIRST", "1"))  # the first seed (others: the next COUNT - 1)
 
 
 def _now() -> datetime:
@@ -116,7 +118,7 @@ async def _alone(
 
 
 @pytest.mark.timeout(900)
-@pytest.mark.parametrize("seed", range(1, COUNT + 1))
+@pytest.mark.parametrize("seed", range(FIRST, FIRST + COUNT))
 async def test_fit_asked_first_agrees_with_the_real_kueue(
     cluster: Cluster, reader: KubeClient, cache: ClusterCache, seed: int
 ) -> None:
