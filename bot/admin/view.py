@@ -27,7 +27,8 @@ from datetime import datetime
 
 from bot.copy.text import Text, Value
 from bot.forecast.holders import Holders
-from bot.forecast.outlook import Outlook, explain_with_outlook, what_if_texts
+from bot.forecast.outlook import Outlook, explain_with_outlook
+from bot.forecast.texts import what_if_texts
 from bot.forecast.whatif import RAISE_QUOTA
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query
@@ -273,13 +274,6 @@ def _pending(snapshot: Snapshot, cq: ClusterQueue) -> list[Workload]:
     return sorted(waiting, key=lambda w: (queue_order_time(w), w.namespace, w.name))
 
 
-_NEVER_FITS = (
-    Verdict.EXCEEDS_MAX_QUOTA,
-    Verdict.NO_MATCHING_FLAVOR,
-    Verdict.TOPOLOGY_PLACEMENT_FAILED,
-    Verdict.INVALID_REQUEST,
-    Verdict.NAMESPACE_NOT_ALLOWED,
-)
 _Starved = dict[tuple[str, str], tuple[Explanation, tuple[str, ...]]]  # (flavor, resource): a job, the borrowers
 _Wait = tuple[datetime, Explanation, Outlook]  # since when, the job, its outlook
 
@@ -294,7 +288,7 @@ def _workload_findings(
     for workload in _pending(snapshot, cq)[:max_explained]:
         # No ETA: the view shows none, and a queue's ETA would replay (and calibrate on) its history, in one go.
         explanation, outlook = explain_with_outlook(snapshot, _query(workload), now=now, eta=False)
-        if explanation.verdict.never_fixes_itself and explanation.verdict in _NEVER_FITS:
+        if explanation.verdict.never_admitted_as_is:
             job = _job(explanation)
             text = Text("admin.never-fits", {"job": job, "headline": explanation.headline})
             findings.append(Finding(NEVER_FITS, cq.name, job, text, _admin_fixes(explanation, outlook)))

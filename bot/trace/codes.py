@@ -65,6 +65,30 @@ class Verdict(StrEnum):
         """True when Kueue holds the Workload in its queue manager: it has a place, others wait behind it."""
         return _TRAITS[self].queued
 
+    @property
+    def never_fits_queue(self) -> bool:
+        """True when no flavor of its ClusterQueue can ever hold the job as it is (beyond the most its quota can
+        give, or no flavor matches it): waiting never admits it."""
+        return _TRAITS[self].beyond_queue
+
+    @property
+    def never_admitted_as_is(self) -> bool:
+        """True when the job as it is can never be admitted where it waits (its requests, its flavors, its
+        topology, its namespace): a change to the job or to its queue must come first."""
+        return _TRAITS[self].as_is_never
+
+    @property
+    def waits_for_capacity(self) -> bool:
+        """True when it waits for room to free in its ClusterQueue (quota, preemption, pods ready, the next
+        cycle): who holds that room and when it will likely run can be told."""
+        return _TRAITS[self].capacity
+
+    @property
+    def change_could_admit(self) -> bool:
+        """True when a change to the job or to its queue (fewer pods, smaller requests, another queue or flavor,
+        more quota) could admit it: what would is worth telling."""
+        return _TRAITS[self].changeable
+
 
 @dataclass(frozen=True)
 class _Traits:
@@ -72,9 +96,14 @@ class _Traits:
     at_once: bool = False  # a never-fixes-itself Kueue reports with certainty: tell the owner at once
     waiting: bool = True  # waits for admission by Kueue
     queued: bool = True  # held in a ClusterQueue's queue (a position; behind it others wait)
+    beyond_queue: bool = False  # no flavor of its queue can ever hold it as it is
+    as_is_never: bool = False  # as it is, never admitted where it waits
+    capacity: bool = False  # waits for room to free in its queue
+    changeable: bool = False  # a change to the job or its queue could admit it
 
 
-_NEVER_AT_ONCE = _Traits(never=True, at_once=True)
+_NEVER_FITS = _Traits(never=True, at_once=True, beyond_queue=True, as_is_never=True, changeable=True)
+_WAITS_FOR_ROOM = _Traits(capacity=True, changeable=True)
 _OFF_QUEUE = _Traits(queued=False)
 _TRAITS: dict[Verdict, _Traits] = {
     Verdict.JOB_NOT_FOUND: _Traits(waiting=False, queued=False),
@@ -82,16 +111,18 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.WORKLOAD_MISSING: _Traits(never=True, queued=False),
     Verdict.LOCAL_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
     Verdict.CLUSTER_QUEUE_MISSING: _Traits(never=True, at_once=True, queued=False),
-    Verdict.QUEUE_STOPPED: _Traits(),
-    Verdict.QUEUE_INACTIVE: _Traits(never=True, at_once=True, queued=False),  # queue/manager.go heads skips it
-    Verdict.NAMESPACE_NOT_ALLOWED: _NEVER_AT_ONCE,
-    Verdict.NO_MATCHING_FLAVOR: _NEVER_AT_ONCE,
-    Verdict.EXCEEDS_MAX_QUOTA: _NEVER_AT_ONCE,
-    Verdict.WAITING_FOR_QUOTA: _Traits(),
-    Verdict.WAITING_FOR_PREEMPTION: _Traits(),
-    Verdict.TOPOLOGY_PLACEMENT_FAILED: _Traits(never=True),
-    Verdict.WAITING_FOR_PODS_READY: _Traits(),
-    Verdict.NOT_YET_EVALUATED: _Traits(),
+    Verdict.QUEUE_STOPPED: _Traits(changeable=True),
+    Verdict.QUEUE_INACTIVE: _Traits(
+        never=True, at_once=True, queued=False, changeable=True
+    ),  # queue/manager.go heads skips it
+    Verdict.NAMESPACE_NOT_ALLOWED: _Traits(never=True, at_once=True, as_is_never=True, changeable=True),
+    Verdict.NO_MATCHING_FLAVOR: _NEVER_FITS,
+    Verdict.EXCEEDS_MAX_QUOTA: _NEVER_FITS,
+    Verdict.WAITING_FOR_QUOTA: _WAITS_FOR_ROOM,
+    Verdict.WAITING_FOR_PREEMPTION: _WAITS_FOR_ROOM,
+    Verdict.TOPOLOGY_PLACEMENT_FAILED: _Traits(never=True, as_is_never=True),
+    Verdict.WAITING_FOR_PODS_READY: _Traits(capacity=True),
+    Verdict.NOT_YET_EVALUATED: _Traits(capacity=True),
     Verdict.ADMISSION_GATED: _Traits(),
     Verdict.ADMISSION_CHECKS_PENDING: _OFF_QUEUE,
     Verdict.ADMISSION_CHECK_REJECTED: _Traits(never=True, at_once=True, queued=False),
@@ -100,7 +131,7 @@ _TRAITS: dict[Verdict, _Traits] = {
     Verdict.PODS_PENDING: _Traits(waiting=False, queued=False),
     Verdict.RUNNING: _Traits(waiting=False, queued=False),
     Verdict.FINISHED: _Traits(waiting=False, queued=False),
-    Verdict.INVALID_REQUEST: _NEVER_AT_ONCE,
+    Verdict.INVALID_REQUEST: _Traits(never=True, at_once=True, as_is_never=True),
     Verdict.WORKLOAD_OUT_OF_SYNC: _Traits(never=True, at_once=True, queued=False),
     Verdict.PREEMPTED: _OFF_QUEUE,
     Verdict.OBJECT_UNREADABLE: _Traits(queued=False),

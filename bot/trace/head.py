@@ -30,7 +30,6 @@ from bot.trace.queuecheck import recorded_exclusions
 from bot.trace.snapshot import Snapshot, same_objects
 
 STRICT_FIFO = "StrictFIFO"
-_NEVER = frozenset({Verdict.EXCEEDS_MAX_QUOTA, Verdict.NO_MATCHING_FLAVOR})
 
 
 @dataclass(frozen=True)
@@ -44,7 +43,7 @@ class QueueHead:
 
     @property
     def never(self) -> bool:
-        return self.verdict in _NEVER
+        return self.verdict is not None and self.verdict.never_fits_queue
 
     @property
     def name(self) -> str:
