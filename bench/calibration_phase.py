@@ -30,8 +30,9 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
-from bot.forecast import outlook
-from bot.forecast.eta import ESTIMATE, History, Observed
+from bot.forecast import estimators
+from bot.forecast.eta import ESTIMATE
+from bot.forecast.history import History, Observed
 from bot.forecast.outlook import Outlook, explain_with_outlook
 from bot.kube.cache import ClusterCache
 from bot.kube.ondemand import OnDemand
@@ -140,7 +141,7 @@ def _same_eta(one: Outlook, other: Outlook) -> bool:
 
 
 def _estimator_of(cache: ClusterCache) -> Any:
-    table = cache.derived().get(outlook._ESTIMATORS, {})
+    table = cache.derived().get(estimators._ESTIMATORS, {})
     for entries in table.values():
         for kept in entries:
             if kept[4].calibrated:

@@ -38,7 +38,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.forecast.eta import ESTIMATE, WINDOW, Estimator, History, Observed, Waiting
+from bot.forecast.eta import ESTIMATE, Estimator
+from bot.forecast.history import WINDOW, History, Observed, Waiting
 from bot.notify.history import MAX_PER_QUEUE, RETENTION
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)

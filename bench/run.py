@@ -83,7 +83,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot import pacing  # noqa: E402
-from bot.forecast.eta import History  # noqa: E402
+from bot.forecast.history import History  # noqa: E402
 from bot.kube.cache import ClusterCache  # noqa: E402
 from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402

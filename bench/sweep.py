@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from bot.forecast.eta import History
+from bot.forecast.history import History
 from bot.forecast.outlook import Outlook
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient

@@ -8,7 +8,7 @@ from datetime import timedelta
 from decimal import Decimal
 from typing import Any
 
-from bot.forecast.eta import History, Observed
+from bot.forecast.history import History, Observed
 
 from tests.builders import (
     NOW,

@@ -11,7 +11,7 @@ from decimal import Decimal
 from bot.copy.text import Text
 from bot.fit.draft import Built, Draft, build, placed
 from bot.fit.overlay import WithJob
-from bot.forecast.eta import History
+from bot.forecast.history import History
 from bot.forecast.outlook import NO_OUTLOOK, Outlook, explain_with_outlook
 from bot.trace import checks
 from bot.trace.checks import Fit, QueueFit

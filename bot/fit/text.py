@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.copy.text import Text
 from bot.fit.decide import LATER, NOW, Fitting
-from bot.forecast.outlook import eta_text, what_if_texts
+from bot.forecast.texts import eta_text, what_if_texts
 from bot.trace.explanation import Position
 
 

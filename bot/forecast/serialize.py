@@ -10,7 +10,8 @@ from typing import Any
 from bot.copy import DEFAULT_LANGUAGE, render
 from bot.forecast.eta import Eta
 from bot.forecast.holders import Holders
-from bot.forecast.outlook import Outlook, eta_text, holders_texts, what_if_texts
+from bot.forecast.outlook import Outlook
+from bot.forecast.texts import eta_text, holders_texts, what_if_texts
 from bot.forecast.whatif import WhatIf
 from bot.trace.explanation import Explanation
 from bot.trace.quantity import format_quantity

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 
-from bot.forecast.outlook import main_resource
+from bot.forecast.history import main_resource
 from bot.trace.holdings import reserved_at
 from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.snapshot import Snapshot

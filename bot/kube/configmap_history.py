@@ -27,7 +27,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from bot.errors import StoreUnavailable
-from bot.forecast.eta import MAX_REPLAYED, WINDOW, Finished, History, Observed
+from bot.forecast.history import MAX_REPLAYED, WINDOW, Finished, History, Observed
 from bot.notify.history import bounded
 from bot.notify.state import format_time, parse_time
 

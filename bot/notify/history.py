@@ -24,8 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Protocol, TypeVar
 
-from bot.forecast.eta import Finished, History, Observed
-from bot.forecast.outlook import admissions_of
+from bot.forecast.history import Finished, History, Observed, admissions_of
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT, Database
 from bot.notify.state import format_time, parse_time
 from bot.trace.model import Workload

@@ -22,7 +22,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import replace
 from datetime import datetime
 
-from bot.forecast.eta import Finished, History, Observed
+from bot.forecast.history import Finished, History, Observed
 from bot.notify.history import HistoryStore
 from bot.notify.state import Fence, State, Subscription, Told
 from bot.notify.store import StateStore

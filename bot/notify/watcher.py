@@ -28,7 +28,8 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
 from bot.errors import BotError, Fenced, LeaseLost, StoreUnavailable
-from bot.forecast.eta import Eta, History
+from bot.forecast.eta import Eta
+from bot.forecast.history import History
 from bot.forecast.outlook import eta_mark
 from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from bot import pacing
 from bot.errors import ClusterUnavailable
-from bot.forecast.eta import History
+from bot.forecast.history import History
 from bot.forecast.outlook import Outlook
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches, freezes_gc
 from bot.service.results import Asker, Audit, AuditEntry

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from bot.forecast.eta import History
-from bot.forecast.outlook import Outlook, calibrations_for, outlook_of
+from bot.forecast.estimators import calibrations_for
+from bot.forecast.history import History
+from bot.forecast.outlook import Outlook, outlook_of
 from bot.pacing import SLICE_SECONDS, Pacer
 from bot.trace.explain import Query, explain
 from bot.trace.explanation import Explanation

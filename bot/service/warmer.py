@@ -5,7 +5,7 @@ once per queue and minute and kept in the view's memo (bot.forecast.outlook). Wh
 minute paid for it: at 200,000 Workloads over 500 ClusterQueues (~400 jobs a queue), 1.2 of such a question's
 1.7 ms, and on a live bot, where questions come a few a minute, nearly every question is such a first one.
 
-The warmer makes them instead, on the event loop between questions (`outlook.prepare` for every queue with jobs
+The warmer makes them instead, on the event loop between questions (`estimators.prepare` for every queue with jobs
 waiting, in slices of `slice_seconds` with the loop's turn between them):
 
 - when the cluster changed (the cache's change listener; wakes during the settling delay or a pass make one more
@@ -16,12 +16,12 @@ waiting, in slices of `slice_seconds` with the loop's turn between them):
   turn, a pass lets the past minute's go (and finds the new one's made).
 
 A queue's calibration (what widens or narrows its intervals: tens of ms, 0.3-0.4 s for a queue whose jobs wait
-for hours) is made ahead too, step by step within the same slices (`outlook.calibrations`), but only where
-a question read the calibration in the last hour (`outlook.CALIBRATED_AHEAD_FOR`): all queues' every minute would
+for hours) is made ahead too, step by step within the same slices (`estimators.calibrations`), but only where
+a question read the calibration in the last hour (`estimators.CALIBRATED_AHEAD_FOR`): all queues' every minute would
 cost more than every question. A question that reads one not made yet makes it in slices before its answer
 (bot.service.slices, bot.pacing).
 
-Every job waiting gets its ETA estimate made too (`outlook.estimates_ahead`: the waits near its place for its
+Every job waiting gets its ETA estimate made too (`estimators.estimates_ahead`: the waits near its place for its
 amount and their central share, ~0.08 ms of a question at 50,000 Workloads when the question made them): ~25 us
 a job, once per Estimator, so once a minute and after a change of the queue's order (0.7 CPU-seconds a minute
 for the 30,000 jobs waiting at 50,000, 3.0 for the 120,000 at 200,000: bench/README.md, session 17).
@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 
-from bot.forecast import outlook
+from bot.forecast import estimators
 from bot.pacing import Pacer
 from bot.service.base import ServiceBase
 from bot.service.ports import freezes_gc
@@ -89,7 +89,7 @@ class Warmer:
         self.cpu_seconds = 0.0  # the passes' CPU time, slice by slice (not what ran between them)
         self.longest_slice_seconds = 0.0
         self.calibration_steps = 0  # steps of the calibrations made ahead (where questions read the last ones')
-        self.estimate_steps = 0  # steps of the waiting jobs' estimates made ahead (outlook.estimates_ahead)
+        self.estimate_steps = 0  # steps of the waiting jobs' estimates made ahead (estimators.estimates_ahead)
         self.holders_steps = 0  # cohort trees' holders made ahead: a queue's part or a tree's merge a step
         self.pass_done = asyncio.Condition()
 
@@ -109,13 +109,13 @@ class Warmer:
 
     def _until_next(self, now: datetime) -> float:
         """Seconds until the next minute's Estimators are due (`lead_seconds` before it; 0: now)."""
-        return max(0.0, (outlook.next_estimate_at(now) - now).total_seconds() - self.lead_seconds)
+        return max(0.0, (estimators.next_estimate_at(now) - now).total_seconds() - self.lead_seconds)
 
     def _delay(self, now: datetime) -> float:
         """Until the next pass: the lead before the next minute, or, within it (the next minute's made), just
         after the turn of the minute (the past minute's let go; the pass finds the new one's made)."""
         until = self._until_next(now)
-        return until if until > 0 else (outlook.next_estimate_at(now) - now).total_seconds() + TURN_SECONDS
+        return until if until > 0 else (estimators.next_estimate_at(now) - now).total_seconds() + TURN_SECONDS
 
     async def _run(self) -> None:
         while True:
@@ -166,19 +166,19 @@ class Warmer:
             now = service.clock()
             moments = [now]
             if self._until_next(now) == 0:
-                moments.append(outlook.next_estimate_at(now))
-            self.forgotten += outlook.forget_before(snapshot, now)
+                moments.append(estimators.next_estimate_at(now))
+            self.forgotten += estimators.forget_before(snapshot, now)
             trees: set[tuple[str, str, str]] = set()  # the cohort trees' holders seen in this pass
             for name in [queue.name for queue in snapshot.cluster_queues()]:
                 # Read each time: the loop turned (the cache may have renewed its memo, the recorder its History).
                 history = service.history() if service.history is not None else None
                 for moment in moments:
-                    made += outlook.prepare(snapshot, name, history=history, now=moment)
-                    due = outlook.calibrations(snapshot, name, history=history, now=moment)
+                    made += estimators.prepare(snapshot, name, history=history, now=moment)
+                    due = estimators.calibrations(snapshot, name, history=history, now=moment)
                     self.calibration_steps += await slices.run(due)  # their steps, a few ms each
                     # Each waiting job's estimate at its place, as a question about it reads it first.
                     self.estimate_steps += await slices.run(
-                        [outlook.estimates_ahead(snapshot, name, history=history, now=moment)]
+                        [estimators.estimates_ahead(snapshot, name, history=history, now=moment)]
                     )
                 # What else a question about a job waiting here reads first: its order's running totals, and
                 # who holds what it waits for in its cohort tree (one queue's part a step).

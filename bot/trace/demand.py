@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from bot.trace.model import Container, PodSet, PodTemplate, Workload
 from bot.trace.quantity import Quantities, add, maximum, scale, total
-from bot.trace.snapshot import lasting, read_current
+from bot.trace.snapshot import lasting_table, read_current
 
 PODS = "pods"
 
@@ -121,16 +121,13 @@ def _summed(into: dict[str, Decimal], values: Quantities) -> None:
 
 
 _DEMAND_BEFORE = "demand-before"
-lasting(_DEMAND_BEFORE, read_current)
 
 
 def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload], count: int) -> dict[str, Decimal]:
     """The total demand of the first `count` Workloads of `order` (a queue order the view hands out, named
     `key`): running totals are kept in `memo` (a view's `derived()`) every _CHECKPOINT Workloads, grown as
     far as asked, and start again when the view hands out another order."""
-    table = memo.get(_DEMAND_BEFORE)
-    if not isinstance(table, dict):
-        table = memo[_DEMAND_BEFORE] = {}  # one table: a renewal carries it over in one pass, not entry by entry
+    table = lasting_table(memo, _DEMAND_BEFORE, read_current)  # a renewal carries it over in one pass
     known = table.get(key)
     checkpoints: list[dict[str, Decimal]]
     if known is not None and known[0] is order:

@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from itertools import chain, islice
 from operator import itemgetter
-from typing import Final
+from typing import Any, Final
 
 from bot.trace import checks
 from bot.trace.demand import PODS
@@ -22,7 +22,7 @@ from bot.trace.model import ClusterQueue, Workload, job_name
 from bot.trace.quota import ZERO, capacity
 from bot.trace.snapshot import (
     Snapshot,
-    lasting,
+    lasting_table,
     queue_order_time,
     read_current,
     reads_all_current,
@@ -278,28 +278,37 @@ class Tree:
         self.count = sum(len(part.held) for part in parts.values())
         self.held = sum(self.held_in.values(), ZERO)
         self.borrowed_total = sum(self.borrowed.values(), ZERO)
-        # The listing's order but for the running time (now's), the largest first: each queue's, and the tree's
-        # (the queues' sorted runs merged: a sort of precomputed keys).
-        self.by_size_in = {name: part.by_size for name, part in parts.items() if part.held}
-        merged = sorted(chain.from_iterable(p.sized for p in parts.values()), key=itemgetter(0))
-        self.by_size = tuple([h for _, h in merged])
+        self._by_size(parts)
         # Who a job could preempt, by priority then queue-order time, with running sums of their amounts: each
         # queue's (withinClusterQueue for its own) and those of the queues that borrow (reclaimWithinCohort).
         self.ranked_in = {name: part.ranked for name, part in parts.items() if part.held}
         self.ranked_borrowing = _Ranked.merged([part.ranked for name, part in parts.items() if name in self.borrowed])
-        # The time-bounded ones by deadline (reservation + maximum execution time): the order of their
-        # seconds left at any `now` they started before.
-        bounded = [h for part in parts.values() for h in part.bounded]
+        self._by_deadline()
+        self.listing_from = self._listing_from()
+        self._listings: dict[str, tuple[Held, ...]] = {}
+
+    def _by_size(self, parts: dict[str, _Queue]) -> None:
+        """The listing's order but for the running time (now's), the largest first: each queue's, and the tree's
+        (the queues' sorted runs merged: a sort of precomputed keys)."""
+        self.by_size_in = {name: part.by_size for name, part in parts.items() if part.held}
+        merged = sorted(chain.from_iterable(p.sized for p in parts.values()), key=itemgetter(0))
+        self.by_size = tuple([h for _, h in merged])
+
+    def _by_deadline(self) -> None:
+        """The time-bounded ones by deadline (reservation + maximum execution time): the order of their seconds
+        left at any `now` they started before; and the latest of their starts."""
+        bounded = [h for part in self.parts for h in part.bounded]
         self.by_deadline = tuple(sorted(bounded, key=_deadline))
         self.latest_start = max((h[RESERVED] for h in bounded if h[RESERVED] is not None), default=None)
-        # From when the listing's order is that of the sizes alone (see `_listed`): once every reservation is a
-        # second or more before `now` and all are whole seconds (as Kubernetes writes them), running times
-        # follow reservations exactly, the earliest running the longest, and equal only where those are equal.
-        self.listing_from: datetime | None = None
-        if all(part.whole_seconds for part in self.parts):
-            latest = max((part.latest for part in self.parts if part.latest is not None), default=None)
-            self.listing_from = latest + timedelta(seconds=1) if latest is not None else _ALWAYS
-        self._listings: dict[str, tuple[Held, ...]] = {}
+
+    def _listing_from(self) -> datetime | None:
+        """From when the listing's order is that of the sizes alone (see `_listed`): once every reservation is a
+        second or more before `now` and all are whole seconds (as Kubernetes writes them), running times follow
+        reservations exactly, the earliest running the longest, and equal only where those are equal."""
+        if not all(part.whole_seconds for part in self.parts):
+            return None
+        latest = max((part.latest for part in self.parts if part.latest is not None), default=None)
+        return latest + timedelta(seconds=1) if latest is not None else _ALWAYS
 
     def listing(self, own: str) -> tuple[Held, ...]:
         """The first MAX_LISTED of own queue's holders then the others', each by size (kept per queue)."""
@@ -381,8 +390,7 @@ def _queue_part(snapshot: Snapshot, queue: ClusterQueue, flavor: str, resource: 
     """A queue's part from the view's memo, while its Workloads are the same sequence and it borrows as much."""
     workloads = snapshot.workloads_in_cluster_queue(queue.name)
     borrowed = max(capacity(snapshot, queue, flavor, resource).borrowed, ZERO)
-    table = snapshot.derived().setdefault(_PARTS, {})
-    assert isinstance(table, dict)
+    table = lasting_table(snapshot.derived(), _PARTS, read_current)
     key = (queue.name, flavor, resource)
     known = table.get(key)
     if known is not None and known[0] is workloads and known[1].borrowed == borrowed:
@@ -393,45 +401,61 @@ def _queue_part(snapshot: Snapshot, queue: ClusterQueue, flavor: str, resource: 
 
 
 _PARTS = "holders.queue-parts"
-lasting(_PARTS, read_current)
 
 
 def tree_of(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resource: str) -> Tree:
     """The tree's holders from the view's memo, while its inputs are the same objects: its Workloads, and its
     ClusterQueues (or, when those changed, as after a status update, each queue's part)."""
     members, names = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
-    table = snapshot.derived().setdefault(_CONTESTS, {})
-    assert isinstance(table, dict)
+    table = lasting_table(snapshot.derived(), _CONTESTS, reads_all_current)
     key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
     token = snapshot.sequences_token()
     if known is not None and token is not None and known[3].get(id(token)) is token and same_objects(known[1], members):
         return known[2]  # type: ignore[no-any-return]  # the sequences it was read from, as a token says
     inputs = tuple(map(snapshot.workloads_in_cluster_queue, names))
-    parts = None
     if known is not None and same_objects(known[0], inputs):
-        tokens = known[3] if len(known[3]) < _TOKENS else {}
-        if token is not None:
-            tokens[id(token)] = token  # (held: its id is not reused meanwhile)
-        if same_objects(known[1], members):
-            return known[2]  # type: ignore[no-any-return]
-        if len(known[1]) == len(members) and all(a.name == b.name for a, b in zip(known[1], members, strict=True)):
-            # Some are new objects (a status change): only theirs are read again (a part is a function of its
-            # own queue, its Workloads, which are the same, and what that queue borrows).
-            parts = {
-                queue.name: part if queue is old else _queue_part(snapshot, queue, flavor, resource)
-                for queue, old, part in zip(members, known[1], known[2].parts, strict=True)
-            }
-        else:
-            parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
-        if same_objects(known[2].parts, tuple(parts.values())):
-            table[key] = (inputs, members, known[2], tokens)
-            return known[2]  # type: ignore[no-any-return]
-    if parts is None:
+        kept = _of_the_same_workloads(snapshot, table, key, inputs, members, token)
+        if isinstance(kept, Tree):
+            return kept
+        parts = kept
+    else:
         parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
     found = Tree(parts)
     table[key] = (inputs, members, found, {id(token): token} if token is not None else {})
     return found
+
+
+def _of_the_same_workloads(
+    snapshot: Snapshot,
+    table: dict[tuple[str, str, str], Any],
+    key: tuple[str, str, str],
+    inputs: tuple[Sequence[Workload], ...],
+    members: tuple[ClusterQueue, ...],
+    token: object | None,
+) -> Tree | dict[str, _Queue]:
+    """The memo's tree under `key`, read from these same Workloads: as it is when its ClusterQueues are the same
+    objects too, or when the parts read again of those that changed are the same; else those parts."""
+    _, flavor, resource = key
+    known = table[key]
+    tokens = known[3] if len(known[3]) < _TOKENS else {}
+    if token is not None:
+        tokens[id(token)] = token  # (held: its id is not reused meanwhile)
+    if same_objects(known[1], members):
+        return known[2]  # type: ignore[no-any-return]
+    if len(known[1]) == len(members) and all(a.name == b.name for a, b in zip(known[1], members, strict=True)):
+        # Some are new objects (a status change): only theirs are read again (a part is a function of its
+        # own queue, its Workloads, which are the same, and what that queue borrows).
+        parts = {
+            queue.name: part if queue is old else _queue_part(snapshot, queue, flavor, resource)
+            for queue, old, part in zip(members, known[1], known[2].parts, strict=True)
+        }
+    else:
+        parts = {queue.name: _queue_part(snapshot, queue, flavor, resource) for queue in members}
+    if same_objects(known[2].parts, tuple(parts.values())):
+        table[key] = (inputs, members, known[2], tokens)
+        return known[2]  # type: ignore[no-any-return]
+    return parts
 
 
 _TOKENS = 8  # the tokens known to stand for a tree's sequences (those of the views of a few namespaces)
@@ -475,9 +499,6 @@ def _current(
     if known is None or not same_objects(known[1], members):
         return False
     return same_objects(known[0], tuple(map(snapshot.workloads_in_cluster_queue, names)))
-
-
-lasting(_CONTESTS, reads_all_current)
 
 
 def others_than(by_size: Sequence[Held], own: str) -> Iterator[Held]:

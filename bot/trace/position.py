@@ -15,7 +15,7 @@ from bot.trace.demand import demand_before
 from bot.trace.explanation import LOWER_BOUND, Ahead, Position, Value
 from bot.trace.model import Workload, job_name
 from bot.trace.queuechain import QueueChain
-from bot.trace.snapshot import Snapshot, lasting, read_current
+from bot.trace.snapshot import Snapshot, lasting_table, read_current
 from bot.trace.walk import Walk, amounts
 
 MAX_AHEAD_LISTED = 10
@@ -84,16 +84,13 @@ def place(walk: Walk, workload: Workload) -> None:
 # the view hands out and grown as far as a question reads: how many of each priority wait ahead of a place is
 # read from them, not counted.
 _PRIORITY_RUNS = "place.priority-runs"
-lasting(_PRIORITY_RUNS, read_current)
 
 
 def _priorities_before(
     memo: dict[object, object], key: str, order: Sequence[Workload], count: int
 ) -> tuple[tuple[int, int], ...]:
     """(priority, how many) of the first `count` Workloads of `order` (named `key`), the highest first."""
-    table = memo.get(_PRIORITY_RUNS)
-    if not isinstance(table, dict):
-        table = memo[_PRIORITY_RUNS] = {}
+    table = lasting_table(memo, _PRIORITY_RUNS, read_current)
     known = table.get(key)
     runs: list[tuple[int, int, int]]
     if known is not None and known[0] is order:

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 from bot.trace.model import ClusterQueue, Cohort, ResourceGroup, ResourceQuota, Workload
-from bot.trace.snapshot import Snapshot, previous, same_objects, succeeded
+from bot.trace.snapshot import HandedOver, Snapshot, previous, same_objects
 
 ZERO = Decimal(0)
 _MAX_DEPTH = 32  # a cohort chain deeper than this is treated as a cycle
@@ -87,8 +87,9 @@ def _workload_usage(workload: Workload, cq: str, flavor: str, resource: str) -> 
 _Inputs = tuple[Sequence[Workload], ...]  # what a tree's usage is summed from (compared by identity)
 
 
-class QuotaState:
-    """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc)."""
+class QuotaState(HandedOver):
+    """The cohort forest of one view, built once, and the capacities computed in it (see the module's doc). A
+    renewal of the view hands it to the next one's state, which inherits its unchanged trees."""
 
     def __init__(self, snapshot: Snapshot, previous: QuotaState | None = None) -> None:
         self._capacities: dict[tuple[str, str, str], tuple[ClusterQueue, _Inputs, Capacity]] = {}
@@ -289,7 +290,6 @@ def quota_signature(cq: ClusterQueue) -> tuple[object, ...]:
 
 
 _STATE = "quota-state"  # a memo key, not a copy key
-succeeded(_STATE)  # a renewal hands the state to the next one, which inherits its unchanged trees
 
 
 def quota_state(snapshot: Snapshot) -> QuotaState:

@@ -172,29 +172,53 @@ class Snapshot(Protocol):
 # On a live cluster a ClusterQueue's status changes with every admission (its reservation, its pending count),
 # and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its ETA
 # Estimator, the running totals of its demand, the holders of its tree) would be rebuilt for the next question
-# though none of it changed. Those memos are registered here: a new `derived()` starts with their entries that
-# still hold, those whose source sequences are still the ones the source hands out (`live`), so that what
-# was derived from Workloads gone or changed is let go (a kept entry holds its sequence alive).
+# though none of it changed. Such a memo is a `LastingTable` in `derived()`, which knows which of its entries
+# still hold: a new `derived()` starts with those whose source sequences are still the ones the source hands
+# out (`live`), so that what was derived from Workloads gone or changed is let go (a kept entry holds its
+# sequence alive). A memo that is a `HandedOver` goes to the next `derived()`'s builder instead. Nothing is
+# registered anywhere else: a memo's policy lives in it, and dies with the `derived()` that holds it.
 
 Live = Mapping[int, object]  # the sequences the source hands out now, by id
 Keep = Callable[[Any, Live], bool]
-_LASTING: dict[str, Keep] = {}
 
 
-def lasting(name: str, keep: Keep) -> None:
-    """Register a memo of `derived()` that outlives a renewal: a table kept under the key `name` (a dict of
-    entries), or entries kept under tuple keys whose first item is `name`; `keep(entry, live)` tells whether
-    an entry still holds (`handed_out(live, sequence)`: whether the source still hands out that sequence)."""
-    _LASTING[name] = keep
+class LastingTable(dict[Any, Any]):
+    """A memo table of `derived()` that outlives a renewal: `keep(entry, live)` tells whether an entry still
+    holds (`still_handed_out(live, sequence)`: whether the source still hands out that sequence)."""
+
+    __slots__ = ("keep",)
+
+    def __init__(self, keep: Keep) -> None:
+        super().__init__()
+        self.keep = keep
+
+    def carried(self, live: Live | None) -> LastingTable:
+        """The table a new `derived()` starts with: the entries that still hold; every one when `live` is None
+        (the source tells that none of the sequences it handed out was let go since the last renewal)."""
+        table = LastingTable(self.keep)
+        if live is None:
+            table.update(self)
+        elif self.keep is read_current:  # the most entries (a part per queue and resource): read here, not called
+            table.update({k: entry for k, entry in self.items() if live.get(id(entry[0])) is entry[0]})
+        else:
+            keep = self.keep
+            table.update({k: entry for k, entry in self.items() if keep(entry, live)})
+        return table
 
 
-_SUCCEEDED: set[str] = set()
+def lasting_table(derived: dict[object, object], name: str, keep: Keep) -> LastingTable:
+    """The LastingTable kept under `name` in `derived` (a view's `derived()`), made empty on first use."""
+    table = derived.get(name)
+    if not isinstance(table, LastingTable):
+        table = derived[name] = LastingTable(keep)
+    return table
 
 
-def succeeded(name: str) -> None:
-    """Register a memo of `derived()` kept under the key `name` that is not kept by a renewal but handed to the
-    next one's builder, under the key `previous(name)` (what of it still holds, the builder tells)."""
-    _SUCCEEDED.add(name)
+class HandedOver:
+    """A memo of `derived()` that a renewal does not keep but hands to the next one's builder, under the key
+    `previous(name)` (what of it still holds, the builder tells)."""
+
+    __slots__ = ()
 
 
 def previous(name: str) -> tuple[str, str]:
@@ -206,7 +230,7 @@ def same_objects(old: Sequence[object], new: Sequence[object]) -> bool:
     return len(old) == len(new) and all(map(operator.is_, old, new))
 
 
-def handed_out(live: Live, sequence: object) -> bool:
+def still_handed_out(live: Live, sequence: object) -> bool:
     return live.get(id(sequence)) is sequence
 
 
@@ -221,28 +245,15 @@ def reads_all_current(entry: Any, live: Live) -> bool:
 
 
 def carry_over(derived: dict[object, object], live: Live | None) -> dict[object, object]:
-    """What a new `derived()` starts with: the registered memos' entries of the old one that still hold; every
-    one of them when `live` is None (the source tells that none of the sequences it handed out was let go since
-    the last renewal: each entry was derived from sequences it still hands out)."""
+    """What a new `derived()` starts with: of the old one's memos, each LastingTable's entries that still hold
+    (every one of them when `live` is None: see `LastingTable.carried`), and each HandedOver under
+    `previous(its key)`."""
     kept: dict[object, object] = {}
     for key, value in derived.items():
-        if isinstance(key, str) and key in _SUCCEEDED:
+        if isinstance(value, LastingTable):
+            kept[key] = value.carried(live)
+        elif isinstance(value, HandedOver) and isinstance(key, str):
             kept[previous(key)] = value
-            continue
-        name = key[0] if isinstance(key, tuple) and key else key
-        keep = _LASTING.get(name) if isinstance(name, str) else None
-        if keep is None:
-            continue
-        if live is None:
-            kept[key] = dict(value) if isinstance(value, dict) else value
-        elif isinstance(key, tuple):
-            if keep(value, live):
-                kept[key] = value
-        elif isinstance(value, dict):
-            if keep is read_current:  # the most entries (a part per queue and resource): read here, not called
-                kept[key] = {k: entry for k, entry in value.items() if live.get(id(entry[0])) is entry[0]}
-            else:
-                kept[key] = {k: entry for k, entry in value.items() if keep(entry, live)}
     return kept
 
 

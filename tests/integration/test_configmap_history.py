@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from bot.errors import StoreUnavailable
-from bot.forecast.eta import Finished, Observed
+from bot.forecast.history import Finished, Observed
 from bot.kube.client import KubeClient
 from bot.kube.configmap_history import KEEP, MAX_PER_QUEUE, SHARDS, ConfigMapHistory, shard_of
 from bot.kube.configmap_store import ConfigMapStore, Retry

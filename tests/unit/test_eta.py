@@ -9,31 +9,10 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from bot.forecast.eta import (
-    AMOUNT,
-    CENSORED,
-    ESTIMATE,
-    MIN_ADMISSIONS,
-    MOMENT,
-    NEVER,
-    NO_ESTIMATE,
-    POSITION,
-    REMAINING,
-    STEP,
-    THIN_HISTORY,
-    Estimator,
-    History,
-    Observed,
-    Replay,
-    Waiting,
-    freeing_bound,
-    km_curve,
-    km_quantiles,
-    near_lists,
-    never,
-    replay,
-    window,
-)
+from bot.forecast.eta import ESTIMATE, NEVER, NO_ESTIMATE, THIN_HISTORY, Estimator, freeing_bound, never
+from bot.forecast.history import MIN_ADMISSIONS, History, Observed, Waiting, window
+from bot.forecast.kmcurve import km_curve, km_quantiles, near_lists
+from bot.forecast.replay import AMOUNT, CENSORED, MOMENT, POSITION, REMAINING, STEP, Replay, replay
 
 from tests.builders import NOW
 

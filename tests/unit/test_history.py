@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from bot.errors import StoreUnavailable
-from bot.forecast.eta import Finished, History, Observed
+from bot.forecast.history import Finished, History, Observed
 from bot.notify.history import (
     MAX_PER_QUEUE,
     RETENTION,

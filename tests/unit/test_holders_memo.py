@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from bot.forecast import outlook
+from bot.forecast import estimators
 from bot.forecast.eta import freeing_bound
 from bot.forecast.holders import Contest, Holder, _contest
 from bot.kube.cache import ClusterCache
@@ -391,7 +391,7 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     cache = _cache(objects)
     view = cache.view("team-a", [])
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    estimator = outlook._estimator(view, None, "cq-1", "a100", NOW)  # from the queue's own admitted Workloads
+    estimator = estimators.estimator_for(view, None, "cq-1", "a100", NOW)  # from the queue's own admitted Workloads
     old = view.derived()
     parts, trees = dict(old[holdings._PARTS]), dict(old[holdings._CONTESTS])  # type: ignore[call-overload]
     assert parts and trees
@@ -399,7 +399,7 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     _put(cache, _with_pending_count(objects, "cq-0", 99))
     later = cache.view("team-a", [])
     assert later.derived() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
-    assert outlook._estimator(later, None, "cq-1", "a100", NOW) is estimator
+    assert estimators.estimator_for(later, None, "cq-1", "a100", NOW) is estimator
     kept = later.derived()[holdings._PARTS]
     assert isinstance(kept, dict) and all(kept[key][1] is part for key, (_, part) in parts.items())
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
@@ -415,8 +415,8 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     assert isinstance(carried, dict)
     assert {key[0] for key in carried} == {key[0] for key in parts} - {"cq-0"}  # cq-0's Workloads changed
     assert not last.derived()[holdings._CONTESTS]  # every tree holds cq-0
-    assert outlook._estimator(last, None, "cq-1", "a100", NOW) is estimator  # cq-1's Workloads are the same
-    assert outlook._estimator(last, None, "cq-0", "a100", NOW) is not outlook._estimator(
+    assert estimators.estimator_for(last, None, "cq-1", "a100", NOW) is estimator  # cq-1's Workloads are the same
+    assert estimators.estimator_for(last, None, "cq-0", "a100", NOW) is not estimators.estimator_for(
         view, None, "cq-0", "a100", NOW
     )
     assert _compare_all(last, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
@@ -453,7 +453,7 @@ def test_the_running_totals_along_an_order_outlive_a_status_change_while_the_ord
 _LASTING_TABLES = (
     holdings._PARTS,
     holdings._CONTESTS,
-    outlook._ESTIMATORS,
+    estimators._ESTIMATORS,
     demand_module._DEMAND_BEFORE,
     position._PRIORITY_RUNS,
 )
@@ -488,7 +488,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     source = own.cluster_queue
     target = next(cq.name for cq in view.cluster_queues() if cq.name != source)
     view = cache.view(namespace, [])
-    estimator = outlook._estimator(view, None, source, "a100", NOW)
+    estimator = estimators.estimator_for(view, None, source, "a100", NOW)
     trees = dict(view.derived()[holdings._CONTESTS])  # type: ignore[call-overload]
     orders = {cq.name: view.pending_in(cq.name) for cq in view.cluster_queues()}
 
@@ -500,7 +500,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     assert local is not None and local is not view.local_queue(namespace, queue) and local.conditions
     assert {cq: later.pending_in(cq) for cq in orders} == orders
     assert all(later.pending_in(cq) is order for cq, order in orders.items() if cq in later._cq_orders)
-    assert outlook._estimator(later, None, source, "a100", NOW) is estimator
+    assert estimators.estimator_for(later, None, source, "a100", NOW) is estimator
     kept = later.derived()[holdings._CONTESTS]
     assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree, _) in trees.items())
     assert _compare_both(cache) > 0

@@ -5,7 +5,8 @@ the DM carries the ETA and moves only meaningfully; "when will X run?" / "who is
 from __future__ import annotations
 
 import pytest
-from bot.forecast.eta import ESTIMATE, Eta, History
+from bot.forecast.eta import ESTIMATE, Eta
+from bot.forecast.history import History
 from bot.forecast.outlook import eta_mark, eta_moved, explain_with_outlook
 from bot.forecast.serialize import to_json
 from bot.slack import render

@@ -3,7 +3,7 @@ the event loop (bot.pacing.Pacer)."""
 
 from __future__ import annotations
 
-from bot.forecast import outlook
+from bot.forecast import estimators
 from bot.forecast.outlook import explain_with_outlook
 from bot.service.slices import explained
 from bot.trace.explain import Query
@@ -39,6 +39,6 @@ async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain(
     async with again:  # made: the next question about the queue turns no more
         await explained(view, Query("team-a", "w1", "Job"), now=NOW, history=history, slice_seconds=0)
     assert again.count == 0
-    assert outlook.calibrations(view, "cq-0", history=history, now=NOW) == []
+    assert estimators.calibrations(view, "cq-0", history=history, now=NOW) == []
     without = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, what_if=False)
     assert without[1].what_if is None and without[1].eta == answer[1].eta

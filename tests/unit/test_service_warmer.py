@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 from bot import pacing
-from bot.forecast import outlook
-from bot.forecast.eta import History, Observed
-from bot.forecast.outlook import _ESTIMATORS
+from bot.forecast import estimators
+from bot.forecast.estimators import _ESTIMATORS
+from bot.forecast.history import History, Observed
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
 from bot.service.base import ServiceBase
@@ -198,7 +198,7 @@ def test_the_next_pass_is_due_lead_seconds_before_the_minute_then_just_after_its
     warmer = Warmer(_service(cache_of(), [NOW]), lead_seconds=lead)
     assert warmer._until_next(NOW + timedelta(seconds=10)) == 50 - lead
     assert warmer._until_next(NOW + timedelta(seconds=59)) == max(0.0, 1 - lead)
-    assert outlook.next_estimate_at(NOW + timedelta(seconds=59)) == NOW + timedelta(seconds=60)
+    assert estimators.next_estimate_at(NOW + timedelta(seconds=59)) == NOW + timedelta(seconds=60)
     assert warmer._delay(NOW + timedelta(seconds=10)) == 50 - lead  # the lead pass
     if lead:
         assert warmer._delay(NOW + timedelta(seconds=50)) == 10 + TURN_SECONDS  # made ahead: the turn's pass
@@ -216,8 +216,8 @@ async def test_the_pass_after_the_turn_of_a_minute_lets_the_past_minute_s_go() -
         (NOW + timedelta(seconds=60),)
     }
     assert warmer.stats()["forgotten"] == 4  # two queues' (the queue's and its flavor's each) of the past minute
-    assert outlook.forget_before(cache, NOW + timedelta(seconds=60)) == 0
-    assert outlook.forget_before(cache, NOW + timedelta(hours=1)) == 4 and not _table(cache)
+    assert estimators.forget_before(cache, NOW + timedelta(seconds=60)) == 0
+    assert estimators.forget_before(cache, NOW + timedelta(hours=1)) == 4 and not _table(cache)
 
 
 async def test_a_source_that_becomes_ready_without_a_change_is_warmed_at_the_next_poll() -> None:
@@ -279,11 +279,11 @@ async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_
     at[0] = NOW + timedelta(seconds=61)
     snapshot = await service.source.snapshot()
     assert service.history is not None
-    assert outlook.calibrations(snapshot, "cq-0", history=service.history(), now=at[0], asked=(3, None)) == []
+    assert estimators.calibrations(snapshot, "cq-0", history=service.history(), now=at[0], asked=(3, None)) == []
 
 
 async def test_a_pass_makes_every_waiting_job_s_estimate_and_the_questions_read_them_as_made() -> None:
-    """outlook.estimates_ahead: the central waits near each waiting job's place for its amount, made by the pass
+    """estimators.estimates_ahead: the central waits near each waiting job's place for its amount, made by the pass
     in the queue's Estimator (twins once); a question about any of those jobs finds its own made (adds none),
     and its ETA is the one a question on the same cluster unseen by any warmer gets."""
     cache = cache_of(_objects())
@@ -308,10 +308,10 @@ def test_a_queue_s_estimates_are_made_in_steps_once_per_estimator() -> None:
     waits in, or whose Estimators do not estimate (no history), has none to make."""
     cache = cache_of(_objects())
     now, history = NOW + timedelta(seconds=5), _history(("cq-0",))
-    assert len(list(outlook.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1))) == 3
-    assert list(outlook.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1)) == []
-    assert list(outlook.estimates_ahead(cache, "cq-idle", history=history, now=now, per_step=1)) == []
-    assert list(outlook.estimates_ahead(cache, "cq-1", history=history, now=now, per_step=1)) == []  # no history
+    assert len(list(estimators.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1))) == 3
+    assert list(estimators.estimates_ahead(cache, "cq-0", history=history, now=now, per_step=1)) == []
+    assert list(estimators.estimates_ahead(cache, "cq-idle", history=history, now=now, per_step=1)) == []
+    assert list(estimators.estimates_ahead(cache, "cq-1", history=history, now=now, per_step=1)) == []  # no history
 
 
 def test_after_the_estimates_made_ahead_any_other_place_or_amount_is_estimated_as_by_a_cold_estimator() -> None:
@@ -319,8 +319,8 @@ def test_after_the_estimates_made_ahead_any_other_place_or_amount_is_estimated_a
     waits it was read from): an estimate at a place or amount not made reads them again, the same."""
     now, history = NOW + timedelta(seconds=5), _history(("cq-0",))
     warm, cold = cache_of(_objects()), cache_of(_objects())
-    assert len(list(outlook.estimates_ahead(warm, "cq-0", history=history, now=now, per_step=1))) == 3
-    (made,), (fresh,) = (outlook._prepared(c, "cq-0", history, now)[0][:1] for c in (warm, cold))
+    assert len(list(estimators.estimates_ahead(warm, "cq-0", history=history, now=now, per_step=1))) == 3
+    (made,), (fresh,) = (estimators._prepared(c, "cq-0", history, now)[0][:1] for c in (warm, cold))
     assert made.estimates_made == 3 and fresh.estimates_made == 0
     for place in range(1, 7):
         for amount in (None, Decimal(1), Decimal(2), Decimal(8)):

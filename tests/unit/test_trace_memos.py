@@ -13,10 +13,15 @@ from decimal import Decimal
 
 import pytest
 from bot.admin.view import admin_view
+from bot.forecast import calibration as calibration_module
+from bot.forecast import estimators, kmcurve, outlook
 from bot.forecast import eta as eta_module
-from bot.forecast import outlook
-from bot.forecast.eta import Estimator, History, Observed, Waiting, near
-from bot.forecast.outlook import explain_with_outlook, main_resource, waiting
+from bot.forecast import history as history_module
+from bot.forecast.estimators import waiting
+from bot.forecast.eta import Estimator
+from bot.forecast.history import History, Observed, Waiting, main_resource
+from bot.forecast.kmcurve import near
+from bot.forecast.outlook import explain_with_outlook
 from bot.trace import messages
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
@@ -52,14 +57,14 @@ def test_the_estimator_kept_per_queue_follows_the_queue_order_and_reads_its_wait
     first = cache.view("team-a", [])
     kept = waiting(first, "cq-0")
     assert kept == _afresh(first, "cq-0") and len(kept) == 3
-    estimator = outlook._estimator(first, None, "cq-0", "a100", NOW)
-    assert outlook._estimator(cache.view("team-a", []), None, "cq-0", "a100", NOW) is estimator  # the same order
+    estimator = estimators.estimator_for(first, None, "cq-0", "a100", NOW)
+    assert estimators.estimator_for(cache.view("team-a", []), None, "cq-0", "a100", NOW) is estimator  # the same order
     put(cache, waiting_job("late", "team-b", pods=2, gpus_per_pod=3, minutes=1))
     later = cache.view("team-a", [])
     renewed = waiting(later, "cq-0")
     assert renewed == _afresh(later, "cq-0") and len(renewed) == 4
     assert Waiting(renewed[-1].queued_at, Decimal(6)) == renewed[-1]  # the late one: 2 pods of 3 GPUs
-    assert outlook._estimator(later, None, "cq-0", "a100", NOW) is not estimator
+    assert estimators.estimator_for(later, None, "cq-0", "a100", NOW) is not estimator
 
 
 def test_a_kept_classification_is_the_one_read_afresh() -> None:
@@ -116,19 +121,19 @@ def _queue_view(*flavors: str) -> Snapshot:
 def test_a_queue_s_estimator_is_kept_for_the_minute_with_its_history_and_waiting_jobs() -> None:
     view = _queue_view()
     history = _busy_history()
-    first = outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=5))
-    assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=59)) is first
-    assert first.now == NOW == outlook.estimate_as_of(NOW + timedelta(seconds=59))  # as of the minute
-    assert outlook._estimator(view, history, "cq-0", "a100", NOW + timedelta(seconds=60)) is not first
-    again = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    first = estimators.estimator_for(view, history, "cq-0", "a100", NOW + timedelta(seconds=5))
+    assert estimators.estimator_for(view, history, "cq-0", "a100", NOW + timedelta(seconds=59)) is first
+    assert first.now == NOW == estimators.estimate_as_of(NOW + timedelta(seconds=59))  # as of the minute
+    assert estimators.estimator_for(view, history, "cq-0", "a100", NOW + timedelta(seconds=60)) is not first
+    again = estimators.estimator_for(view, history, "cq-0", "a100", NOW)
     assert again is first  # the minute before kept beside the next one
     # The recorder's next History holding the same admissions of this queue (admissions elsewhere): the same.
     elsewhere = Observed("cq-9", "a100", NOW - timedelta(hours=2), NOW - timedelta(hours=1), Decimal(1), "uid-x")
-    assert outlook._estimator(view, History((*history.admissions, elsewhere)), "cq-0", "a100", NOW) is again
+    assert estimators.estimator_for(view, History((*history.admissions, elsewhere)), "cq-0", "a100", NOW) is again
     one_more = Observed("cq-0", "a100", NOW - timedelta(hours=2), NOW - timedelta(minutes=30), Decimal(1), "uid-y")
-    assert outlook._estimator(view, History((*history.admissions, one_more)), "cq-0", "a100", NOW) is not again
+    assert estimators.estimator_for(view, History((*history.admissions, one_more)), "cq-0", "a100", NOW) is not again
     assert (
-        outlook._estimator(view, History(history.admissions), "cq-0", "a100", NOW) is not again
+        estimators.estimator_for(view, History(history.admissions), "cq-0", "a100", NOW) is not again
     )  # the kept one is now the last History's
     fresh = Estimator(history, cluster_queue="cq-0", flavor="a100", now=NOW, pending=waiting(view, "cq-0"))
     for position in (1, 2, 3, 7):
@@ -147,11 +152,11 @@ def _two_flavor_queue() -> tuple[Snapshot, History]:
 
 def test_a_flavor_without_enough_admissions_of_its_own_shares_the_queue_s_estimator() -> None:
     view, history = _two_flavor_queue()
-    assert eta_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 22)
-    assert eta_module.flavor_counts(history, "cq-0", "h100", NOW) == (2, 22)  # < MIN_ADMISSIONS: the queue's
-    queue = outlook._estimator(view, history, "cq-0", "", NOW)
-    assert outlook._estimator(view, history, "cq-0", "h100", NOW) is queue
-    own = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert history_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 22)
+    assert history_module.flavor_counts(history, "cq-0", "h100", NOW) == (2, 22)  # < MIN_ADMISSIONS: the queue's
+    queue = estimators.estimator_for(view, history, "cq-0", "", NOW)
+    assert estimators.estimator_for(view, history, "cq-0", "h100", NOW) is queue
+    own = estimators.estimator_for(view, history, "cq-0", "a100", NOW)
     assert own is not queue and own.scope == "flavor" and queue.scope == "cluster-queue"
     pending = waiting(view, "cq-0")
     for flavor, kept in (("h100", queue), ("a100", own), ("", queue)):
@@ -164,9 +169,9 @@ def test_a_flavor_without_enough_admissions_of_its_own_shares_the_queue_s_estima
 
 def test_a_flavor_holding_all_of_its_queue_s_admissions_shares_the_queue_s_replay_under_its_own_scope() -> None:
     view, history = _queue_view(), _busy_history()
-    assert eta_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 20)
-    queue = outlook._estimator(view, history, "cq-0", "", NOW)
-    twin = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    assert history_module.flavor_counts(history, "cq-0", "a100", NOW) == (20, 20)
+    queue = estimators.estimator_for(view, history, "cq-0", "", NOW)
+    twin = estimators.estimator_for(view, history, "cq-0", "a100", NOW)
     assert (
         twin is not queue and twin._replay is queue._replay and (twin.scope, queue.scope) == ("flavor", "cluster-queue")
     )
@@ -183,13 +188,13 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     """The warmer's step: every flavor's Estimator of a queue with jobs waiting, this minute's and the next's
     (made ahead); a question then makes none; a queue with nobody waiting gets none."""
     view, history = _two_flavor_queue()
-    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=50)) == 2  # queue's, a100's
-    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=51)) == 0
-    table = view.derived()[outlook._ESTIMATORS]
+    assert estimators.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=50)) == 2  # queue's, a100's
+    assert estimators.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=51)) == 0
+    table = view.derived()[estimators._ESTIMATORS]
     assert isinstance(table, dict) and set(table) == {("cq-0", ""), ("cq-0", "a100"), ("cq-0", "h100")}
-    ahead = outlook.next_estimate_at(NOW + timedelta(seconds=50))
+    ahead = estimators.next_estimate_at(NOW + timedelta(seconds=50))
     assert ahead == NOW + timedelta(seconds=60)
-    assert outlook.prepare(view, "cq-0", history=history, now=ahead) == 2
+    assert estimators.prepare(view, "cq-0", history=history, now=ahead) == 2
     kept = {key: entries for key, entries in table.items()}
     assert all(len(entries) == 2 for entries in kept.values())  # this minute's and the next's
     _, answer = explain_with_outlook(
@@ -200,9 +205,9 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     fresh, _ = _two_flavor_queue()  # nothing kept: made by the question
     assert later.eta == explain_with_outlook(fresh, Query("team-a", "w2", "Job"), now=ahead, history=history)[1].eta
     assert table == kept and all(table[key] is kept[key] for key in kept)  # nothing made by the questions
-    made = outlook._estimator(view, history, "cq-0", "a100", ahead + timedelta(seconds=5))
+    made = estimators.estimator_for(view, history, "cq-0", "a100", ahead + timedelta(seconds=5))
     assert made is kept[("cq-0", "a100")][1][4]
-    assert outlook.prepare(view, "cq-other", history=history, now=NOW) == 0  # no such queue, nobody waiting
+    assert estimators.prepare(view, "cq-other", history=history, now=NOW) == 0  # no such queue, nobody waiting
     assert not view.pending_in("cq-other")
 
 
@@ -253,7 +258,7 @@ def test_what_an_estimator_keeps_is_out_of_the_garbage_collector_s_sight() -> No
     assert not any(gc.is_tracked(pool.alike) for pool in estimator._alike.values())  # bytes: never tracked
 
 
-def _calibration_as_asked_one_by_one(estimator: Estimator) -> list[eta_module.Test]:
+def _calibration_as_asked_one_by_one(estimator: Estimator) -> list[calibration_module.Test]:
     """The calibration questions as `Estimator._tests` first asked them: every origin's samples found by a scan,
     and `near(alike(known, amount), position)` for each job asked; each kept as its waits' curve."""
     tests = []
@@ -261,11 +266,11 @@ def _calibration_as_asked_one_by_one(estimator: Estimator) -> list[eta_module.Te
     for hour in range(1, estimator.origins + 1):
         origin = end - hour * 3600
         asked = [s for s in estimator.samples if abs(s[3] - origin) < 1]
-        known = eta_module._as_of(estimator.samples, origin)
+        known = calibration_module.as_of(estimator.samples, origin)
         for sample in asked:
-            values = near(eta_module.alike(known, sample[2]), sample[0])
-            if len(values) >= eta_module.MIN_SAMPLES:
-                xs, cdf = eta_module.km_curve(values)
+            values = near(kmcurve.alike(known, sample[2]), sample[0])
+            if len(values) >= kmcurve.MIN_SAMPLES:
+                xs, cdf = kmcurve.km_curve(values)
                 tests.append((tuple(xs), tuple(cdf), sample[1], sample[4]))
     return tests
 
@@ -286,7 +291,7 @@ def test_the_calibration_grouped_once_per_origin_asks_what_it_asked_job_by_job(h
 
 def test_a_curve_does_not_depend_on_the_order_of_its_waits() -> None:
     values = [(float(w % 17) * 60, w % 3 == 0) for w in range(60)]
-    assert eta_module.km_curve(values) == eta_module.km_curve(values[::-1]) == eta_module.km_curve(sorted(values))
+    assert kmcurve.km_curve(values) == kmcurve.km_curve(values[::-1]) == kmcurve.km_curve(sorted(values))
 
 
 def _run(steps: list[Iterator[None]]) -> int:
@@ -302,21 +307,21 @@ def test_calibrations_are_due_ahead_only_where_a_question_read_the_calibration()
     """The calibration costs tens of ms a queue: made ahead (the warmer) only where the last Estimator's was
     read (its questions got estimates), else left to the question that reads it."""
     view, history = _two_flavor_queue()
-    assert outlook.calibrations(view, "cq-0", history=history, now=NOW) == []  # made, none due
-    table = view.derived()[outlook._ESTIMATORS]
+    assert estimators.calibrations(view, "cq-0", history=history, now=NOW) == []  # made, none due
+    table = view.derived()[estimators._ESTIMATORS]
     assert isinstance(table, dict)
     assert not any(kept[4].calibrated for entries in table.values() for kept in entries)
     answer = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)[1]
     assert answer.eta is not None and answer.eta.status == "estimate" and answer.eta.scope == "flavor"
     assert table[("cq-0", "a100")][0][4].calibrated and not table[("cq-0", "")][0][4].calibrated
-    assert outlook.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == 2  # not calibrated
-    steps = outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60))
+    assert estimators.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == 2  # not calibrated
+    steps = estimators.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60))
     assert len(steps) == 1 and _run(steps) > 0
     ahead = {key: entries[-1][4] for key, entries in table.items()}
     assert all(estimator.now == NOW + timedelta(seconds=60) for estimator in ahead.values())
     assert ahead[("cq-0", "a100")].calibrated
     assert not ahead[("cq-0", "")].calibrated and ahead[("cq-0", "h100")] is ahead[("cq-0", "")]
-    assert outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == []
+    assert estimators.calibrations(view, "cq-0", history=history, now=NOW + timedelta(seconds=60)) == []
 
 
 def test_calibrations_made_ahead_lapse_an_hour_after_the_last_question_that_read_one() -> None:
@@ -326,34 +331,34 @@ def test_calibrations_made_ahead_lapse_an_hour_after_the_last_question_that_read
     explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)
     made = []
     for minute in range(1, 63):
-        made.append(_run(outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=minute))))
-        outlook.forget_before(view, NOW + timedelta(minutes=minute))
-    assert all(made[: outlook.CALIBRATED_AHEAD_FOR // timedelta(minutes=1)]) and not any(made[61:])
+        made.append(_run(estimators.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=minute))))
+        estimators.forget_before(view, NOW + timedelta(minutes=minute))
+    assert all(made[: estimators.CALIBRATED_AHEAD_FOR // timedelta(minutes=1)]) and not any(made[61:])
     _, answer = explain_with_outlook(
         view, Query("team-a", "w2", "Job"), now=NOW + timedelta(minutes=62), history=history
     )
     assert answer.eta is not None and answer.eta.status == "estimate"  # a question makes it again: due again
-    ahead = outlook.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=63))
+    ahead = estimators.calibrations(view, "cq-0", history=history, now=NOW + timedelta(minutes=63))
     assert len(ahead) == 1 and _run(ahead) > 0
 
 
 def test_a_question_s_calibrations_are_those_of_its_queue_s_estimators_that_state_an_interval() -> None:
     view, history = _two_flavor_queue()
     traced = explain(view, Query("team-a", "w2", "Job"), now=NOW)  # the walk alone: no outlook yet
-    steps = outlook.calibrations_for(view, traced, history=history, now=NOW)
+    steps = estimators.calibrations_for(view, traced, history=history, now=NOW)
     assert len(steps) == 2  # the queue's and a100's (h100 shares the queue's): it reads one of them
     assert _run(steps) > 0
-    table = view.derived()[outlook._ESTIMATORS]
+    table = view.derived()[estimators._ESTIMATORS]
     assert isinstance(table, dict)
     assert all(entries[0][4].calibrated for entries in table.values())
     answer = outlook.outlook_of(view, traced, history=history, now=NOW)
     fresh_view, _ = _two_flavor_queue()
     assert (traced, answer) == explain_with_outlook(fresh_view, Query("team-a", "w2", "Job"), now=NOW, history=history)
-    assert outlook.calibrations_for(view, traced, history=history, now=NOW) == []  # made: nothing left
+    assert estimators.calibrations_for(view, traced, history=history, now=NOW) == []  # made: nothing left
     # Thin history: no Estimator gives estimates, nothing to calibrate; a job not waiting: no ETA.
-    assert outlook.calibrations_for(view, traced, history=History(()), now=NOW) == []
+    assert estimators.calibrations_for(view, traced, history=History(()), now=NOW) == []
     big = explain(view, Query("team-a", "big", "Job"), now=NOW)
-    assert outlook.calibrations_for(view, big, history=history, now=NOW) == []
+    assert estimators.calibrations_for(view, big, history=history, now=NOW) == []
 
 
 def _stepped(estimator: Estimator, confidence: int, stop_after: int) -> int:
@@ -387,8 +392,8 @@ def test_a_calibration_made_in_steps_and_resumed_finds_the_factor_made_at_once(s
 
 def test_twins_share_their_calibration() -> None:
     view, history = _queue_view(), _busy_history()
-    queue = outlook._estimator(view, history, "cq-0", "", NOW)
-    twin = outlook._estimator(view, history, "cq-0", "a100", NOW)
+    queue = estimators.estimator_for(view, history, "cq-0", "", NOW)
+    twin = estimators.estimator_for(view, history, "cq-0", "a100", NOW)
     assert twin.calibration() is queue.calibration()
     queue.factor(eta_module.CONFIDENCE)
     assert twin.calibrated and list(twin.calibration()) == []
@@ -396,7 +401,7 @@ def test_twins_share_their_calibration() -> None:
 
 @pytest.mark.parametrize("history", [_busy_history(), dense_admissions(), History(())], ids=["sparse", "dense", "none"])
 def test_an_estimator_reads_its_factor_exactly_where_its_estimate_states_an_interval(history: History) -> None:
-    """What a question's calibration is made in slices for (`outlook.calibrations_for`): no more, no less."""
+    """What a question's calibration is made in slices for (`estimators.calibrations_for`): no more, no less."""
     pending = tuple(Waiting(NOW - timedelta(minutes=m), Decimal(m % 4 + 1)) for m in (5, 25, 50, 95, 130, 200))
     estimator = Estimator(history, cluster_queue="cq-0", flavor="", now=NOW, pending=pending)
     seen = set()
@@ -413,7 +418,7 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
     whose steps would all run at once there) and are the full answer's but for the ETA."""
     view, history = _two_flavor_queue()
     without = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history, eta=False)
-    assert without[1].eta is None and not view.derived().get(outlook._ESTIMATORS)
+    assert without[1].eta is None and not view.derived().get(estimators._ESTIMATORS)
     full = explain_with_outlook(_two_flavor_queue()[0], Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert full[1].eta is not None and without == (full[0], replace(full[1], eta=None))
 
@@ -421,7 +426,7 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
 def test_the_admins_view_makes_no_estimator() -> None:
     cache = cache_of(_busy_queue_objects())
     view = admin_view(cache, now=NOW)
-    assert view.groups and not cache.derived().get(outlook._ESTIMATORS)
+    assert view.groups and not cache.derived().get(estimators._ESTIMATORS)
 
 
 def _busy_queue_objects() -> list[dict[str, object]]:

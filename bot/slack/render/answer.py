@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.copy.text import Value
-from bot.forecast.outlook import NO_OUTLOOK, Outlook, holders_texts
+from bot.forecast.outlook import NO_OUTLOOK, Outlook
+from bot.forecast.texts import holders_texts
 from bot.forecast.todo import todo_list
 from bot.slack.mrkdwn import bold, code
 from bot.slack.render.blocks import (

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from urllib.parse import quote
 
 from bot.copy import render
-from bot.forecast.outlook import NO_OUTLOOK, Outlook, eta_text
+from bot.forecast.outlook import NO_OUTLOOK, Outlook
+from bot.forecast.texts import eta_text
 from bot.forecast.todo import Todo, todo_list
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text

@@ -7,7 +7,7 @@ from typing import Literal
 
 from bot.copy import render as render_words
 from bot.forecast.eta import Eta
-from bot.forecast.outlook import eta_text
+from bot.forecast.texts import eta_text
 from bot.slack.mrkdwn import bold, code, truncate
 from bot.slack.render.answer import job_value, position_text, verdict_line
 from bot.slack.render.blocks import (
