@@ -11,7 +11,8 @@ import textwrap
 from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, render
 from bot.fit import text as fit_text
 from bot.fit.decide import Fitting
-from bot.forecast.outlook import NO_OUTLOOK, Outlook, eta_text, holders_texts
+from bot.forecast.outlook import NO_OUTLOOK, Outlook
+from bot.forecast.texts import eta_text, holders_texts
 from bot.forecast.todo import todo_list
 from bot.trace.codes import Outcome
 from bot.trace.explain import amounts
