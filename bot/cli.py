@@ -472,7 +472,7 @@ async def _serve(settings: Settings, dump: str | None) -> None:
 
         source = StaticSource(read_dump(dump).snapshot)
         store = state_store(settings, None)
-    elif settings.clusters:  # issue 17: several clusters, each with its own cache
+    elif settings.clusters:  # several clusters, each with its own cache
         from bot.kube.sources import cluster_sources, leader_elector, state_store
 
         clusters, first = cluster_sources(settings, utc_now)

@@ -1,5 +1,5 @@
-"""Settings of issue 17, parsed (pure; bot.config reads the environment and calls these): the admins who get
-the admins' view and its daily digest, and (item 1) the clusters one bot serves.
+"""The settings of the admins and of several clusters, parsed (pure; bot.config reads the environment and calls
+these): the admins who get the admins' view and its daily digest, and the clusters one bot serves.
 
     ADMINS=U0123ABCD,U0456EFGH     who may ask `/kueue admin`, and who gets the digest by DM
     ADMIN_CHANNEL=C0789IJKL        post the digest there instead of DMs (optional)

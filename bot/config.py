@@ -85,7 +85,7 @@ class Settings:
     user_identity_template: str = ""
     kube_groups: tuple[str, ...] = ()
     audit_log: bool = True
-    admin_users: tuple[str, ...] = ()  # issue 17: ADMINS, who may ask `/kueue admin` and get its digest
+    admin_users: tuple[str, ...] = ()  # ADMINS, who may ask `/kueue admin` and get its digest
     admin_channel: str = ""  # ADMIN_CHANNEL: the digest goes there instead of DMs
     admin_digest_at: tuple[int, int] = DEFAULT_DIGEST_AT  # ADMIN_DIGEST_AT (UTC)
     clusters: tuple[ClusterSpec, ...] = ()  # CLUSTERS (empty: the one cluster of KUBECONFIG / in-cluster)
@@ -402,7 +402,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("DEFAULT_LANGUAGE", "default_language", _choice("en", "fr"), "en"),
     Setting("LOG_LEVEL", "log_level", _choice("DEBUG", "INFO", "WARNING", "ERROR", upper=True), "INFO"),
     Setting("LOG_FORMAT", "log_format", _choice("json", "text"), "json"),
-    # issue 17
     Setting("CLUSTERS", "clusters", _clusters, show=lambda v: "; ".join(str(c) for c in v) or "-"),
     Setting("ADMINS", "admin_users", _admins),
     Setting("ADMIN_CHANNEL", "admin_channel", _admin_channel),
@@ -435,7 +434,7 @@ def _cross_problems(settings: Settings) -> list[str]:
     if settings.admin_channel and not settings.admin_users:
         problems.append("ADMIN_CHANNEL is set but ADMINS is not: name the admins who may ask `/kueue admin`")
     clusters = {c.name for c in settings.clusters}
-    for channel, entries in settings.channel_namespaces.items():  # issue 17: `cluster/ns` names a cluster
+    for channel, entries in settings.channel_namespaces.items():  # `cluster/ns` names a cluster
         scoped = sorted({cluster for cluster, _ in map(split_scope, entries) if cluster is not None} - clusters)
         if scoped:
             why = "not in CLUSTERS" if clusters else "but CLUSTERS is not set"

@@ -101,7 +101,7 @@ class Metrics:
         states: Callable[[], list[tuple[str, str, int | None]]],
         stats: Mapping[str, Callable[[], Mapping[str, Mapping[str, int]]]] | None = None,
     ) -> None:
-        """Issue 17 (CLUSTERS): each cluster's state (name, ok|stale|starting, snapshot age) and cache counts."""
+        """Each cluster's state (name, ok|stale|starting, snapshot age) and cache counts."""
         self.registry.register(_ClustersCollector(states, dict(stats or {})))
 
     def watch_collections(self, stats: Callable[[], Mapping[str, float]]) -> None:

@@ -1,4 +1,4 @@
-"""Several clusters in one bot (issue 17, item 1): one BotService per cluster (its own informer cache, its own
+"""Several clusters in one bot: one BotService per cluster (its own informer cache, its own
 access rules), behind a router that the Slack side uses as its service.
 
 A question names its cluster (`prod-eu/team-a/train`, `--cluster prod-eu`: `scope_text`), or the bot looks in

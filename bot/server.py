@@ -76,10 +76,10 @@ class Server:
     port: int = 0
     background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
     notifier: Notifier | None = None
-    cluster_notifiers: dict[str, Notifier] = field(default_factory=dict)  # issue 17: CLUSTERS after the first
-    admin_digest: AdminDigest | None = None  # issue 17: the admins' daily digest (with ADMINS and a store)
+    cluster_notifiers: dict[str, Notifier] = field(default_factory=dict)  # CLUSTERS after the first
+    admin_digest: AdminDigest | None = None  # the admins' daily digest (with ADMINS and a store)
     warmers: list[Warmer] = field(default_factory=list)  # each informer cache's ETA Estimators, made ahead
-    router: ClusterRouter | None = None  # issue 17: with CLUSTERS, the service of every cluster
+    router: ClusterRouter | None = None  # with CLUSTERS, the service of every cluster
     other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
     _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
     store: StateStore | None = None
@@ -319,7 +319,7 @@ def _warmers(service: BotService, router: ClusterRouter | None) -> list[Warmer]:
 
 
 def _scopes(clusters: Mapping[str, SnapshotSource] | None) -> dict[str, Scope]:
-    """Issue 17: each cluster's part of the shared state store (the first keeps the single-cluster layout)."""
+    """Each cluster's part of the shared state store (the first keeps the single-cluster layout)."""
     names = tuple(clusters or ())
     return {name: Scope(name, home=index == 0, clusters=names) for index, name in enumerate(names)}
 
@@ -335,7 +335,7 @@ def _cluster_notifiers(
     fence: Callable[[], Fence | None] | None,
     tick_seconds: float,
 ) -> None:
-    """Issue 17: a watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over
+    """A watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over
     its part of the one state store; the first cluster's is `server.notifier`, the others' in
     `server.cluster_notifiers`."""
     history_store = history_beside(store)
@@ -365,7 +365,7 @@ def _services(
     watches: StoreWatches | None,
     watches_of: Mapping[str, StoreWatches] | None = None,
 ) -> tuple[BotService, ClusterRouter | None]:
-    """The service the Slack side asks: the one cluster's, or (issue 17, CLUSTERS) a router over one service
+    """The service the Slack side asks: the one cluster's, or (CLUSTERS) a router over one service
     per cluster (`source` is the first one's: the notifier watches it)."""
     audit = AuditLog() if settings.audit_log else None
     if not clusters:
@@ -394,7 +394,7 @@ def _reviewed_access(
     clusters: Mapping[str, SnapshotSource] | None = None,
 ) -> Callable[[], None] | None:
     """With USER_IDENTITY_TEMPLATE, each asker is also checked with a SubjectAccessReview (by `review`, or one
-    over the kubeconfig / in-cluster client, whose closing is returned). Issue 17: with several clusters, each
+    over the kubeconfig / in-cluster client, whose closing is returned). With several clusters, each
     cluster's reviews go to that cluster's own API server (over its source's client): who may read a namespace
     of prod-us is prod-us's RBAC's to say; a cluster that cannot answer refuses (fail closed)."""
     if not settings.user_identity_template:
@@ -421,7 +421,7 @@ def _reviewed_access(
         )
 
     service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel), default)
-    for name, each in router.services.items() if router is not None else ():  # issue 17: every cluster's too
+    for name, each in router.services.items() if router is not None else ():  # every cluster's too
         each.policy = reviewed(each.policy, per_cluster.get(name, default))
     return close_review
 
@@ -438,7 +438,7 @@ def _slack_settings(settings: Settings) -> SlackSettings:
 
 
 def _history(store: StateStore) -> HistoryRecorder:
-    """Issue 16: the admissions the notifier sees, kept with its state (the ETA's basis)."""
+    """The admissions the notifier sees, kept with its state (the ETA's basis)."""
     return HistoryRecorder(history_beside(store))
 
 
@@ -505,7 +505,7 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
         }
         if store_error is not None:  # why, in words: deleted, replaced, full, locked...
             body["stateStoreError"] = store_error
-        if server.router is not None:  # issue 17: ready while one cluster answers; each one's state said
+        if server.router is not None:  # ready while one cluster answers; each one's state said
             states = server.router.states()
             body["clusters"] = {s.name: {"state": s.state, "snapshotAgeSeconds": s.age_seconds} for s in states}
             ready = any(s.state != "starting" for s in states) and store_ok and slack_ok
@@ -527,7 +527,7 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
 
 
 def _watch_clusters(metrics: Metrics, router: ClusterRouter, clusters: Mapping[str, SnapshotSource]) -> None:
-    """Issue 17: /metrics says each cluster's state and cache counts, labelled by cluster."""
+    """/metrics says each cluster's state and cache counts, labelled by cluster."""
     every = {name: getattr(cluster, "stats", None) for name, cluster in clusters.items()}
     metrics.watch_clusters(
         lambda: [(s.name, s.state, s.age_seconds) for s in router.states()],
@@ -558,7 +558,7 @@ def _admin_side(
     tick_seconds: float,
     router: ClusterRouter | None = None,
 ) -> AdminDigest | None:
-    """Issue 17: `/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
+    """`/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
     admin = settings.admin
     if not admin.admins:
         return None

@@ -1,1 +1,1 @@
-"""The admins' view (issue 17, item 3): what only an admin can fix, per ClusterQueue. Pure (bot.admin.view)."""
+"""The admins' view: what only an admin can fix, per ClusterQueue. Pure (bot.admin.view)."""

@@ -360,7 +360,7 @@ def _admin_fixes(explanation: Explanation, outlook: Outlook) -> tuple[Text, ...]
 
 
 def merged(views: dict[str, AdminView]) -> AdminView:
-    """Several clusters' views as one (issue 17, CLUSTERS): each group named `cluster/ClusterQueue`."""
+    """Several clusters' views as one (CLUSTERS): each group named `cluster/ClusterQueue`."""
     if len(views) == 1:
         return next(iter(views.values()))
     groups: list[Group] = []

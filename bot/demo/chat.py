@@ -257,7 +257,7 @@ class Chat:
         self.transcript.write([*lines, ""])
 
     async def digest(self) -> bool:
-        """The admins' daily digest, now (issue 17): it comes to you by DM, as to every admin."""
+        """The admins' daily digest, now: it comes to you by DM, as to every admin."""
         digest = self.server.admin_digest
         if digest is None:
             self.note("no admins' digest here")

@@ -79,12 +79,12 @@ def _settings(slack: FakeSlack, state_dir: str, language: str) -> Settings:
         state_url=f"sqlite:///{Path(state_dir) / 'kueue-bot-demo.sqlite3'}",
         default_language=language,
         log_format="text",
-        admin_users=(USER,),  # issue 17: you are an admin here (`/kueue admin`, the digest by DM)
+        admin_users=(USER,),  # you are an admin here (`/kueue admin`, the digest by DM)
     )
 
 
 def _lab() -> StaticSource:
-    """The second cluster of the demo (issue 17): a small lab cluster, "lyon", read from its dump."""
+    """The second cluster of the demo: a small lab cluster, "lyon", read from its dump."""
     text = resources.files("bot.demo").joinpath("lab", "lab.yaml").read_text(encoding="utf-8")
     return StaticSource(parse_text(text).snapshot)
 

@@ -175,8 +175,8 @@ def calibrations(
     last CALIBRATED_AHEAD_FOR (`last_read`: questions there get estimates; the warmer makes it ahead, and lets a
     queue nobody asks about any more go after that); and with `asked` (the position and amount of a question's
     job waiting in the queue: bot.service.slices) every one whose estimate there reads it. Without them, a
-    question that reads a calibration makes it at once: tens of ms a queue, up to 0.4 s for a queue whose jobs
-    wait for hours (bench/README.md)."""
+    question that reads a calibration makes it at once, longer the longer the queue's jobs wait
+    (bench/README.md)."""
     return _due(_prepared(snapshot, cluster_queue, history, now)[0], asked)
 
 
@@ -259,7 +259,7 @@ def calibrations_for(
     return _due(found, (explanation.position.cluster_queue, demand.get(main_resource(demand))))  # as `_eta` asks
 
 
-ESTIMATES_PER_STEP = 32  # `estimates_ahead`: jobs a step (~1 ms compiled at 50,000)
+ESTIMATES_PER_STEP = 32  # `estimates_ahead`: jobs a step
 
 
 def estimates_ahead(
@@ -273,7 +273,7 @@ def estimates_ahead(
     """What the ETA of each job waiting in the queue reads first, made ahead in steps of `per_step` jobs (the
     warmer's, bot.service.warmer): the waits near its place for its amount and their central share, in each of
     the queue's Estimators that estimates (every one `calibrations_for` checks; twins once). A question about
-    a job waiting then finds it made: ~80 us of a question at 50,000 Workloads (bench/README.md, session 17).
+    a job waiting then finds it made (what it saves a question: bench/README.md).
     An Estimator is made for one order of the queue (its sources), so once done nothing is left of it."""
     found, _ = _prepared(snapshot, cluster_queue, history, now)
     estimators: list[Estimator] = []

@@ -302,7 +302,7 @@ class Estimator:
 
     def let_go_of_waits(self) -> None:
         """Let go of the waits kept per position (the replay's columns, the pools of alike amounts): what `ready`
-        made of them for every waiting job is ~2.5 KB a job (new floats), its estimates ~0.3 KB; a question
+        made of them for every waiting job is several times the size of its estimates (new floats); a question
         about a place not made reads its few positions again."""
         if self._replay is not None:
             self._replay.let_go_of_waits()

@@ -212,7 +212,7 @@ def _running(held: Held, now: datetime) -> int | None:
 def _listed(base: Tree, cq: ClusterQueue, now: datetime) -> list[tuple[Held, int | None]]:
     """The first MAX_LISTED by (own queue first, the largest, the longest running, namespace, name). The holders
     are kept by (the largest, the earliest reserved, namespace, name), own queue's and the tree's; the running
-    time at `now` can only fall along that order (a reservation after `now` runs 0 s, as an unreserved one),
+    time at `now` can only fall along that order (a reservation after `now` has not run yet, as an unreserved one),
     so each run of equal amounts is read only until MAX_LISTED are taken and the next one runs less: only
     those (a few, but for ties of running time) are sorted, at `now`. Each with its running time at `now`.
     From the tree's `listing_from` on, that order is the sizes' alone: the tree's listing, kept."""

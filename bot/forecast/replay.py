@@ -25,8 +25,8 @@ STEP = timedelta(minutes=10)  # the replayed moments' spacing
 # One waiting job at one replayed moment: (position, remaining, amount, moment, censored) — its place, the
 # wait it had left then in seconds (at least that when censored: still waiting now), how much it asked for,
 # the moment (a POSIX timestamp). A plain tuple of plain values: a replay makes thousands and an Estimator is
-# kept, and only an exact tuple of such values leaves the garbage collector's sight (2.1 million tracked
-# samples held the questions of bench/ 1.8 s in full collections at 50,000 Workloads).
+# kept, and only an exact tuple of such values leaves the garbage collector's sight (millions of tracked samples
+# made every full collection walk them, during the questions).
 Sample = tuple[int, float, Decimal | None, float, bool]
 POSITION: Final = 0
 REMAINING: Final = 1

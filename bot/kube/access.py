@@ -55,7 +55,7 @@ class AccessReviewer:
 
 
 def source_reviewers(sources: Mapping[str, object]) -> dict[str, AccessReviewer]:
-    """Issue 17: a reviewer over each cluster source's own client (a source without one, such as a dump, has
+    """A reviewer over each cluster source's own client (a source without one, such as a dump, has
     none), so that each cluster's SubjectAccessReviews go to its own API server."""
     found: dict[str, AccessReviewer] = {}
     for name, source in sources.items():

@@ -26,7 +26,7 @@ log = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
 DEFAULT_TIMEOUT = (5.0, 30.0)  # connect, read (seconds)
-# TCP keepalive on every connection: probed after 30 s idle, every 10 s, dropped after 3 unanswered probes.
+# TCP keepalive on every connection: probed after KEEPALIVE's idle time, then at its interval, dropped after its count.
 # A watch of a quiet kind may carry nothing for minutes (bot.kube.informer): this is how a connection whose
 # peer vanished (a node gone, a NAT or load balancer that forgot us) ends within about a minute.
 KEEPALIVE = (30, 10, 3)  # idle, interval, count (seconds, seconds, probes)

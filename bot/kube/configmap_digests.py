@@ -1,6 +1,6 @@
 """The admins' digest records (bot.notify.admin_digest: which message each admin target got, and what it said)
 in a ConfigMap beside the state (STATE_URL=kubernetes://), so that a restart or another replica edits the
-same message instead of posting a second one (issue 17).
+same message instead of posting a second one.
 
     <prefix>-admin-digests   data: {"format": "1", "digests.json": "{target: [channel, ts, fingerprint, posted,
                                                                           updated]}"}

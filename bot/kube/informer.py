@@ -12,8 +12,8 @@
 A quiet watch is not a dead one. A real API server sends bookmarks only for a resource that changed since
 the watch started (apiserver's cacher: a bookmark's resourceVersion must be newer than the watch's), so a
 kind nobody edits (ResourceFlavors, Cohorts...) may send nothing at all for the whole watch. Liveness is
-therefore the server's and the kernel's: the server ends every watch after its `timeoutSeconds` (we ask
-300-600 s); a read that waits `watch_read_grace` seconds longer than that means the server is gone without
+therefore the server's and the kernel's: the server ends every watch after its `timeoutSeconds` (we ask for
+one); a read that waits `watch_read_grace` seconds longer than that means the server is gone without
 closing, and TCP keepalive on the connection (`bot.kube.client.load_api_client`) ends a connection whose peer
 vanished well before that. A stream that ends before its timeoutSeconds without sending anything counts as a
 failure (backoff), so that a server which closes watches at once is not hammered.

@@ -191,7 +191,7 @@ class OnDemand:
             return []
 
     def read_multikueue_clusters(self, version: str) -> dict[str, tuple[str, str, str]]:
-        """MultiKueueCluster name -> (Active status True|False|Unknown, reason, message) (issue 17). {} when the
+        """MultiKueueCluster name -> (Active status True|False|Unknown, reason, message). {} when the
         kind is not served or may not be read."""
         path = f"/apis/{kinds.KUEUE_GROUP}/{version or kinds.KUEUE_VERSIONS[0]}/multikueueclusters"
         try:
@@ -442,7 +442,7 @@ class CacheSource:
         return await self.ondemand.snapshot_for(namespace, name, kind)
 
     async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]]:
-        """For MultiKueue answers (issue 17): each MultiKueueCluster's Active condition, read now."""
+        """For MultiKueue answers: each MultiKueueCluster's Active condition, read now."""
         return await asyncio.to_thread(self.ondemand.read_multikueue_clusters, self.cache.version)
 
     def add_listener(self, listener: Callable[[], None]) -> None:

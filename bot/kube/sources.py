@@ -73,7 +73,7 @@ class UnreachableSource:
 
 
 def cluster_client(settings: Settings, spec: ClusterSpec) -> KubeClient:
-    """One cluster of CLUSTERS (issue 17): in-cluster, a context of KUBECONFIG, or a kubeconfig file."""
+    """One cluster of CLUSTERS: in-cluster, a context of KUBECONFIG, or a kubeconfig file."""
     if spec.how == IN_CLUSTER:
         return KubeClient(load_api_client(None, None))
     if spec.how == CONTEXT:

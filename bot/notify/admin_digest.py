@@ -1,4 +1,4 @@
-"""The admins' daily digest (issue 17): the admins' view (bot.admin.view) posted once to each target (an
+"""The admins' daily digest: the admins' view (bot.admin.view) posted once to each target (an
 admin's DM, or ADMIN_CHANNEL), edited in place (chat.update) when it changes, never posted again when nothing
 changed; a new message the first time it changes after the day's digest time. What was posted where, and its
 fingerprint, is kept in the notifier's store (migration 5), so a restart does not post again.

@@ -95,7 +95,7 @@ class QuotaStamps:
         self._stamps: dict[str, tuple[tuple[object, ...], object]] = {}
         # Per ClusterQueue: its Workloads (the sequence the snapshot handed out) and the quota they hold, kept
         # while the sequence is the same object: a pass with nothing changed compares one object per queue (it
-        # compared every Workload's admission by value, ~40 ms of the loop in one go at 50,000 Workloads).
+        # compared every Workload's admission by value, in one go: work that grew with the cluster).
         self._held: dict[str, tuple[Sequence[Workload], tuple[object, ...]]] = {}
 
     async def tokens(self, snapshot: Snapshot, pause: Pacer) -> dict[str, object]:

@@ -240,7 +240,7 @@ def _changed(delivery: Delivery, candidate: Candidate) -> bool:
     return (
         candidate.verdict.value != delivery.verdict
         or position_moved(delivery.position, candidate.position)
-        or (  # issue 16: the ETA moved meaningfully (a Brief means the Workload did not change)
+        or (  # the ETA moved meaningfully (a Brief means the Workload did not change)
             isinstance(candidate.explanation, Explanation) and eta_moved(delivery.eta, candidate.eta)
         )
     )

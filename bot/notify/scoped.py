@@ -1,4 +1,4 @@
-"""One cluster's part of the shared notification state and queue history (issue 17: with several clusters, one
+"""One cluster's part of the shared notification state and queue history (with several clusters, one
 watcher per cluster over one state store).
 
 How a cluster's items are told apart in the store: the first cluster of CLUSTERS (the "home" one) keeps the

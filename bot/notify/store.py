@@ -201,7 +201,7 @@ class SQLiteStore:
         check, in the same transaction, for a fenced write).
 
         A database busy for a whole busy_timeout is retried (up to BUSY_ROUNDS rounds) when other writers
-        committed meanwhile: that is contention, and SQLite's busy wait (sleeps of up to 100 ms) can lose every
+        committed meanwhile: that is contention, and SQLite's busy wait (it sleeps between tries) can lose every
         race against a writer that commits back to back. A lock held with no commit for busy_timeout fails."""
         with self._lock:
             if self._closed:

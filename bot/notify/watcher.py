@@ -97,7 +97,7 @@ class Notifier:
         self.settle_seconds = settle_seconds
         self.max_owners_per_job = max_owners_per_job
         self.max_dms_per_pass = max_dms_per_pass
-        self.history = history  # issue 16: admissions and finishes observed, for the ETA
+        self.history = history  # admissions and finishes observed, for the ETA
         self.freeze_gc = freeze_gc  # as the cache's: gc.freeze() once the first pass has left its state (pacing)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
@@ -215,8 +215,8 @@ class Notifier:
         self.last_decisions = kept = await paced(slim, decisions)
         del candidates
         self._explained, self._by_job = {}, {}
-        while decisions:  # their Explanations let go in steps: a broadcast's 30,000 freed at once held the loop
-            del decisions[-8:]  # 0.6 s, and alive they made every full collection of the next pass scan them
+        while decisions:  # their Explanations let go in steps: a broadcast's many freed at once held the loop,
+            del decisions[-8:]  # and alive they made every full collection of the next pass scan them
             await asyncio.sleep(0)
         await self._forget_old(now)
         return kept

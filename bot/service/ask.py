@@ -18,7 +18,7 @@ from bot.trace.multikueue import multikueue_check, placement
 from bot.trace.resolve import is_part_of_a_job, known_namespaces
 
 MAX_CHOICES = 10
-MAX_WORKERS_EXPLAINED = 3  # MultiKueue workers whose copy is explained in one answer (issue 17)
+MAX_WORKERS_EXPLAINED = 3  # MultiKueue workers whose copy is explained in one answer
 
 
 class Asking(ServiceBase):
@@ -81,7 +81,7 @@ class Asking(ServiceBase):
         return await self._with_placement(Answered(explanation, shows_names, public, outlook=outlook))
 
     async def _with_placement(self, answered: Answered) -> Answered:
-        """Issue 17: on a MultiKueue manager, where the Workload is dispatched and whether its workers are
+        """On a MultiKueue manager, where the Workload is dispatched and whether its workers are
         connected; and, for each worker this bot also serves, that worker's own explanation of its copy (the
         same Workload name: Kueue's prebuilt-workload-name)."""
         explanation = answered.explanation

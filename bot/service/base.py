@@ -39,20 +39,20 @@ class ServiceBase:
         self.clock = clock
         self.policy: AccessPolicy = policy or OpenPolicy()
         self.audit = audit
-        self.history = history  # issue 16: the admissions the notifier observed, for the ETA
+        self.history = history  # the admissions the notifier observed, for the ETA
         self.watches = watches  # None: no state store (no watch, mute or snooze)
-        self.workers: dict[str, ServiceBase] = {}  # issue 17: the MultiKueue workers this bot also serves
+        self.workers: dict[str, ServiceBase] = {}  # the MultiKueue workers this bot also serves
 
     def scope_text(self, text: str) -> str:
-        """The question's text without the cluster it names (issue 17: one cluster here, so the text as is)."""
+        """The question's text without the cluster it names (one cluster here, so the text as is)."""
         return text
 
     def in_cluster(self, cluster: str | None, namespace: str | None) -> str | None:
-        """A namespace of a button, in the cluster the button names (issue 17: one cluster here, so as is)."""
+        """A namespace of a button, in the cluster the button names (one cluster here, so as is)."""
         return namespace
 
     def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """Issue 17: the cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
+        """The cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
         clusters it serves; None when it names none or a served one (one cluster here: never)."""
         return None
 
@@ -66,8 +66,8 @@ class ServiceBase:
         """Explain one job, with its outlook (when it will likely run, who holds what it waits for, what would
         admit it), no questions asked about access (the notifier, the CLI)."""
         snapshot = await self.source.snapshot_for(namespace, name, kind)
-        # On the loop thread: the trace is short (bench/: p99 well under 2 ms) and pure, and a worker thread
-        # buys no parallelism under the GIL while its hop costs 0.3 to 4 ms (bench/run.py, thread_hop_*).
+        # On the loop thread: the trace is short and pure, and a worker thread buys no parallelism under the
+        # GIL while its hop costs more than the trace (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
         # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.slices).
         found = await explained(

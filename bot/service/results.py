@@ -20,8 +20,8 @@ class Answered:
     explanation: Explanation
     show_names: bool = False  # its readers may see every namespace the answer names (who waits ahead)
     public: bool = True  # every reader of the conversation may see the job's namespace (else: to the asker only)
-    cluster: str = ""  # issue 17: the cluster it was found in, when the bot serves several (CLUSTERS)
-    multikueue: Placement | None = None  # issue 17: on a MultiKueue manager, where it is dispatched
+    cluster: str = ""  # the cluster it was found in, when the bot serves several (CLUSTERS)
+    multikueue: Placement | None = None  # on a MultiKueue manager, where it is dispatched
     workers: tuple[tuple[str, Explanation], ...] = ()  # and each served worker's explanation of its copy
     outlook: Outlook = NO_OUTLOOK  # when it will likely run, who holds what it waits for, what would admit it
 
@@ -51,7 +51,7 @@ class Refused:
 class Unavailable:
     """The cluster view is not ready yet."""
 
-    cluster: str = ""  # issue 17: which cluster, when the bot serves several
+    cluster: str = ""  # which cluster, when the bot serves several
 
 
 Outcome = Answered | Choose | NotFound | Refused | Unavailable
@@ -59,7 +59,7 @@ Outcome = Answered | Choose | NotFound | Refused | Unavailable
 
 @dataclass(frozen=True)
 class Using:
-    """Who holds a resource (issue 16): the usage, and the namespaces whose names the answer may show."""
+    """Who holds a resource: the usage, and the namespaces whose names the answer may show."""
 
     usage: Usage
     shown: frozenset[str]

@@ -1,4 +1,4 @@
-"""The cluster-wide use cases: who holds a resource (issue 16), a LocalQueue's state, which namespaces have a
+"""The cluster-wide use cases: who holds a resource, a LocalQueue's state, which namespaces have a
 LocalQueue of some name."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ class ClusterViews(ServiceBase):
     async def who(
         self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False
     ) -> Using | Unknown | Unavailable | None:
-        """Issue 16: who holds a resource (in a flavor, a ClusterQueue: `words`), cluster-wide, with the
+        """Who holds a resource (in a flavor, a ClusterQueue: `words`), cluster-wide, with the
         names of the namespaces every reader may see (the others counted). With `only_if_known`, None when a
         word names none of them (then it was a job's name)."""
         if not self.source.ready:

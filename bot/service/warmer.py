@@ -1,12 +1,12 @@
 """Every ClusterQueue's ETA Estimator kept ready, so that no question replays a queue's history.
 
-A queue's ETA rests on a replay of its last day (bot.forecast.eta: every ten minutes, every job waiting then), made
-once per queue and minute and kept in the view's memo (bot.forecast.outlook). Whoever asks first about a queue in a
-minute paid for it: at 200,000 Workloads over 500 ClusterQueues (~400 jobs a queue), 1.2 of such a question's
-1.7 ms, and on a live bot, where questions come a few a minute, nearly every question is such a first one.
+A queue's ETA rests on a replay of its recent past (bot.forecast.replay: every ten minutes, every job waiting
+then), made once per queue and minute and kept in the view's memo (bot.forecast.estimators). Whoever asks first
+about a queue in a minute would pay for it, and on a live bot, where questions come a few a minute, nearly every
+question is such a first one.
 
-The warmer makes them instead, on the event loop between questions (`estimators.prepare` for every queue with jobs
-waiting, in slices of `slice_seconds` with the loop's turn between them):
+The warmer makes them instead, on the event loop between questions (`estimators.prepare` for every queue with
+jobs waiting, in slices of `slice_seconds` with the loop's turn between them):
 
 - when the cluster changed (the cache's change listener; wakes during the settling delay or a pass make one more
   pass): a queue's Estimator is made again only where its sources changed (its order, its Workloads or its
@@ -15,28 +15,23 @@ waiting, in slices of `slice_seconds` with the loop's turn between them):
   beside the current minute's: both answer their own minute exactly as a question's own would); just after the
   turn, a pass lets the past minute's go (and finds the new one's made).
 
-A queue's calibration (what widens or narrows its intervals: tens of ms, 0.3-0.4 s for a queue whose jobs wait
-for hours) is made ahead too, step by step within the same slices (`estimators.calibrations`), but only where
-a question read the calibration in the last hour (`estimators.CALIBRATED_AHEAD_FOR`): all queues' every minute would
-cost more than every question. A question that reads one not made yet makes it in slices before its answer
+A queue's calibration (what widens or narrows its intervals; the longer its jobs wait, the longer it takes) is
+made ahead too, step by step within the same slices (`estimators.calibrations`), but only where a question read
+the calibration in the last hour (`estimators.CALIBRATED_AHEAD_FOR`): all queues' every minute would cost more
+than every question. A question that reads one not made yet makes it in slices before its answer
 (bot.service.slices, bot.pacing).
 
 Every job waiting gets its ETA estimate made too (`estimators.estimates_ahead`: the waits near its place for its
-amount and their central share, ~0.08 ms of a question at 50,000 Workloads when the question made them): ~25 us
-a job, once per Estimator, so once a minute and after a change of the queue's order (0.7 CPU-seconds a minute
-for the 30,000 jobs waiting at 50,000, 3.0 for the 120,000 at 200,000: bench/README.md, session 17).
+amount and their central share), once per Estimator, so once a minute and after a change of the queue's order.
 
 Two more things a question reads first are made in the same pass, where they changed: the running totals and
-priorities along each queue's order (`position.prepare_order`: a first question about a place 200 deep in a
-queue summed 200 Workloads' demand) and who holds what a job waits for in each cohort tree
-(`holdings.preparing`: a tree's holders, ~80 ms at once for 50 queues holding 16,000 Workloads, made a queue's
-part a step, then merged). Without them, at 200,000 Workloads the first question about each cohort tree took
-~80 ms and the trace grew with the queues' length (bench/README.md, session 16).
+priorities along each queue's order (`position.prepare_order`: a first question about a place deep in a queue
+would sum the demand of every Workload ahead) and who holds what a job waits for in each cohort tree
+(`holdings.preparing`: a tree's holders, made a queue's part a step, then merged). Without them the first
+question about each cohort tree paid for its whole tree, and the trace grew with the queues' length.
 
-What it costs is in `stats()` (/metrics: `kueue_bot_eta_warmer_*`; bench/: `warmer_*`): about 4 CPU-seconds
-a minute at 200,000 Workloads (the Estimators ~1, the jobs' estimates ~3), nothing for queues nobody waits in;
-the first pass, which makes every tree's holders too, ~5.4 CPU-seconds there (its longest slice ~20 ms: a tree's
-merge).
+What it costs is in `stats()` (/metrics: `kueue_bot_eta_warmer_*`; bench/: `warmer_*`), nothing for queues
+nobody waits in; bench/README.md has the figures.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The admins' view on Slack (issue 17): `/kueue admin` for the admins named in ADMINS (the digest's poster is
+"""The admins' view on Slack: `/kueue admin` for the admins named in ADMINS (the digest's poster is
 bot.slack.admin_poster)."""
 
 from __future__ import annotations
@@ -55,5 +55,5 @@ async def admin_reply(answers: AdminAnswers | None, user: str, language: str) ->
 
 
 def cluster_label(cluster: str, language: str) -> str:
-    """ "Cluster `prod-eu`": above an answer when the bot serves several clusters (issue 17)."""
+    """ "Cluster `prod-eu`": above an answer when the bot serves several clusters."""
     return render_words("admin.cluster", {"cluster": code(cluster)}, language)

@@ -29,7 +29,7 @@ SILENCES = {
     render.ACTION_SNOOZE_1D: Silence.SNOOZE_1D,
     render.ACTION_STOP: Silence.STOP,
 }
-_FIELDS = ("ns", "name", "kind", "lq", "cl")  # cl: the cluster (issue 17; absent on older messages)
+_FIELDS = ("ns", "name", "kind", "lq", "cl")  # cl: the cluster (absent on older messages)
 
 
 class BadButton(Exception):

@@ -58,7 +58,7 @@ class SlackMessenger:
         *,
         cluster: str = "",
     ) -> None:
-        """`cluster`: the cluster this messenger's DMs are about, said in them (issue 17: several clusters)."""
+        """`cluster`: the cluster this messenger's DMs are about, said in them (several clusters)."""
         self.client = client
         self.cluster = cluster
         self._language = language

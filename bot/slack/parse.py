@@ -33,11 +33,11 @@ class Command(StrEnum):
     QUEUE = "queue"
     WATCH = "watch"
     UNWATCH = "unwatch"
-    WHO = "who"  # issue 16: who holds a resource, cluster-wide (`subject`: the resource, flavor, ClusterQueue words)
+    WHO = "who"  # who holds a resource, cluster-wide (`subject`: the resource, flavor, ClusterQueue words)
     MUTE = "mute"  # no proactive DM at all, until UNMUTE
     UNMUTE = "unmute"
     HELP = "help"
-    ADMIN = "admin"  # issue 17: the admins' view
+    ADMIN = "admin"  # the admins' view
     UNKNOWN = "unknown"
 
 
@@ -50,7 +50,7 @@ class Question:
     raw: str = ""  # the text as received (at most MAX_INPUT characters of it)
     candidates: tuple[str, ...] = ()  # other words that could be the name, best first
     notes: tuple[str, ...] = ()  # truncated | invalid-name | invalid-namespace | conflicting-namespace
-    focus: str = ""  # issue 16: "when" (when will it run?) | "who" (who is using / holds what it needs?)
+    focus: str = ""  # "when" (when will it run?) | "who" (who is using / holds what it needs?)
     subject: tuple[str, ...] = ()  # Command.WHO: the words naming a resource, flavor or ClusterQueue
 
     @property
@@ -199,7 +199,7 @@ _STOPWORDS_TEXT = """
     est-il est-elle est-ce a-t-il a-t-elle reste-t-il attend-il tourne-t-il va-t-il
     re-check recheck re-run rerun follow-up e-mail self-hosted long-running right-now
 """
-# Issue 16: "when will X run?", "who is using the GPUs?" (English and French); their words are no job name.
+# "when will X run?", "who is using the GPUs?" (English and French); their words are no job name.
 _WHEN_WORDS = frozenset({"when", "quand", "eta"})
 _WHO_WORDS = frozenset({"who", "whos", "qui"})
 _HOLD_WORDS = frozenset(
@@ -505,9 +505,9 @@ def _at_once(cleaned: str, tokens: list[str]) -> tuple[Command, tuple[str, ...]]
     first = tokens[0]
     if first in _MUTE and len(tokens) == 1:
         return _MUTE[first], ()
-    if first in ("admin", "admins") and len(tokens) == 1:  # issue 17
+    if first in ("admin", "admins") and len(tokens) == 1:
         return Command.ADMIN, ()
-    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # issue 16: `who [gpu] [cq]`
+    if _SUBCOMMANDS.get(first) == Command.WHO and _focus(tokens) != "who":  # `who [gpu] [cq]`
         return Command.WHO, _subject(tokens[1:], phrase=False)
     return None
 

@@ -1,4 +1,4 @@
-"""The admins' view as Block Kit (issue 17): a header, one section per ClusterQueue with each finding and its
+"""The admins' view as Block Kit: a header, one section per ClusterQueue with each finding and its
 fix, within Slack's limits (50 blocks, 3000 characters a section). Pure."""
 
 from __future__ import annotations

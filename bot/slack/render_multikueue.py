@@ -1,4 +1,4 @@
-"""A MultiKueue manager's answer, continued (issue 17): where the job is dispatched, each worker's connection,
+"""A MultiKueue manager's answer, continued: where the job is dispatched, each worker's connection,
 and the worker's own explanation of its copy when the bot serves that worker. Pure; within Slack's limits."""
 
 from __future__ import annotations

@@ -35,7 +35,7 @@ class Replies:
         self.service = service
         self.metrics = metrics
         self.links = links or Links()
-        self.admin: AdminAnswers | None = None  # issue 17: set by the composition root when ADMINS is
+        self.admin: AdminAnswers | None = None  # set by the composition root when ADMINS is
 
     async def to_question(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
         """What to say to a question: the answer, a choice, a refusal, help..."""
@@ -45,13 +45,13 @@ class Replies:
             muted = await self.service.mute(asker, question.command == Command.MUTE)
             if isinstance(muted, Muted):
                 return [render.muted(language=language) if muted.on else render.unmuted(language=language)]
-        if question.command == Command.ADMIN:  # issue 17: privately (it names every team's jobs)
+        if question.command == Command.ADMIN:  # privately (it names every team's jobs)
             return [private(await admin_reply(self.admin, asker.user, language))]
-        if question.command == Command.WHO or (question.focus == "who" and question.name):  # issue 16
+        if question.command == Command.WHO or (question.focus == "who" and question.name):
             who = await self.who(question, asker, language)
             if who is not None:
                 return [who]
-        if question.focus and not question.name and question.command == Command.WHY:  # issue 16
+        if question.focus and not question.name and question.command == Command.WHY:
             return [render.focused_which_job(question.focus, language=language)]
         if question.command == Command.WHY and not question.name:
             return [render.which_job(language=language)]

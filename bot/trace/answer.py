@@ -112,7 +112,7 @@ def _once(text: Text, shown: list[str], droppable: bool) -> Text | None:
 def each_message_once(
     headline: Text, steps: tuple[Step, ...], actions: tuple[Action, ...]
 ) -> tuple[tuple[Step, ...], tuple[Action, ...]]:
-    """Issue 11, "every Kueue message shown once": Kueue copies one message to several conditions and
+    """Every Kueue message shown once: Kueue copies one message to several conditions and
     events, and the headline quotes what a step or the advice would; the reader sees each once, where it
     comes first (the headline, then the steps in order, then the advice). A step that only informs, or an
     action, whose sentence cannot do without the repeated words is left out: it would say nothing new."""

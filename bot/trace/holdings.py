@@ -214,7 +214,7 @@ class _Queue:
     rebuilds its own part, and the tree is merged again from the parts. A rebuild takes the records of the
     Workloads that are the same objects from the `previous` part (a holder's record is a function of its
     Workload, the queue, the flavor, the resource and whether the queue borrows): one changed Workload in a
-    queue of hundreds costs one record (a whole tree rebuilt at once held the loop 35-60 ms in a watcher pass)."""
+    queue of hundreds costs one record (a whole tree rebuilt at once held the loop in a watcher pass)."""
 
     def __init__(
         self,
@@ -464,10 +464,10 @@ _TOKENS = 8  # the tokens known to stand for a tree's sequences (those of the vi
 def preparing(snapshot: Snapshot, cluster_queue: str, done: set[tuple[str, str, str]]) -> Iterator[None]:
     """Make the holders of `cluster_queue`'s cohort tree ready in the view's memo for every (flavor, resource)
     of the queue's resource groups, as a question about a job waiting in it would find them; nothing for a
-    queue with none waiting. Step by step: one queue's part, then the tree's merge (a tree of 50 queues holding
-    16,000 Workloads is ~80 ms at once, 0.2-2 ms a part; the warmer turns the event loop between steps,
-    bot.service.warmer). `done`: the trees (their key) already seen in this pass, skipped (each is shared by its
-    queues); a tree still current in the memo takes no step."""
+    queue with none waiting. Step by step: one queue's part, then the tree's merge (a large tree made at once
+    would hold the loop; the warmer turns the event loop between steps, bot.service.warmer). `done`: the trees
+    (their key) already seen in this pass, skipped (each is shared by its queues); a tree still current in the
+    memo takes no step."""
     cq = snapshot.cluster_queue(cluster_queue)
     if cq is None or not snapshot.pending_in(cluster_queue):
         return

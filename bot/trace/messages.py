@@ -222,7 +222,7 @@ KNOWN_REASONS = GRANULAR_REASONS | LEGACY_REASONS | frozenset(REASON_VERDICT)
 def unknown_state(record: Classification) -> bool:
     """Kueue recorded a state this bot cannot read: a reason of no vocabulary it knows, or a message none of
     whose parts it knows under a reason that says nothing by itself (Pending, Inadmissible, none). Such a
-    record is shown verbatim and gives no place in the queue (issue 11: "anything unknown is honest")."""
+    record is shown verbatim and gives no place in the queue ("anything unknown is honest")."""
     if record.reason and record.reason not in KNOWN_REASONS:
         return True
     if record.reason in REASON_VERDICT and record.reason != "PendingEvaluation":

@@ -238,7 +238,7 @@ class Workload:
     resource_requests: tuple[tuple[str, Quantities], ...] = ()  # status.resourceRequests
     reclaimable: Mapping[str, int] = field(default_factory=dict)
     cluster_name: str = ""
-    nominated_clusters: tuple[str, ...] = ()  # status.nominatedClusterNames (MultiKueue, issue 17)
+    nominated_clusters: tuple[str, ...] = ()  # status.nominatedClusterNames (MultiKueue)
     maximum_execution_seconds: int | None = None  # spec.maximumExecutionTimeSeconds
     past_execution_seconds: int | None = None  # status.accumulatedPastExecutionTimeSeconds (earlier admissions)
     # Read of the conditions once, when the object is made (every question reads them, many times per Workload

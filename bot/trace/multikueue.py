@@ -1,4 +1,4 @@
-"""MultiKueue on a manager cluster (issue 17, item 2): where a Workload is dispatched and whether its workers
+"""MultiKueue on a manager cluster: where a Workload is dispatched and whether its workers
 are connected. Pure: the manager's snapshot, the Workload, and each MultiKueueCluster's Active condition in.
 
     placement(snapshot, workload, clusters)   # None: no MultiKueue admission check on it

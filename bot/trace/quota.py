@@ -127,8 +127,8 @@ class QuotaState(HandedOver):
         """This state made from `previous`, reading again only the ClusterQueues that are new objects (a status
         update, as Kueue writes with every admission), when each is in the same cohort and reports its
         reservation (or not) as before and the Cohorts are the same objects: the forest's shape is then the
-        same, only those queues' objects and signatures are new. False (nothing set): built in full. At 500
-        ClusterQueues building it in full took ~0.4 ms of every question right after a status change."""
+        same, only those queues' objects and signatures are new. False (nothing set): built in full (every question
+        right after a status change would pay for the whole forest; bench/README.md has the figure)."""
         before = previous.cluster_queues
         queues = snapshot.cluster_queues()
         cohorts = snapshot.cohorts()

@@ -396,7 +396,7 @@ def pod_set_bounds(scanned: Scanned, groups: Sequence[GroupShape] = ()) -> tuple
     findFlavorForPodSets per group, the pod set's status is the union of the failing groups'). Kueue lists
     only the failing resources of each flavor ("insufficient quota for memory in flavor A, ..., insufficient
     unused quota for cpu in flavor B": one group [cpu, memory], B is the alternative that waits), so the
-    groups come from the ClusterQueue's real resourceGroups when they are known (`groups`; issue 11 bug c).
+    groups come from the ClusterQueue's real resourceGroups when they are known (`groups`).
     Without them they are guessed: flavors that name a common resource share one. A resource missing from
     the ClusterQueue (A3) is a group of its own. Flavors whose facts name no resource and no known flavor
     (topology) belong to one of the groups, we can't tell which: the best reading makes them an alternative

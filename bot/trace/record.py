@@ -39,7 +39,7 @@ def _condition_outcome(kind: str, is_true: bool, is_false: bool) -> Outcome:
 
 
 def _groups(walk: Walk) -> tuple[messages.GroupShape, ...]:
-    """The resource groups of the Workload's ClusterQueue, for the classifier (issue 11 bug c)."""
+    """The resource groups of the Workload's ClusterQueue, for the classifier."""
     cq = walk.chain.cluster_queue if walk.chain is not None else None
     return messages.group_shapes(
         (group.covered, (flavor.name for flavor in group.flavors)) for group in (cq.resource_groups if cq else ())
@@ -48,7 +48,7 @@ def _groups(walk: Walk) -> tuple[messages.GroupShape, ...]:
 
 def _read_whole(walk: Walk, condition: Condition) -> bool:
     """Whether the record steps (read_record) will say all a QuotaReserved=False message says: then the
-    condition's step leaves the message out (issue 11: every Kueue message shown once)."""
+    condition's step leaves the message out (every Kueue message shown once)."""
     if not condition.is_false or not condition.message:
         return False
     record = messages.classify_quota_reserved(condition.reason, condition.message, _groups(walk))

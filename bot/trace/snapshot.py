@@ -87,7 +87,7 @@ def in_queue_order(local_queue: LocalQueue) -> bool:
     """Whether Kueue's queue manager holds this LocalQueue's Workloads: a LocalQueue with a stopPolicy
     (Hold or HoldAndDrain) is never added to it (pkg/controller/core/localqueue_controller.go Create:
     `AddLocalQueue` only when `StopPolicy == None`; Update: `DeleteLocalQueue` when it stops), so its
-    Workloads have no position and nobody waits behind them (issue 11, bug b)."""
+    Workloads have no position and nobody waits behind them."""
     return local_queue.stop_policy in ("", "None")
 
 

@@ -100,7 +100,7 @@ def position_text(position: Position, language: str, *, named: bool) -> str:
 
 
 def job_value(explanation: Explanation, cluster: str = "") -> str | None:
-    """A button's value naming the job (issue 17: and its cluster, `cl`, when the bot serves several)."""
+    """A button's value naming the job (and its cluster, `cl`, when the bot serves several)."""
     job = explanation.job
     queue = explanation.local_queue or (explanation.position.local_queue_name if explanation.position else "")
     if cluster:

@@ -52,7 +52,7 @@ def notification(
     eta: Eta | None = None,
 ) -> SlackMessage:
     """The proactive direct message about a watched job, with Why?, Snooze 2 h, Snooze 1 day and Stop these
-    DMs; a job that will never fit says what to do too (issue 17: with several clusters, the cluster it is in is
+    DMs; a job that will never fit says what to do too (with several clusters, the cluster it is in is
     said, and its buttons name it)."""
     job = job_name(explanation.job.namespace, explanation.job.name)
     key = reason if reason in ("inadmissible", "never-fits", "updated") else "updated"

@@ -117,7 +117,7 @@ def choose_queue(name: str, namespaces: Sequence[str], *, language: str) -> Slac
 
 def _split(suggestion: str, namespace: str | None) -> tuple[str | None, str]:
     if "/" in suggestion:
-        ns, name = suggestion.rsplit("/", 1)  # issue 17: "cluster/ns/name" keeps its cluster with the ns
+        ns, name = suggestion.rsplit("/", 1)  # "cluster/ns/name" keeps its cluster with the ns
         return ns or namespace, name
     return namespace, suggestion
 
@@ -216,7 +216,7 @@ def unknown_command(text: str, *, language: str, command: str = "/kueue") -> Sla
 
 
 def unknown_cluster(named: str, known: Sequence[str], *, language: str) -> SlackMessage:
-    """Issue 17: a question names a cluster the bot does not serve (`--cluster X`): refused, never answered
+    """A question names a cluster the bot does not serve (`--cluster X`): refused, never answered
     from another cluster; the clusters it serves, and the closest name when one is close."""
     close = difflib.get_close_matches(named, list(known), n=1, cutoff=0.6)
     words = {"cluster": code(cap(named, 63)), "known": ", ".join(code(name) for name in known)}
@@ -226,5 +226,5 @@ def unknown_cluster(named: str, known: Sequence[str], *, language: str) -> Slack
 
 
 def focused_which_job(focus: str, *, language: str) -> SlackMessage:
-    """Issue 16: "who is using the GPUs?" or "when will it run?" without a job: which one."""
+    """ "who is using the GPUs?" or "when will it run?" without a job: which one."""
     return _short(say(f"slack.focus.{'who' if focus == 'who' else 'when'}", language))
