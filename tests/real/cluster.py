@@ -82,6 +82,8 @@ class Cluster:
         name = f"kueue-bot-real-{self.run_id}"
         self._quietly_delete(f"{RBAC}/clusterrolebindings/{name}")
         self._quietly_delete(f"{RBAC}/clusterroles/{name}")
+        # No namespace controller here: what a deleted namespace holds stays unless deleted itself.
+        self._quietly_delete(f"/api/v1/namespaces/{self.reader_namespace}/serviceaccounts/reader")
         self.remove_namespace(self.reader_namespace)
 
     # --- Kueue's objects and Jobs -----------------------------------------------------------------
