@@ -73,9 +73,12 @@ async def test_sustained_429s_are_waited_out_and_every_question_is_answered_once
     for event in events:
         await slack.deliver_event(_events(server), event)
     for event in events:
-        await slack.wait_for_call(
-            "chat.postMessage", lambda c, ts=event["ts"]: _ok(c) and c.params.get("thread_ts") == ts, timeout=40
-        )
+        ts = event["ts"]
+
+        def answered(call: Call, ts: object = ts) -> bool:
+            return _ok(call) and call.params.get("thread_ts") == ts
+
+        await slack.wait_for_call("chat.postMessage", answered, timeout=40)
     for event in events:
         thread = slack.thread(CHANNEL, event["ts"])
         assert len(thread) == 1 and "waiting-for-quota" in thread[0].text, thread
@@ -92,7 +95,7 @@ async def test_a_rate_limit_past_the_bound_gets_one_short_private_apology_at_onc
     # Retry-After beyond the bound: the answer is not tried again, the asker is told privately, at once.
     # Fails before the gate: the SDK slept 30 s inside the call's own 30 s bound, nothing was posted, and the
     # apology was rate-limited too (silence).
-    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    server.bot.client.queue_bound = 5.0
     slack.rate_limit("chat.postMessage", retry_after=30, times=10)
     event = slack.app_mention_event(USER, CHANNEL, QUESTION)
     await slack.deliver_event(_events(server), event)
@@ -114,7 +117,7 @@ async def test_a_direct_message_rate_limited_past_the_bound_is_apologised_for_in
     slack: FakeSlack, server: Server
 ) -> None:
     # Fails if a question asked in the bot's DM went unanswered without a word.
-    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    server.bot.client.queue_bound = 5.0
     slack.rate_limit("chat.postMessage", retry_after=30, times=10)
     event = slack.im_event(USER, QUESTION)
     await slack.deliver_event(_events(server), event)
@@ -127,7 +130,7 @@ async def test_a_rate_limit_on_one_channel_does_not_hold_another(slack: FakeSlac
     # Fails if a 429 in one channel held chat.postMessage everywhere (or nowhere: then the second answer in
     # the limited channel would be tried before its Retry-After and get a second 429).
     slack.add_channel("C0OTHER001", "other", members=[USER])
-    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    server.bot.client.queue_bound = 5.0
     slack.rate_limit("chat.postMessage", retry_after=30, times=1)
     first = slack.app_mention_event(USER, CHANNEL, QUESTION)
     await slack.deliver_event(_events(server), first)
@@ -141,7 +144,7 @@ async def test_a_rate_limit_on_one_channel_does_not_hold_another(slack: FakeSlac
 
 async def test_a_slash_command_rate_limited_past_the_bound_is_told_privately(slack: FakeSlack, server: Server) -> None:
     # Fails if the command's answer were lost without a word (or the apology posted in the channel).
-    server.bot.client.queue_bound = 5.0  # type: ignore[attr-defined]
+    server.bot.client.queue_bound = 5.0
     slack.rate_limit("chat.postMessage", retry_after=30, times=5)
     await slack.deliver_slash_command(_events(server), text=f"why {QUESTION}", user_id=USER, channel_id=CHANNEL)
     told = await slack.wait_for_response_url(timeout=10)

@@ -73,6 +73,9 @@ class FakeWatches:
     async def watched(self, user: str) -> Sequence[tuple[str, str, str | None]]:
         return [(ns, name, kind) for (who, ns, name), kind in self.subscriptions.items() if who == user]
 
+    async def told(self, user: str) -> Sequence[tuple[str, str]]:
+        return []  # no DM is open in these tests
+
 
 def _service(watches: FakeWatches | StoreWatches | None, audit: list[AuditEntry] | None = None) -> BotService:
     return BotService(
