@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 from datetime import datetime
-from functools import lru_cache
 
-from bot.copy import CATALOGUES, DEFAULT_LANGUAGE, render
+from bot.copy import DEFAULT_LANGUAGE, render
 from bot.trace.codes import Outcome, Verdict
 from bot.trace.demand import assigned
 from bot.trace.explanation import Action, Explanation, JobRef, Params, Step, Text
@@ -66,28 +65,55 @@ def _words(value: object) -> str | None:
     return None
 
 
-def _templates(key: str) -> tuple[str, ...]:
-    entry = CATALOGUES[DEFAULT_LANGUAGE].get(key)
-    return (entry,) if isinstance(entry, str) else tuple(entry or ())
-
-
-@lru_cache(maxsize=4096)
-def _placeholders(template: str) -> frozenset[str]:
-    return frozenset(part.split("}", 1)[0] for part in template.split("{")[1:])
-
-
-def _template(key: str, given: set[str] | frozenset[str]) -> str | None:
-    """The sentence render() writes for `key` with these parameters (the first whose placeholders are given)."""
-    return next((t for t in _templates(key) if _placeholders(t) <= given), None)
+# The quotes a sentence cannot do without: (key, parameter). Every other quote a Text carries is one its
+# sentence can leave out (the catalogues give that key a sentence without it); tests/unit/test_quotes_contract.py
+# holds both languages' catalogues to this.
+NEEDED: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("admin.inactive.kueue", "message"),
+        ("admin.inactive.kueue", "reason"),
+        ("admission-checks.provisioning-said", "message"),
+        ("conditions.evicted-because", "message"),
+        ("conditions.out-of-sync", "message"),
+        ("fit.slack.bad-job", "reason"),
+        ("fragment.no-flavor", "detail"),
+        ("fragment.trouble.config", "reason"),
+        ("fragment.trouble.crash", "reason"),
+        ("fragment.trouble.create", "reason"),
+        ("fragment.trouble.image", "reason"),
+        ("fragment.trouble.limit-range", "reason"),
+        ("fragment.trouble.mount", "reason"),
+        ("fragment.trouble.quota", "reason"),
+        ("fragment.trouble.unscheduled", "reason"),
+        ("fragment.trouble.webhook", "reason"),
+        ("headline.object-unreadable", "reason"),
+        ("multikueue.check-message", "message"),
+        ("multikueue.disconnected", "message"),
+        ("multikueue.disconnected", "reason"),
+        ("record.admit-failed", "text"),
+        ("record.concurrent-admission", "text"),
+        ("record.dra-unsupported", "text"),
+        ("record.flavor-assignment-error", "text"),
+        ("record.flavor-skipped", "text"),
+        ("record.limit-range-violation", "text"),
+        ("record.namespace-missing", "text"),
+        ("record.overlapping-preemption", "text"),
+        ("record.quota-reserved", "text"),
+        ("record.requests-exceed-limits", "text"),
+        ("record.topology-flavor-mismatch", "text"),
+        ("record.topology-request-invalid", "text"),
+        ("record.unknown", "text"),
+        ("record.unknown-state", "reason"),
+        ("scheduling.failed-pods", "message"),
+        ("workload.event", "message"),
+        ("workload.event", "reason"),
+    }
+)
 
 
 def _shown(text: Text) -> list[str]:
-    """The words `text` shows: its VERBATIM parameters that its sentence uses."""
-    if text.params.keys().isdisjoint(VERBATIM):
-        return []  # the usual case, without looking its sentence up
-    template = _template(text.key, set(text.params))
-    used = _placeholders(template) if template is not None else frozenset()
-    found = [_words(value) for name, value in text.params.items() if name in VERBATIM and name in used]
+    """The words `text` shows: the messages among its VERBATIM parameters."""
+    found = [_words(value) for name, value in text.params.items() if name in VERBATIM]
     return [words for words in found if words is not None]
 
 
@@ -101,11 +127,9 @@ def _once(text: Text, shown: list[str], droppable: bool) -> Text | None:
         words = _words(params.get(name))
         if words is None or not any(words in earlier for earlier in shown):
             continue
-        rest = dict(params)
-        del rest[name]
-        if _template(text.key, set(rest)) is None:
+        if (text.key, name) in NEEDED:
             return None if droppable else text
-        params = rest
+        params = {key: value for key, value in params.items() if key != name}
     return Text(text.key, params) if params != dict(text.params) else text
 
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from bot.copy import render
+from bot.copy import CATALOGUES, render
 from bot.kube.decode import cluster_queue as decode_cluster_queue
 from bot.trace import checks, messages, partial
-from bot.trace.answer import _shown
+from bot.trace.answer import VERBATIM, _words
 from bot.trace.codes import Verdict
 from bot.trace.explanation import Explanation, Text
 from bot.trace.reasons import group_shapes
@@ -520,6 +520,20 @@ def _all_explanations() -> list[tuple[str, Explanation]]:
 
 def _texts(explanation: Explanation) -> list[Text]:
     return [explanation.headline, *(s.text for s in explanation.steps), *(a.text for a in explanation.actions)]
+
+
+def _placeholders(template: str) -> set[str]:
+    return {part.split("}", 1)[0] for part in template.split("{")[1:]}
+
+
+def _shown(text: Text) -> list[str]:
+    """The words `text` shows: its VERBATIM parameters that its English sentence (the first whose placeholders
+    are given, as render() picks it) uses."""
+    entry = CATALOGUES["en"].get(text.key)
+    templates = (entry,) if isinstance(entry, str) else tuple(entry or ())
+    used = next((_placeholders(t) for t in templates if _placeholders(t) <= set(text.params)), set())
+    found = [_words(value) for name, value in text.params.items() if name in VERBATIM and name in used]
+    return [words for words in found if words is not None]
 
 
 @pytest.mark.parametrize("language", ["en", "fr"])
