@@ -15,7 +15,11 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 class Metrics:
     def __init__(self) -> None:
         self.registry = CollectorRegistry(auto_describe=True)
-        r = self.registry
+        self._questions_and_dms(self.registry)
+        self._slack(self.registry)
+        self._health(self.registry)
+
+    def _questions_and_dms(self, r: CollectorRegistry) -> None:
         self.questions = Counter(
             "kueue_bot_questions",
             "Questions answered, by verdict and where they were asked",
@@ -45,6 +49,8 @@ class Metrics:
             "Age of the cluster view (since the last event or bookmark)",
             registry=r,
         )
+
+    def _slack(self, r: CollectorRegistry) -> None:
         self.slack_errors = Counter(
             "kueue_bot_slack_api_errors", "Slack Web API errors", ["method", "error"], registry=r
         )
@@ -75,6 +81,8 @@ class Metrics:
             ["error"],
             registry=r,
         )
+
+    def _health(self, r: CollectorRegistry) -> None:
         self.errors = Counter("kueue_bot_internal_errors", "Errors answered with an apology", ["where"], registry=r)
         self.store_up = Gauge(
             "kueue_bot_state_store_up", "1 when the state store answered the last readiness check, else 0", registry=r

@@ -10,6 +10,7 @@ its queue."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
@@ -53,8 +54,17 @@ def todo_list(explanation: Explanation, outlook: Outlook = NO_OUTLOOK) -> tuple[
     """The one list of changes (the engine's advice, and the outlook's what-if), the asker's first, then an
     admin's, then a note when nothing would help."""
     changes = outlook.what_if.changes if outlook.what_if is not None else ()
+    items = [*_advice(explanation, outlook, changes), *_verified(explanation, changes)]
+    ordered = [item for who in ("you", "admin") for item in items if item.who == who]
+    what = outlook.what_if
+    if what is not None and not what.fits_now and not changes and explanation.never_fixes_itself:
+        ordered.append(Todo("note", "none", Text("todo.none")))
+    return tuple(ordered)
+
+
+def _advice(explanation: Explanation, outlook: Outlook, changes: Sequence[Change]) -> list[Todo]:
+    """The engine's advice, less what a verified change says better and what the facts rule out."""
     replaced = {code for change in changes for code in _SAID_BETTER.get(change.code, ())}
-    codes = {action.code for action in explanation.actions}
     items: list[Todo] = []
     for action in explanation.actions:
         if action.code in replaced:
@@ -62,16 +72,19 @@ def todo_list(explanation: Explanation, outlook: Outlook = NO_OUTLOOK) -> tuple[
         kept = _action(explanation, outlook, action)
         if kept is not None:
             items.append(Todo(who_acts(action.code), action.code, kept))
+    return items
+
+
+def _verified(explanation: Explanation, changes: Sequence[Change]) -> list[Todo]:
+    """The what-if's verified changes, each with its number and its reason."""
+    codes = {action.code for action in explanation.actions}
     shrink = next((a for a in explanation.actions if a.code == "shrink-request"), None)
+    items: list[Todo] = []
     for change in changes:
         if change.code == whatif.OTHER_FLAVOR and codes & _FLAVOR_FIXES:
             continue
         items.extend(Todo(who_acts(change.code), change.code, text) for text in change_texts(change, shrink))
-    ordered = [item for who in ("you", "admin") for item in items if item.who == who]
-    what = outlook.what_if
-    if what is not None and not what.fits_now and not changes and explanation.never_fixes_itself:
-        ordered.append(Todo("note", "none", Text("todo.none")))
-    return tuple(ordered)
+    return items
 
 
 def _action(explanation: Explanation, outlook: Outlook, action: Action) -> Text | None:
@@ -104,45 +117,64 @@ def change_texts(change: Change, shrink: Action | None = None) -> list[Text]:
     """A verified change's sentences (a quota raise: one per resource), each with its number and its reason."""
     when = "now" if change.now else "ever"
     if change.code == whatif.FEWER_PODS:
-        params: dict[str, str | int] = {"pods": change.pods or 0, "was_pods": change.was_pods or 0}
-        most = shrink.data.get("pods") if shrink is not None else None
-        if change.now and isinstance(most, int) and most > (change.pods or 0):
-            return [Text("todo.fewer-pods.now-max", {**params, "max_pods": most})]
-        return [Text(f"todo.fewer-pods.{when}", params)]
-    if change.code == whatif.PARTIAL_ADMISSION:
-        return [Text(f"todo.partial-admission.{when}", {"pods": change.pods or 0, "was_pods": change.was_pods or 0})]
-    if change.code == whatif.SMALLER_REQUEST and change.per_pod is not None:
-        return [
-            Text(
-                f"todo.smaller-request.{when}",
-                {
-                    "resource": change.resource,
-                    "per_pod": human(change.per_pod, change.resource),
-                    "was_per_pod": human(change.was_per_pod or Decimal(0), change.resource),
-                },
-            )
-        ]
-    if change.code == whatif.OTHER_QUEUE:
-        return [Text(f"todo.other-queue.{when}", {"queue": change.queue, "cluster_queue": change.cluster_queue})]
-    if change.code == whatif.OTHER_FLAVOR:
-        flavor: dict[str, str | int] = {"flavor": change.flavor}
-        if change.node_labels:
-            flavor["labels"] = ", ".join(f"{k}={v}" for k, v in change.node_labels)
-        if change.tolerate:
-            flavor["taints"] = ", ".join(f"{k}={v}:{e}" if v else f"{k}:{e}" for k, v, e in change.tolerate)
-        return [Text(f"todo.other-flavor.{when}", flavor)]
-    if change.code == whatif.RAISE_QUOTA:
-        return [
-            Text(
-                f"todo.raise-quota.{when}",
-                {
-                    "cluster_queue": raised.cluster_queue,
-                    "resource": raised.resource,
-                    "flavor": raised.flavor,
-                    "by": human(raised.by, raised.resource),
-                    "to": human(raised.to, raised.resource),
-                },
-            )
-            for raised in change.raises
-        ]
-    return []
+        return [_fewer_pods(change, shrink, when)]
+    said = _SAYING.get(change.code)
+    return said(change, when) if said is not None else []
+
+
+def _fewer_pods(change: Change, shrink: Action | None, when: str) -> Text:
+    params: dict[str, str | int] = {"pods": change.pods or 0, "was_pods": change.was_pods or 0}
+    most = shrink.data.get("pods") if shrink is not None else None
+    if change.now and isinstance(most, int) and most > (change.pods or 0):
+        return Text("todo.fewer-pods.now-max", {**params, "max_pods": most})
+    return Text(f"todo.fewer-pods.{when}", params)
+
+
+def _partial(change: Change, when: str) -> list[Text]:
+    return [Text(f"todo.partial-admission.{when}", {"pods": change.pods or 0, "was_pods": change.was_pods or 0})]
+
+
+def _smaller(change: Change, when: str) -> list[Text]:
+    if change.per_pod is None:
+        return []
+    per_pod = human(change.per_pod, change.resource)
+    was = human(change.was_per_pod or Decimal(0), change.resource)
+    return [Text(f"todo.smaller-request.{when}", {"resource": change.resource, "per_pod": per_pod, "was_per_pod": was})]
+
+
+def _other_queue(change: Change, when: str) -> list[Text]:
+    return [Text(f"todo.other-queue.{when}", {"queue": change.queue, "cluster_queue": change.cluster_queue})]
+
+
+def _other_flavor(change: Change, when: str) -> list[Text]:
+    flavor: dict[str, str | int] = {"flavor": change.flavor}
+    if change.node_labels:
+        flavor["labels"] = ", ".join(f"{k}={v}" for k, v in change.node_labels)
+    if change.tolerate:
+        flavor["taints"] = ", ".join(f"{k}={v}:{e}" if v else f"{k}:{e}" for k, v, e in change.tolerate)
+    return [Text(f"todo.other-flavor.{when}", flavor)]
+
+
+def _raise_quota(change: Change, when: str) -> list[Text]:
+    return [
+        Text(
+            f"todo.raise-quota.{when}",
+            {
+                "cluster_queue": raised.cluster_queue,
+                "resource": raised.resource,
+                "flavor": raised.flavor,
+                "by": human(raised.by, raised.resource),
+                "to": human(raised.to, raised.resource),
+            },
+        )
+        for raised in change.raises
+    ]
+
+
+_SAYING: dict[str, Callable[[Change, str], list[Text]]] = {
+    whatif.PARTIAL_ADMISSION: _partial,
+    whatif.SMALLER_REQUEST: _smaller,
+    whatif.OTHER_QUEUE: _other_queue,
+    whatif.OTHER_FLAVOR: _other_flavor,
+    whatif.RAISE_QUOTA: _raise_quota,
+}
