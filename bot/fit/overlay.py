@@ -4,31 +4,19 @@ Kueue would not manage, or whose Workload it could not create). Everything else 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
+from bot.trace.forwarding import Forwarding
 from bot.trace.model import (
     JOB_UID_LABEL,
-    AdmissionCheck,
-    ClusterQueue,
-    Cohort,
     Event,
     Job,
-    LocalQueue,
-    Namespace,
-    Node,
     PendingEntry,
-    Pod,
-    PriorityClass,
-    ProvisioningConfig,
-    ProvisioningRequest,
-    ResourceFlavor,
     Workload,
 )
 from bot.trace.snapshot import Snapshot, in_queue_order, queue_order_key, waits_in_queue
-from bot.trace.unreadable import Unreadable
 
 
-class WithJob:
+class WithJob(Forwarding):
     """`base` with `job` (and its `workload`, and `events` about the job) added. The job replaces any job of the
     same kind and name in its namespace: the dry run is about the one in the file."""
 
@@ -51,14 +39,6 @@ class WithJob:
         if new is None or namespace != new.namespace or not wanted:
             return workloads
         return [*(w for w in workloads if not self._ours(w)), new]
-
-    @property
-    def taken_at(self) -> datetime | None:
-        return self._base.taken_at
-
-    @property
-    def read_scope(self) -> str | None:
-        return self._base.read_scope
 
     def _same_job(self, other: Job) -> bool:
         return other.meta.kind == self._job.meta.kind and other.meta.name == self._job.meta.name
@@ -89,9 +69,6 @@ class WithJob:
         wanted = new is not None and new.meta.labels.get(JOB_UID_LABEL) == uid
         return self._with(namespace, self._base.workloads_for_job_uid(namespace, uid), wanted)
 
-    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
-        return self._base.unreadable_in(namespace)
-
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         new = self._workload
         wanted = new is not None and any(owner.name == name for owner in new.meta.owners)
@@ -117,51 +94,6 @@ class WithJob:
     def derived(self) -> dict[object, object]:
         return self._derived
 
-    def local_queue(self, namespace: str, name: str) -> LocalQueue | None:
-        return self._base.local_queue(namespace, name)
-
-    def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]:
-        return self._base.local_queues_in(namespace)
-
-    def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]:
-        return self._base.local_queues_of(cluster_queue)
-
-    def cluster_queue(self, name: str) -> ClusterQueue | None:
-        return self._base.cluster_queue(name)
-
-    def cluster_queues(self) -> Sequence[ClusterQueue]:
-        return self._base.cluster_queues()
-
-    def flavor(self, name: str) -> ResourceFlavor | None:
-        return self._base.flavor(name)
-
-    def cohort(self, name: str) -> Cohort | None:
-        return self._base.cohort(name)
-
-    def cohorts(self) -> Sequence[Cohort]:
-        return self._base.cohorts()
-
-    def admission_check(self, name: str) -> AdmissionCheck | None:
-        return self._base.admission_check(name)
-
-    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
-        return self._base.provisioning_config(name)
-
-    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
-        return self._base.provisioning_requests_in(namespace)
-
-    def priority_class(self, name: str) -> PriorityClass | None:
-        return self._base.priority_class(name)
-
-    def namespace(self, name: str) -> Namespace | None:
-        return self._base.namespace(name)
-
-    def namespaces(self) -> Sequence[Namespace]:
-        return self._base.namespaces()
-
-    def pods_in(self, namespace: str) -> Sequence[Pod]:
-        return self._base.pods_in(namespace)
-
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         found = self._base.events_about(namespace, kind, name)
         if (namespace, kind, name) == (self._namespace, self._job.meta.kind, self._job.meta.name):
@@ -172,17 +104,11 @@ class WithJob:
         found = self._base.events_in(namespace)
         return [*found, *self._events] if namespace == self._namespace and self._events else found
 
-    def nodes(self) -> Sequence[Node]:
-        return self._base.nodes()
-
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         new = self._workload
         if new is not None and (namespace, name) == (new.namespace, new.name):
             return None  # not yet in the pending-workloads API's answers: its place is computed
         return self._base.pending_entry(namespace, name)
-
-    def workloads_not_ready(self) -> Sequence[Workload]:
-        return self._base.workloads_not_ready()
 
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
         known = self._pending.get(cluster_queue)

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
 from decimal import Decimal
 from functools import partial
 from typing import TypeVar
@@ -24,23 +23,12 @@ from typing import TypeVar
 from bot.trace import checks, flavormatch
 from bot.trace.checks import Fit, QueueFit
 from bot.trace.demand import PODS, pod_requests
+from bot.trace.forwarding import Forwarding
 from bot.trace.model import (
-    AdmissionCheck,
     ClusterQueue,
-    Cohort,
-    Event,
     FlavorQuotas,
-    Job,
-    LocalQueue,
-    Namespace,
-    Node,
     PendingEntry,
-    Pod,
     PodSet,
-    PriorityClass,
-    ProvisioningConfig,
-    ProvisioningRequest,
-    ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
     Taint,
@@ -49,7 +37,6 @@ from bot.trace.model import (
 )
 from bot.trace.quota import ZERO
 from bot.trace.snapshot import Snapshot
-from bot.trace.unreadable import Unreadable
 
 # Change codes (stable: JSON `what_if[].change`, Slack copy keys `whatif.<code>`).
 OTHER_QUEUE = "other-queue"
@@ -103,7 +90,7 @@ class WhatIf:
 # --- a snapshot with a change applied ---------------------------------------------------------------
 
 
-class Changed:
+class Changed(Forwarding):
     """A Snapshot that reads through to `base`, with one Workload and some ClusterQueues replaced."""
 
     def __init__(
@@ -117,20 +104,6 @@ class Changed:
 
     def _swap(self, workloads: Sequence[Workload]) -> list[Workload]:
         return [w for w in workloads if (w.namespace, w.name) != self._key]
-
-    @property
-    def taken_at(self) -> datetime | None:
-        return self._base.taken_at
-
-    @property
-    def read_scope(self) -> str | None:
-        return self._base.read_scope
-
-    def jobs_named(self, namespace: str, name: str) -> Sequence[Job]:
-        return self._base.jobs_named(namespace, name)
-
-    def jobs_in(self, namespace: str) -> Sequence[Job]:
-        return self._base.jobs_in(namespace)
 
     def workload(self, namespace: str, name: str) -> Workload | None:
         if (namespace, name) == self._key:
@@ -146,9 +119,6 @@ class Changed:
     def workloads_for_job_uid(self, namespace: str, uid: str) -> Sequence[Workload]:
         found = self._base.workloads_for_job_uid(namespace, uid)
         return [self._workload if (w.namespace, w.name) == self._key and self._workload else w for w in found]
-
-    def unreadable_in(self, namespace: str) -> Sequence[Unreadable]:
-        return self._base.unreadable_in(namespace)
 
     def workloads_of_owner(self, namespace: str, name: str) -> Sequence[Workload]:
         found = self._swap(self._base.workloads_of_owner(namespace, name))
@@ -167,62 +137,11 @@ class Changed:
         # The changed Workload holds no quota: leaving it out changes no usage.
         return self._swap(self._base.workloads_in_cluster_queue(cluster_queue))
 
-    def local_queue(self, namespace: str, name: str) -> LocalQueue | None:
-        return self._base.local_queue(namespace, name)
-
-    def local_queues_in(self, namespace: str) -> Sequence[LocalQueue]:
-        return self._base.local_queues_in(namespace)
-
-    def local_queues_of(self, cluster_queue: str) -> Sequence[LocalQueue]:
-        return self._base.local_queues_of(cluster_queue)
-
     def cluster_queue(self, name: str) -> ClusterQueue | None:
         return self._cqs.get(name) or self._base.cluster_queue(name)
 
     def cluster_queues(self) -> Sequence[ClusterQueue]:
         return [self._cqs.get(cq.name, cq) for cq in self._base.cluster_queues()]
-
-    def flavor(self, name: str) -> ResourceFlavor | None:
-        return self._base.flavor(name)
-
-    def cohort(self, name: str) -> Cohort | None:
-        return self._base.cohort(name)
-
-    def cohorts(self) -> Sequence[Cohort]:
-        return self._base.cohorts()
-
-    def admission_check(self, name: str) -> AdmissionCheck | None:
-        return self._base.admission_check(name)
-
-    def provisioning_config(self, name: str) -> ProvisioningConfig | None:
-        return self._base.provisioning_config(name)
-
-    def provisioning_requests_in(self, namespace: str) -> Sequence[ProvisioningRequest]:
-        return self._base.provisioning_requests_in(namespace)
-
-    def priority_class(self, name: str) -> PriorityClass | None:
-        return self._base.priority_class(name)
-
-    def namespace(self, name: str) -> Namespace | None:
-        return self._base.namespace(name)
-
-    def namespaces(self) -> Sequence[Namespace]:
-        return self._base.namespaces()
-
-    def pods_in(self, namespace: str) -> Sequence[Pod]:
-        return self._base.pods_in(namespace)
-
-    def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
-        return self._base.events_about(namespace, kind, name)
-
-    def events_in(self, namespace: str) -> Sequence[Event]:
-        return self._base.events_in(namespace)
-
-    def workloads_not_ready(self) -> Sequence[Workload]:
-        return self._base.workloads_not_ready()
-
-    def nodes(self) -> Sequence[Node]:
-        return self._base.nodes()
 
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         if (namespace, name) == self._key:

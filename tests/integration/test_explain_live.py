@@ -306,4 +306,4 @@ def test_a_workload_beyond_kueues_bounds_is_named_unreadable_on_a_live_cluster(
     server.add_all([workload], validate=False)
     answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
     assert answer["verdict"] == "object-unreadable"
-    assert expect["workload"] in json.dumps(answer["headline"]) and "at most 18" in json.dumps(answer["headline"])
+    assert str(expect["workload"]) in json.dumps(answer["headline"]) and "at most 18" in json.dumps(answer["headline"])

@@ -75,9 +75,7 @@ def test_the_live_answer_is_the_dump_answer(
     live = _answer(capsys, expect, "--kubeconfig", str(server.write_kubeconfig(tmp_path / "kubeconfig")))
     offline = _answer(capsys, expect, "--from-file", str(dump))
     assert (live["verdict"], live["workload"]) == (offline["verdict"], offline["workload"])
-    places = [
-        {k: (answer["position"] or {}).get(k) for k in ("clusterQueue", "localQueue")} for answer in (live, offline)
-    ]  # type: ignore[attr-defined]
+    places = [_place(answer) for answer in (live, offline)]
     assert places[0] == places[1]
     assert live["verdict"] == expect["verdict"]
 
@@ -98,3 +96,10 @@ async def test_the_cache_answers_as_the_dump(name: str, api: FakeKubeAPI, client
         live = explain(view, query, now=now)
     assert (live.verdict, live.workload) == (offline.verdict, offline.workload)
     assert live.verdict.value == expect["verdict"]
+
+
+def _place(answer: dict[str, object]) -> dict[str, object]:
+    """The answer's place in its ClusterQueue and LocalQueue (None each when it has no position)."""
+    position = answer["position"]
+    found = position if isinstance(position, dict) else {}
+    return {key: found.get(key) for key in ("clusterQueue", "localQueue")}
