@@ -196,8 +196,16 @@ def _queue_state(snapshot: Snapshot, cq: ClusterQueue) -> list[Finding]:
                 INACTIVE,
                 cq.name,
                 f"{cq.name}:flavors",
-                Text("admin.inactive.flavors", {"cluster_queue": cq.name, "flavors": ", ".join(flavors)}),
-                (Text("admin.fix.flavors", {"cluster_queue": cq.name, "flavors": ", ".join(flavors)}),),
+                Text(
+                    "admin.inactive.flavors",
+                    {"cluster_queue": cq.name, "flavors": ", ".join(flavors), "count": len(flavors)},
+                ),
+                (
+                    Text(
+                        "admin.fix.flavors",
+                        {"cluster_queue": cq.name, "flavors": ", ".join(flavors), "count": len(flavors)},
+                    ),
+                ),
             )
         )
     if checks:
@@ -206,8 +214,16 @@ def _queue_state(snapshot: Snapshot, cq: ClusterQueue) -> list[Finding]:
                 INACTIVE,
                 cq.name,
                 f"{cq.name}:checks",
-                Text("admin.inactive.checks", {"cluster_queue": cq.name, "checks": ", ".join(checks)}),
-                (Text("admin.fix.checks", {"cluster_queue": cq.name, "checks": ", ".join(checks)}),),
+                Text(
+                    "admin.inactive.checks",
+                    {"cluster_queue": cq.name, "checks": ", ".join(checks), "count": len(checks)},
+                ),
+                (
+                    Text(
+                        "admin.fix.checks",
+                        {"cluster_queue": cq.name, "checks": ", ".join(checks), "count": len(checks)},
+                    ),
+                ),
             )
         )
     active = find_condition(cq.conditions, "Active")

@@ -99,6 +99,8 @@ def _filled(
 
 
 def _singular(count: object, language: str) -> bool:
+    if isinstance(count, str) and count.strip().isdigit():
+        count = int(count)  # a count the caller wrote out
     if not isinstance(count, int) or isinstance(count, bool):
         return False
     return count in (0, 1) if language == "fr" else count == 1

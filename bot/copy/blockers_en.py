@@ -26,17 +26,17 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
     "fragment.no-flavor": "no flavor can host it: {detail}",
     # --- the head of a StrictFIFO queue ---
     "position.strict-fifo-is-head": (
-        "It is the head of StrictFIFO ClusterQueue {cluster_queue}: the {behind} workload(s) behind it wait until "
+        "It is the head of StrictFIFO ClusterQueue {cluster_queue}: the {behind} {behind|workload|workloads} behind it {behind|waits|wait} until "
         "it is admitted.",
     ),
     "action.unblock-head": (
         "Ask an admin to unblock StrictFIFO ClusterQueue {cluster_queue}: its head {head} can never be admitted "
-        "({blocked_by}) and {behind} workload(s) wait behind it. The fix: give the head the quota it needs, "
+        "({blocked_by}) and {behind} {behind|workload waits|workloads wait} behind it. The fix: give the head the quota it needs, "
         "deactivate or delete it (spec.active: false on its Workload), or make the queue BestEffortFIFO.",
     ),
     "action.release-head": (
         "Change its request or delete it soon: at the head of StrictFIFO ClusterQueue {cluster_queue} it holds "
-        "the {behind} workload(s) behind it, which Kueue does not try while it is there.",
+        "the {behind} {behind|workload|workloads} behind it, which Kueue does not try while it is there.",
     ),
     # --- why pods never became ready (rootcause) ---
     "fragment.trouble.image": (
@@ -118,7 +118,7 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "{blocker} holds quota in ClusterQueue {cluster_queue} and its pods are not ready: {trouble}.",
         "{blocker} holds quota in ClusterQueue {cluster_queue} and its pods are not ready yet.",
     ),
-    "position.pods-ready-more": "And {count} more workload(s) holding quota with pods not ready.",
+    "position.pods-ready-more": "And {count} more {count|workload|workloads} holding quota with pods not ready.",
     "position.pods-ready-none": (
         "No workload holding quota has pods that are not ready now: the block is over, and Kueue tries this one "
         "again at its next cycle.",

@@ -27,32 +27,32 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
     "fragment.no-flavor": "aucune flavor ne peut l'accueillir : {detail}",
     # --- la tête d'une file StrictFIFO ---
     "position.strict-fifo-is-head": (
-        "Il est en tête de la ClusterQueue StrictFIFO {cluster_queue} : les {behind} workload(s) derrière lui "
-        "attendent son admission.",
+        "Il est en tête de la ClusterQueue StrictFIFO {cluster_queue} : les {behind} {behind|workload|workloads} derrière lui "
+        "{behind|attend|attendent} son admission.",
     ),
     "action.unblock-head": (
         "Demandez à un admin de débloquer la ClusterQueue StrictFIFO {cluster_queue} : sa tête de file {head} ne "
-        "pourra jamais être admise ({blocked_by}) et {behind} workload(s) attendent derrière elle. Le remède : "
+        "pourra jamais être admise ({blocked_by}) et {behind} {behind|workload attend|workloads attendent} derrière elle. Le remède : "
         "donner à la tête le quota qu'il lui faut, la désactiver ou la supprimer (spec.active: false sur son "
         "Workload), ou passer la file en BestEffortFIFO.",
     ),
     "action.release-head": (
         "Changez sa demande ou supprimez-le vite : en tête de la ClusterQueue StrictFIFO {cluster_queue}, il "
-        "retient les {behind} workload(s) qui le suivent, que Kueue n'examine pas tant qu'il est là.",
+        "retient les {behind} {behind|workload|workloads} qui le suivent, que Kueue n'examine pas tant qu'il est là.",
     ),
     # --- pourquoi les pods ne sont jamais devenus prêts (rootcause) ---
     "fragment.trouble.image": (
-        "le pod {pod} (et {more} autre(s)) ne peut pas tirer son image {image} ({reason})",
+        "le pod {pod} (et {more} {more|autre|autres}) ne peut pas tirer son image {image} ({reason})",
         "le pod {pod} ne peut pas tirer son image {image} ({reason})",
-        "le pod {pod} (et {more} autre(s)) ne peut pas tirer son image ({reason})",
+        "le pod {pod} (et {more} {more|autre|autres}) ne peut pas tirer son image ({reason})",
         "le pod {pod} ne peut pas tirer son image ({reason})",
         "ses pods ne peuvent pas tirer leur image ({reason})",
     ),
     "fragment.trouble.crash": (
-        "le conteneur {container} du pod {pod} (et {more} autre(s)) plante en boucle ({reason} ; dernière sortie : "
+        "le conteneur {container} du pod {pod} (et {more} {more|autre|autres}) plante en boucle ({reason} ; dernière sortie : "
         "{last})",
         "le conteneur {container} du pod {pod} plante en boucle ({reason} ; dernière sortie : {last})",
-        "le conteneur {container} du pod {pod} (et {more} autre(s)) plante en boucle ({reason})",
+        "le conteneur {container} du pod {pod} (et {more} {more|autre|autres}) plante en boucle ({reason})",
         "le conteneur {container} du pod {pod} plante en boucle ({reason})",
         "le pod {pod} plante en boucle ({reason})",
         "ses pods plantent en boucle ({reason})",
@@ -63,7 +63,7 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "le kubelet ne peut pas démarrer ses pods ({reason})",
     ),
     "fragment.trouble.mount": (
-        "le pod {pod} (et {more} autre(s)) ne peut pas monter ses volumes ({reason})",
+        "le pod {pod} (et {more} {more|autre|autres}) ne peut pas monter ses volumes ({reason})",
         "le pod {pod} ne peut pas monter ses volumes ({reason})",
         "ses pods ne peuvent pas monter leurs volumes ({reason})",
     ),
@@ -127,7 +127,7 @@ BLOCKERS: dict[str, str | tuple[str, ...]] = {
         "{blocker} tient du quota dans la ClusterQueue {cluster_queue} et ses pods ne sont pas prêts : {trouble}.",
         "{blocker} tient du quota dans la ClusterQueue {cluster_queue} et ses pods ne sont pas encore prêts.",
     ),
-    "position.pods-ready-more": "Et {count} autre(s) workload(s) qui tiennent du quota avec des pods pas prêts.",
+    "position.pods-ready-more": "Et {count} {count|autre|autres} {count|workload|workloads} qui tiennent du quota avec des pods pas prêts.",
     "position.pods-ready-none": (
         "Aucun workload qui tient du quota n'a de pods pas prêts en ce moment : le blocage est levé, et Kueue "
         "réexamine celui-ci à son prochain cycle.",

@@ -99,7 +99,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} waits on flavor {flavor} of ClusterQueue {cluster_queue}, where Kueue makes room by preemption, "
         "although flavor {free_flavor} has room: flavorFungibility.{policy} is MayStopSearch, so Kueue stops at "
         "the first flavor where preemption can make room and never tries {free_flavor}.",
-        "{job} should start soon: Kueue is preempting {preemptions} workload(s) in ClusterQueue "
+        "{job} should start soon: Kueue is preempting {preemptions} {preemptions|workload|workloads} in ClusterQueue "
         "{cluster_queue} to make room for it.",
         "{job} should start soon: Kueue is preempting other workloads in ClusterQueue {cluster_queue} to make "
         "room for it.",
@@ -110,7 +110,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "headline.waiting-for-pods-ready": (
         "{job} waits until {blocker} (ClusterQueue {blocker_queue}) has its pods ready: with "
-        "waitForPodsReady.blockAdmission Kueue admits nothing, in any ClusterQueue, while {count} workload(s) "
+        "waitForPodsReady.blockAdmission Kueue admits nothing, in any ClusterQueue, while {count} {count|workload|workloads} "
         "holding quota have pods not ready.",
         "{job} waits until the pods of workloads admitted earlier are ready: waitForPodsReady blocks new "
         "admissions meanwhile.",
@@ -136,13 +136,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} is held by an admission gate ({gates}): Kueue will not consider it until the gate is removed."
     ),
     "headline.admission-checks-pending": (
-        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}: {message}",
-        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission check(s) {checks}.",
-        "{job} has its quota; it now waits for admission check(s) {checks}.",
+        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission {check_count|check|checks} {checks}: {message}",
+        "{job} has its quota in ClusterQueue {cluster_queue}; it now waits for admission {check_count|check|checks} {checks}.",
+        "{job} has its quota; it now waits for admission {check_count|check|checks} {checks}.",
     ),
     "headline.admission-check-rejected": (
         (
-            "{job} was rejected by admission check(s) {checks}: it will not be admitted; fix the cause and resubmit.",
+            "{job} was rejected by admission {check_count|check|checks} {checks}: it will not be admitted; fix the cause and resubmit.",
             "{job} was rejected by an admission check: it will not be admitted; fix the cause and resubmit.",
         )
     ),
@@ -198,7 +198,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Kueue manages it through its parent {parent}: Workload {workload}.",
     ),
     "workload.pod-group": (
-        "Pod group {group} (label {label}): {present} runnable pod(s) of the {total} its annotation {annotation} "
+        "Pod group {group} (label {label}): {present} runnable {present|pod|pods} of the {total} its annotation {annotation} "
         "declares."
     ),
     "workload.pod-group-no-total": (
@@ -207,7 +207,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "workload.pod-group-failed": "Failed pods do not count for the group: {pods}.",
     "workload.pod-group-excess": (
-        "The group has {excess} pod(s) more than its total of {total}: Kueue deletes the extra ones "
+        "The group has {excess} {excess|pod|pods} more than its total of {total}: Kueue deletes the extra ones "
         "(event ExcessPodDeleted)."
     ),
     "workload.pod-group-mismatch": (
@@ -219,7 +219,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "The {kind} has no Workload of its own: each of its pods has one; {count} in all, {admitted} admitted, "
         "{pending} not admitted."
     ),
-    "workload.siblings": "The job has {count} other Workload(s) (older slices or other groups).",
+    "workload.siblings": "The job has {count} other {count|Workload|Workloads} (older slices or other groups).",
     "workload.not-managed": "No Workload: the job has no {label} label, so Kueue does not manage it.",
     "workload.missing": "No Workload although the job names LocalQueue {queue}: Kueue did not create one.",
     "workload.event": "Event {reason}: {message}",
@@ -269,8 +269,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "conditions.none-yet": "Kueue has not written QuotaReserved yet: the scheduler has not tried this Workload.",
     "conditions.finished": ("The Workload finished ({reason}).", "The Workload finished."),
     "conditions.backoff-until": (
-        "Evicted {count} time(s) ({reason}); Kueue requeues it at {until}, in {in_seconds}.",
-        "Evicted {count} time(s); Kueue requeues it at {until}, in {in_seconds}.",
+        "Evicted {count} {count|time|times} ({reason}); Kueue requeues it at {until}, in {in_seconds}.",
+        "Evicted {count} {count|time|times}; Kueue requeues it at {until}, in {in_seconds}.",
     ),
     "conditions.backoff": (
         "Evicted ({reason}); it waits for Kueue to requeue it.",
@@ -376,7 +376,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Kueue recorded a state this bot does not know: {kind} ({reason}): {message}",
         "Kueue recorded a state this bot does not know: {kind} ({reason}).",
     ),
-    "record.preempting": "Kueue is preempting {count} workload(s) to make room.",
+    "record.preempting": "Kueue is preempting {count} {count|workload|workloads} to make room.",
     # --- fragments the engine puts inside other sentences (parameters named detail, notes) ---
     "fragment.taint": "taint {taint}",
     "fragment.node-labels": "node labels",
@@ -399,11 +399,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "note.total-nodes": "total nodes: {total}",
     "note.excluded-nodes": "excluded: {excluded}",
     "note.dra-no-fit": (
-        "draNoFit: {count} node(s) lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
+        "draNoFit: {count} {count|node|nodes} lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
         "tries again when the devices change"
     ),
     "record.dra-no-fit": (
-        "draNoFit: {count} node(s) lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
+        "draNoFit: {count} {count|node|nodes} lack the DRA devices one pod asks for (in use by others, or tainted); Kueue "
         "tries again when the devices change."
     ),
     "note.cut-by-kueue": "cut by Kueue",
@@ -434,8 +434,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "the quota below is that one."
     ),
     "cluster-queue.ok": (
-        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} LocalQueue(s) feed it.",
-        "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} LocalQueue(s) feed it.",
+        "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}); {local_queues} {local_queues|LocalQueue feeds|LocalQueues feed} it.",
+        "ClusterQueue {cluster_queue} is active ({strategy}, no cohort); {local_queues} {local_queues|LocalQueue feeds|LocalQueues feed} it.",
         "ClusterQueue {cluster_queue} is active ({strategy}, cohort {cohort}).",
         "ClusterQueue {cluster_queue} is active ({strategy}, no cohort).",
     ),
@@ -544,12 +544,12 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "is reserved."
     ),
     "admission-checks.provisioning-retries": (
-        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "Kueue has retried {retries} {retries|time|times}, of at most {limit} (retryStrategy.backoffLimitCount of "
         "ProvisioningRequestConfig {config}); the next attempt comes after {after_seconds}.",
-        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount of "
+        "Kueue has retried {retries} {retries|time|times}, of at most {limit} (retryStrategy.backoffLimitCount of "
         "ProvisioningRequestConfig {config}).",
-        "Kueue has retried {retries} time(s), of at most {limit}; the next attempt comes after {after_seconds}.",
-        "Kueue has retried {retries} time(s), of at most {limit} (retryStrategy.backoffLimitCount).",
+        "Kueue has retried {retries} {retries|time|times}, of at most {limit}; the next attempt comes after {after_seconds}.",
+        "Kueue has retried {retries} {retries|time|times}, of at most {limit} (retryStrategy.backoffLimitCount).",
     ),
     "admission-checks.provisioning-inactive": (
         "Admission check {check} is not active: its ProvisioningRequestConfig is missing or wrong, so no "
@@ -579,10 +579,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "scheduling.waiting": "Pod {pod} waits for a node (no scheduler event yet).",
     "scheduling.label-excludes": (
-        "None of the {nodes} known node(s) has the label {label} that pod {pod} requires (nodeSelector): that label "
+        "None of the {nodes} known {nodes|node|nodes} has the label {label} that pod {pod} requires (nodeSelector): that label "
         "excludes every node."
     ),
-    "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such node(s) known.",
+    "scheduling.flavor-nodes": "Flavor {flavor} sends pods to nodes with {labels}: {nodes} such {nodes|node|nodes} known.",
     # --- what to do next ---
     "action.did-you-mean": "Did you mean {names}?",
     "action.other-namespace": "A job named {name} exists in namespace(s) {namespaces}.",
@@ -593,7 +593,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.add-queue-label": "To have Kueue queue it, set the label {label} to one of: {queues}.",
     "action.ask-admin-local-queue": "Ask an admin for a LocalQueue in namespace {namespace}.",
     "action.add-group-pods": (
-        "Create the {missing} missing pod(s) of group {group} (label {label}={group}, annotation {annotation}={total}, "
+        "Create the {missing} missing {missing|pod|pods} of group {group} (label {label}={group}, annotation {annotation}={total}, "
         "the same queue), or lower {annotation} on every pod of the group."
     ),
     "action.set-group-total": "Set the annotation {annotation} (the number of pods) on every pod of group {group}.",
@@ -621,9 +621,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "ProvisioningRequest support.",
     ),
     "action.provisioning-gave-up": (
-        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about capacity "
+        "The cluster autoscaler could not provision the nodes in {attempts} {attempts|attempt|attempts}: ask an admin about capacity "
         "for class {class}, or ask for fewer or other resources, then resubmit.",
-        "The cluster autoscaler could not provision the nodes in {attempts} attempt(s): ask an admin about "
+        "The cluster autoscaler could not provision the nodes in {attempts} {attempts|attempt|attempts}: ask an admin about "
         "capacity, or ask for fewer or other resources, then resubmit.",
     ),
     "action.provisioning-revoked": (
@@ -677,11 +677,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to let ClusterQueue {cluster_queue} select namespace {namespace}.",
     ),
     "action.lower-min-count": (
-        "Lower its minimum from {min_pods} to {pods} pod(s) or fewer (kueue.x-k8s.io/job-min-parallelism on a "
+        "Lower its minimum from {min_pods} to {pods} {pods|pod|pods} or fewer (kueue.x-k8s.io/job-min-parallelism on a "
         "Job, minCount on its pod set otherwise): Kueue admits it partially, never below the minimum."
     ),
-    "action.shrink-request": "Shrink the job to at most {pods} pod(s): that is what ClusterQueue {cluster_queue} can hold.",
-    "action.shrink-to-start-now": "With {pods} pod(s) or fewer it would fit in what is free now.",
+    "action.shrink-request": "Shrink the job to at most {pods} {pods|pod|pods}: that is what ClusterQueue {cluster_queue} can hold.",
+    "action.shrink-to-start-now": "With {pods} {pods|pod|pods} or fewer it would fit in what is free now.",
     "action.ask-admin-quota": (
         "Or ask an admin to raise ClusterQueue {cluster_queue}'s quotas in flavor {flavor} to at least: {quotas} "
         "(nominal quota, or borrowing in a cohort).",
@@ -696,7 +696,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Ask an admin to upgrade Kueue (v0.17.6, v0.18.2, v0.19.0 or later count only a flavor's own label keys).",
     ),
     "action.check-node-selector": (
-        "{nodes} node(s) do not match the pods' nodeSelector or node affinity: compare it (with the labels the "
+        "{nodes} {nodes|node|nodes} do not match the pods' nodeSelector or node affinity: compare it (with the labels the "
         "flavor adds) with the nodes' labels (kubectl get nodes --show-labels)."
     ),
     "action.fix-node-selector": "Make the job's nodeSelector or node affinity match a flavor's node labels.",
@@ -787,8 +787,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.ahead-item": "{name} (priority {priority})",
     "slack.details.ahead-others": "{count} {count|workload|workloads} of other namespaces",
     "slack.details.next": "What you can do",
-    "slack.details.more-steps": "{count} more step(s) not shown here.",
-    "slack.details.more-actions": "{count} more suggestion(s) not shown here.",
+    "slack.details.more-steps": "{count} more {count|step|steps} not shown here.",
+    "slack.details.more-actions": "{count} more {count|suggestion|suggestions} not shown here.",
     "slack.details.fallback": "The admission path of {job}: {steps} {steps|step|steps}, {failed} in the way.",
     "slack.queue.title": "LocalQueue {queue}",
     "slack.queue.feeds": (
@@ -827,7 +827,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position}. {name} · priority {priority} · {demand}",
         "{position}. another namespace · priority {priority} · {demand}",
     ),
-    "slack.queue.other-namespaces": "{count} workload(s) of other namespaces",
+    "slack.queue.other-namespaces": "{count} {count|workload|workloads} of other namespaces",
     "slack.queue.nobody-waits": "Nobody waits.",
     "slack.queue.more": "and {count} more",
     "slack.queue.fallback": "LocalQueue {queue}: {pending_here} waiting, {admitted_here} admitted.",
@@ -896,10 +896,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.closed.finished": ("{job} has finished; it waited {waited_seconds} to be admitted.", "{job} has finished."),
     "slack.closed.deleted": ("{job} was deleted after waiting {waited_seconds}.", "{job} was deleted."),
     "slack.closed.stopped": "I stop watching it.",
-    "slack.digest.title": "News about {count} of your job(s)",
+    "slack.digest.title": "News about {count} of your {count|job|jobs}",
     "slack.digest.counts": "By verdict: {counts}",
     "slack.digest.more": "and {count} more",
-    "slack.digest.fallback": "News about {count} of your job(s): {counts}",
+    "slack.digest.fallback": "News about {count} of your {count|job|jobs}: {counts}",
     "slack.home.title": "Jobs you watch",
     "slack.home.intro": "Their state as of my last look at the cluster.",
     "slack.home.empty": (
@@ -933,13 +933,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "eta.never": "No estimate: as it is, it can never be admitted (the steps say what would change that).",
     "holders.contest": (
-        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted workload(s) hold it: "
+        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted {count|workload holds|workloads hold} it: "
         "{held_here} in {cluster_queue}, {held_in_cohort} elsewhere in cohort {cohort}.",
-        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted workload(s) hold it: "
+        "{resource} in flavor {flavor}: {needed} more must be free; {count} admitted {count|workload holds|workloads hold} it: "
         "{held_here} in {cluster_queue}.",
-        "{resource} in flavor {flavor}: {count} admitted workload(s) hold it: {held_here} in {cluster_queue}, "
+        "{resource} in flavor {flavor}: {count} admitted {count|workload holds|workloads hold} it: {held_here} in {cluster_queue}, "
         "{held_in_cohort} elsewhere in cohort {cohort}.",
-        "{resource} in flavor {flavor}: {count} admitted workload(s) hold it: {held_here} in {cluster_queue}.",
+        "{resource} in flavor {flavor}: {count} admitted {count|workload holds|workloads hold} it: {held_here} in {cluster_queue}.",
     ),
     "holders.item": (
         "{name} ({cluster_queue}): {amount}, running for {running_seconds}, at most {left_seconds} left",
@@ -963,7 +963,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{name} ({cluster_queue}, borrowing, reclaimable by this queue): {amount}, running for {running_seconds}",
         "{name} ({cluster_queue}, borrowing, reclaimable by this queue): {amount}",
     ),
-    "holders.others": "{count} workload(s) of other namespaces: {amount}",
+    "holders.others": "{count} {count|workload|workloads} of other namespaces: {amount}",
     "holders.more": "and {count} more",
     "holders.reclaim": "A cohort reclaim would give back {amount}: quota of this queue that others borrow.",
     "holders.preemptible": "A job of this priority could preempt workloads holding {amount} of it.",
@@ -981,25 +981,25 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "admitted first.",
     ),
     "holders.pods-ready": (
-        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "Kueue admits nothing until {count} admitted {count|workload has its|workloads have their} pods ready "
         "(waitForPodsReady.blockAdmission): {names}, and {hidden} of other namespaces.",
-        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "Kueue admits nothing until {count} admitted {count|workload has its|workloads have their} pods ready "
         "(waitForPodsReady.blockAdmission): {names}.",
-        "Kueue admits nothing until {count} admitted workload(s) of other namespaces have their pods ready "
+        "Kueue admits nothing until {count} admitted {count|workload|workloads} of other namespaces {count|has its|have their} pods ready "
         "(waitForPodsReady.blockAdmission); {hidden} of them.",
-        "Kueue admits nothing until {count} admitted workload(s) have their pods ready "
+        "Kueue admits nothing until {count} admitted {count|workload has its|workloads have their} pods ready "
         "(waitForPodsReady.blockAdmission).",
     ),
     "whatif.other-queue.now": "Submit it to LocalQueue {queue} (ClusterQueue {cluster_queue}): it would be admitted now.",
     "whatif.other-queue.ever": "Submit it to LocalQueue {queue} (ClusterQueue {cluster_queue}): it would fit there.",
-    "whatif.fewer-pods.now": "Run {pods} pod(s) instead of {was_pods}: that many would be admitted now.",
-    "whatif.fewer-pods.ever": "Run {pods} pod(s) instead of {was_pods}: that many fit the queue's maximum.",
+    "whatif.fewer-pods.now": "Run {pods} {pods|pod|pods} instead of {was_pods}: that many would be admitted now.",
+    "whatif.fewer-pods.ever": "Run {pods} {pods|pod|pods} instead of {was_pods}: that many fit the queue's maximum.",
     "whatif.partial-admission.now": (
-        "Or let Kueue admit it partially, down to {pods} pod(s) (minCount; for a Job, the annotation "
+        "Or let Kueue admit it partially, down to {pods} {pods|pod|pods} (minCount; for a Job, the annotation "
         "kueue.x-k8s.io/job-min-parallelism): it would start now.",
     ),
     "whatif.partial-admission.ever": (
-        "Or let Kueue admit it partially, down to {pods} pod(s) (minCount; for a Job, the annotation "
+        "Or let Kueue admit it partially, down to {pods} {pods|pod|pods} (minCount; for a Job, the annotation "
         "kueue.x-k8s.io/job-min-parallelism): it would fit then.",
     ),
     "whatif.smaller-request.now": (
@@ -1056,7 +1056,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cluster_queue} (cohort {cohort}): {used}",
         "{cluster_queue}: {used}",
     ),
-    "slack.who.namespace": "{namespace}: {amount} ({count} workloads)",
+    "slack.who.namespace": "{namespace}: {amount} ({count} {count|workload|workloads})",
     "slack.who.holder": ("{name}: {amount}, running {running_seconds}", "{name}: {amount}"),
     "slack.who.more": "and {count} more",
     "slack.who.hidden": "{count} workloads in namespaces you may not see here: {amount}",

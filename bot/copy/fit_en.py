@@ -25,7 +25,7 @@ FIT: dict[str, str | tuple[str, ...]] = {
     ),
     "fit.note.defaulted-queue": "It names no LocalQueue: Kueue puts it in its namespace's LocalQueue default.",
     "fit.note.priority-unknown": "PriorityClass {name} is not among the objects read: its priority is counted as 0.",
-    "fit.note.per-pod": "Each of the Deployment's {replicas} pod(s) gets a Workload of its own: this answer is for one.",
+    "fit.note.per-pod": "Each of the Deployment's {replicas} {replicas|pod|pods} gets a Workload of its own: this answer is for one.",
     # Slack
     "fit.help.fit": "{example}: will such a job fit, before you submit it? (or paste its YAML in a code block after “will this fit?”).",
     "fit.help.quota": "{example}: what that queue can give now, per flavor and resource.",

@@ -34,7 +34,7 @@ FIT: dict[str, str | tuple[str, ...]] = {
         "La PriorityClass {name} n'est pas parmi les objets lus : sa priorité compte pour 0."
     ),
     "fit.note.per-pod": (
-        "Chacun des {replicas} pod(s) du Deployment a son propre Workload : cette réponse vaut pour un seul."
+        "Chacun des {replicas} {replicas|pod|pods} du Deployment a son propre Workload : cette réponse vaut pour un seul."
     ),
     # Slack
     "fit.help.fit": "{example} : un tel job serait-il admis, avant de le soumettre ? (ou collez son YAML dans un bloc de code après « est-ce que ça rentre ? »).",

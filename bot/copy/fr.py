@@ -107,7 +107,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "préemption, alors que la flavor {free_flavor} a de la place : flavorFungibility.{policy} vaut "
         "MayStopSearch, donc Kueue s'arrête à la première flavor où la préemption peut faire de la place et "
         "n'essaie jamais {free_flavor}.",
-        "{job} devrait bientôt démarrer : Kueue préempte {preemptions} workload(s) dans la ClusterQueue "
+        "{job} devrait bientôt démarrer : Kueue préempte {preemptions} {preemptions|workload|workloads} dans la ClusterQueue "
         "{cluster_queue} pour lui faire de la place.",
         "{job} devrait bientôt démarrer : Kueue préempte d'autres workloads dans la ClusterQueue "
         "{cluster_queue} pour lui faire de la place.",
@@ -119,7 +119,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "headline.waiting-for-pods-ready": (
         "{job} attend : {blocker} (ClusterQueue {blocker_queue}) doit d'abord avoir ses pods prêts ; avec "
         "waitForPodsReady.blockAdmission, Kueue n'admet rien, dans aucune ClusterQueue, tant que {count} "
-        "workload(s) qui tiennent du quota ont des pods pas prêts.",
+        "{count|workload|workloads} qui {count|tient|tiennent} du quota {count|a|ont} des pods pas prêts.",
         "{job} attend que les pods des workloads admis avant lui soient prêts : waitForPodsReady bloque les "
         "nouvelles admissions en attendant.",
     ),
@@ -146,15 +146,15 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{job} est retenu par une porte d'admission ({gates}) : Kueue ne l'examinera pas tant qu'elle n'est pas levée."
     ),
     "headline.admission-checks-pending": (
-        "{job} a son quota dans la ClusterQueue {cluster_queue} ; il attend maintenant le(s) contrôle(s) "
+        "{job} a son quota dans la ClusterQueue {cluster_queue} ; il attend maintenant {check_count|le contrôle|les contrôles} "
         "d'admission {checks} : {message}",
-        "{job} a son quota dans la ClusterQueue {cluster_queue} ; il attend maintenant le(s) contrôle(s) "
+        "{job} a son quota dans la ClusterQueue {cluster_queue} ; il attend maintenant {check_count|le contrôle|les contrôles} "
         "d'admission {checks}.",
-        "{job} a son quota ; il attend maintenant le(s) contrôle(s) d'admission {checks}.",
+        "{job} a son quota ; il attend maintenant {check_count|le contrôle|les contrôles} d'admission {checks}.",
     ),
     "headline.admission-check-rejected": (
         (
-            "{job} a été refusé par le(s) contrôle(s) d'admission {checks} : il ne sera pas admis ; corrigez la "
+            "{job} a été refusé par {check_count|le contrôle|les contrôles} d'admission {checks} : il ne sera pas admis ; corrigez la "
             "cause puis soumettez-le de nouveau.",
             "{job} a été refusé par un contrôle d'admission : il ne sera pas admis ; corrigez la cause puis "
             "soumettez-le de nouveau.",
@@ -212,7 +212,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Kueue le gère via son parent {parent} : Workload {workload}.",
     ),
     "workload.pod-group": (
-        "Groupe de pods {group} (label {label}) : {present} pod(s) exécutable(s) sur les {total} que déclare son "
+        "Groupe de pods {group} (label {label}) : {present} {present|pod|pods} {present|exécutable|exécutables} sur les {total} que déclare son "
         "annotation {annotation}."
     ),
     "workload.pod-group-no-total": (
@@ -221,7 +221,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "workload.pod-group-failed": "Les pods en échec ne comptent pas pour le groupe : {pods}.",
     "workload.pod-group-excess": (
-        "Le groupe a {excess} pod(s) de plus que son total de {total} : Kueue supprime ceux en trop "
+        "Le groupe a {excess} {excess|pod|pods} de plus que son total de {total} : Kueue supprime ceux en trop "
         "(événement ExcessPodDeleted)."
     ),
     "workload.pod-group-mismatch": (
@@ -233,7 +233,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Le {kind} n'a pas de Workload à lui : chacun de ses pods a le sien ; {count} en tout, {admitted} admis, "
         "{pending} non admis."
     ),
-    "workload.siblings": "Le job a {count} autre(s) Workload(s) (anciennes tranches ou autres groupes).",
+    "workload.siblings": "Le job a {count} {count|autre|autres} {count|Workload|Workloads} (anciennes tranches ou autres groupes).",
     "workload.not-managed": "Aucun Workload : le job n'a pas le label {label}, Kueue ne le gère donc pas.",
     "workload.missing": "Aucun Workload alors que le job désigne la LocalQueue {queue} : Kueue n'en a pas créé.",
     "workload.event": "Événement {reason} : {message}",
@@ -393,7 +393,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Kueue a enregistré un état que ce bot ne connaît pas : {kind} ({reason}) : {message}",
         "Kueue a enregistré un état que ce bot ne connaît pas : {kind} ({reason}).",
     ),
-    "record.preempting": "Kueue préempte {count} workload(s) pour faire de la place.",
+    "record.preempting": "Kueue préempte {count} {count|workload|workloads} pour faire de la place.",
     # --- fragments que le moteur place dans d'autres phrases (paramètres detail, notes) ---
     "fragment.taint": "taint {taint} non toléré",
     "fragment.node-labels": "labels de nœud",
@@ -417,11 +417,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "note.total-nodes": "nœuds au total : {total}",
     "note.excluded-nodes": "exclus : {excluded}",
     "note.dra-no-fit": (
-        "draNoFit : {count} nœud(s) sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
+        "draNoFit : {count} {count|nœud|nœuds} sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
         "marqués d'un taint) ; Kueue réessaie quand les périphériques changent"
     ),
     "record.dra-no-fit": (
-        "draNoFit : {count} nœud(s) sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
+        "draNoFit : {count} {count|nœud|nœuds} sans les périphériques DRA qu'un pod demande (utilisés par d'autres, ou "
         "marqués d'un taint) ; Kueue réessaie quand les périphériques changent."
     ),
     "note.cut-by-kueue": "coupé par Kueue",
@@ -454,10 +454,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "spec.resourceGroups : le quota ci-dessous est celui-là."
     ),
     "cluster-queue.ok": (
-        "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} LocalQueue(s) "
-        "l'alimentent.",
-        "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte) ; {local_queues} LocalQueue(s) "
-        "l'alimentent.",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}) ; {local_queues} {local_queues|LocalQueue|LocalQueues} "
+        "{local_queues|l'alimente|l'alimentent}.",
+        "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte) ; {local_queues} {local_queues|LocalQueue|LocalQueues} "
+        "{local_queues|l'alimente|l'alimentent}.",
         "La ClusterQueue {cluster_queue} est active ({strategy}, cohorte {cohort}).",
         "La ClusterQueue {cluster_queue} est active ({strategy}, sans cohorte).",
     ),
@@ -605,17 +605,17 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "scheduling.gated": "Le pod {pod} est retenu par le(s) scheduling gate(s) {gates}.",
     "scheduling.failed-pods": "{count} pods ({pods}) ne peuvent pas être placés : {message}",
     "scheduling.node-reasons": (
-        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : "
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} {fit|nœud|nœuds} sur {total} conviennent ; les autres : "
         "{reasons}. Préemption : {preemption}.",
-        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} nœud(s) sur {total} conviennent ; les autres : {reasons}.",
+        "Le kube-scheduler, pour le(s) pod(s) {pods} : {fit} {fit|nœud|nœuds} sur {total} conviennent ; les autres : {reasons}.",
     ),
     "scheduling.waiting": "Le pod {pod} attend un nœud (pas encore d'événement du scheduler).",
     "scheduling.label-excludes": (
-        "Aucun des {nodes} nœud(s) connus n'a le label {label} qu'exige le pod {pod} (nodeSelector) : ce label "
+        "Aucun des {nodes} {nodes|nœud connu|nœuds connus} n'a le label {label} qu'exige le pod {pod} (nodeSelector) : ce label "
         "exclut tous les nœuds."
     ),
     "scheduling.flavor-nodes": (
-        "La flavor {flavor} envoie les pods sur les nœuds {labels} : {nodes} nœud(s) de ce type connus."
+        "La flavor {flavor} envoie les pods sur les nœuds {labels} : {nodes} {nodes|nœud|nœuds} de ce type {nodes|connu|connus}."
     ),
     "action.did-you-mean": "Vouliez-vous dire {names} ?",
     "action.other-namespace": "Un job nommé {name} existe dans le(s) namespace(s) {namespaces}.",
@@ -626,7 +626,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "action.add-queue-label": "Pour que Kueue le mette en file, donnez au label {label} l'une de ces valeurs : {queues}.",
     "action.ask-admin-local-queue": "Demandez à un admin une LocalQueue dans le namespace {namespace}.",
     "action.add-group-pods": (
-        "Créez le(s) {missing} pod(s) manquant(s) du groupe {group} (label {label}={group}, annotation "
+        "Créez {missing|le|les} {missing} {missing|pod|pods} {missing|manquant|manquants} du groupe {group} (label {label}={group}, annotation "
         "{annotation}={total}, la même file), ou baissez {annotation} sur chaque pod du groupe."
     ),
     "action.set-group-total": "Posez l'annotation {annotation} (le nombre de pods) sur chaque pod du groupe {group}.",
@@ -658,9 +658,9 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "tourne avec la prise en charge des ProvisioningRequest.",
     ),
     "action.provisioning-gave-up": (
-        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} {attempts|tentative|tentatives} : voyez avec un admin la "
         "capacité de la classe {class}, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
-        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} tentative(s) : voyez avec un admin la "
+        "Le cluster autoscaler n'a pas pu fournir les nœuds en {attempts} {attempts|tentative|tentatives} : voyez avec un admin la "
         "capacité, ou demandez moins ou d'autres ressources, puis soumettez de nouveau.",
     ),
     "action.provisioning-revoked": (
@@ -718,11 +718,11 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Demandez à un admin que la ClusterQueue {cluster_queue} sélectionne le namespace {namespace}.",
     ),
     "action.lower-min-count": (
-        "Abaissez son minimum de {min_pods} à {pods} pod(s) ou moins (kueue.x-k8s.io/job-min-parallelism sur "
+        "Abaissez son minimum de {min_pods} à {pods} {pods|pod|pods} ou moins (kueue.x-k8s.io/job-min-parallelism sur "
         "un Job, minCount de son pod set sinon) : Kueue l'admet partiellement, jamais sous le minimum."
     ),
-    "action.shrink-request": "Réduisez le job à {pods} pod(s) au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
-    "action.shrink-to-start-now": "Avec {pods} pod(s) ou moins, il rentrerait dans ce qui est libre maintenant.",
+    "action.shrink-request": "Réduisez le job à {pods} {pods|pod|pods} au plus : c'est ce que la ClusterQueue {cluster_queue} peut contenir.",
+    "action.shrink-to-start-now": "Avec {pods} {pods|pod|pods} ou moins, il rentrerait dans ce qui est libre maintenant.",
     "action.ask-admin-quota": (
         "Ou demandez à un admin de porter les quotas de la ClusterQueue {cluster_queue} dans la flavor {flavor} "
         "à au moins : {quotas} (quota nominal, ou emprunt dans une cohorte).",
@@ -739,7 +739,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "label de la flavor elle-même).",
     ),
     "action.check-node-selector": (
-        "{nodes} nœud(s) ne correspondent pas au nodeSelector ou à l'affinité des pods : comparez-les (avec les "
+        "{nodes} {nodes|nœud ne correspond|nœuds ne correspondent} pas au nodeSelector ou à l'affinité des pods : comparez-les (avec les "
         "labels qu'ajoute la flavor) aux labels des nœuds (kubectl get nodes --show-labels)."
     ),
     "action.fix-node-selector": "Faites correspondre le nodeSelector ou l'affinité du job aux labels de nœud d'une flavor.",
@@ -830,8 +830,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.details.ahead-item": "{name} (priorité {priority})",
     "slack.details.ahead-others": "{count} {count|workload|workloads} d'autres namespaces",
     "slack.details.next": "Ce que vous pouvez faire",
-    "slack.details.more-steps": "{count} {count|étape|étapes} de plus, non affichée(s) ici.",
-    "slack.details.more-actions": "{count} {count|suggestion|suggestions} de plus, non affichée(s) ici.",
+    "slack.details.more-steps": "{count} {count|étape|étapes} de plus, non {count|affichée|affichées} ici.",
+    "slack.details.more-actions": "{count} {count|suggestion|suggestions} de plus, non {count|affichée|affichées} ici.",
     "slack.details.fallback": "Le chemin d'admission de {job} : {steps} {steps|étape|étapes}, dont {failed} en échec.",
     "slack.queue.title": "LocalQueue {queue}",
     "slack.queue.feeds": (
@@ -870,7 +870,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{position}. {name} · priorité {priority} · {demand}",
         "{position}. autre namespace · priorité {priority} · {demand}",
     ),
-    "slack.queue.other-namespaces": "{count} workload(s) d'autres namespaces",
+    "slack.queue.other-namespaces": "{count} {count|workload|workloads} d'autres namespaces",
     "slack.queue.nobody-waits": "Personne n'attend.",
     "slack.queue.more": "et {count} de plus",
     "slack.queue.fallback": "LocalQueue {queue} : {pending_here} en attente, {admitted_here} admis.",
@@ -994,13 +994,13 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "eta.never": "Pas d'estimation : tel quel, il ne sera jamais admis (les étapes disent ce qui changerait cela).",
     "holders.contest": (
-        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload|workloads} admis le tiennent : "
+        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload admis le tient|workloads admis le tiennent} : "
         "{held_here} dans {cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
-        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload|workloads} admis le tiennent : "
+        "{resource} de la flavor {flavor} : il en faut {needed} de plus ; {count} {count|workload admis le tient|workloads admis le tiennent} : "
         "{held_here} dans {cluster_queue}.",
-        "{resource} de la flavor {flavor} : {count} {count|workload|workloads} admis le tiennent : {held_here} dans "
+        "{resource} de la flavor {flavor} : {count} {count|workload admis le tient|workloads admis le tiennent} : {held_here} dans "
         "{cluster_queue}, {held_in_cohort} ailleurs dans la cohorte {cohort}.",
-        "{resource} de la flavor {flavor} : {count} {count|workload|workloads} admis le tiennent : {held_here} dans {cluster_queue}.",
+        "{resource} de la flavor {flavor} : {count} {count|workload admis le tient|workloads admis le tiennent} : {held_here} dans {cluster_queue}.",
     ),
     "holders.item": (
         "{name} ({cluster_queue}) : {amount}, en cours depuis {running_seconds}, encore {left_seconds} au plus",
@@ -1026,7 +1026,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{name} ({cluster_queue}, emprunte, récupérable par cette file) : {amount}, en cours depuis {running_seconds}",
         "{name} ({cluster_queue}, emprunte, récupérable par cette file) : {amount}",
     ),
-    "holders.others": "{count} workload(s) d'autres namespaces : {amount}",
+    "holders.others": "{count} {count|workload|workloads} d'autres namespaces : {amount}",
     "holders.more": "et {count} de plus",
     "holders.reclaim": "Une récupération dans la cohorte rendrait {amount} : du quota de cette file que d'autres empruntent.",
     "holders.preemptible": "Un job de cette priorité pourrait préempter des workloads qui en tiennent {amount}.",
@@ -1043,27 +1043,27 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "d'abord.",
     ),
     "holders.pods-ready": (
-        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "Kueue n'admet rien tant que {count} {count|workload admis n'a pas ses|workloads admis n'ont pas leurs} pods prêts "
         "(waitForPodsReady.blockAdmission) : {names}, et {hidden} d'autres namespaces.",
-        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "Kueue n'admet rien tant que {count} {count|workload admis n'a pas ses|workloads admis n'ont pas leurs} pods prêts "
         "(waitForPodsReady.blockAdmission) : {names}.",
-        "Kueue n'admet rien tant que {count} workload(s) admis d'autres namespaces n'ont pas leurs pods prêts "
+        "Kueue n'admet rien tant que {count} {count|workload admis|workloads admis} d'autres namespaces {count|n'a pas ses|n'ont pas leurs} pods prêts "
         "(waitForPodsReady.blockAdmission) ; {hidden} d'entre eux.",
-        "Kueue n'admet rien tant que {count} workload(s) admis n'ont pas leurs pods prêts "
+        "Kueue n'admet rien tant que {count} {count|workload admis n'a pas ses|workloads admis n'ont pas leurs} pods prêts "
         "(waitForPodsReady.blockAdmission).",
     ),
     "whatif.other-queue.now": (
         "Soumettez-le à la LocalQueue {queue} (ClusterQueue {cluster_queue}) : il serait admis tout de suite."
     ),
     "whatif.other-queue.ever": "Soumettez-le à la LocalQueue {queue} (ClusterQueue {cluster_queue}) : il y tiendrait.",
-    "whatif.fewer-pods.now": "Lancez {pods} pod(s) au lieu de {was_pods} : ils seraient admis tout de suite.",
-    "whatif.fewer-pods.ever": "Lancez {pods} pod(s) au lieu de {was_pods} : ils tiennent dans le maximum de la file.",
+    "whatif.fewer-pods.now": "Lancez {pods} {pods|pod|pods} au lieu de {was_pods} : ils seraient admis tout de suite.",
+    "whatif.fewer-pods.ever": "Lancez {pods} {pods|pod|pods} au lieu de {was_pods} : ils tiennent dans le maximum de la file.",
     "whatif.partial-admission.now": (
-        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} pod(s) (minCount ; pour un Job, l'annotation "
+        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} {pods|pod|pods} (minCount ; pour un Job, l'annotation "
         "kueue.x-k8s.io/job-min-parallelism) : il partirait tout de suite.",
     ),
     "whatif.partial-admission.ever": (
-        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} pod(s) (minCount ; pour un Job, l'annotation "
+        "Ou laissez Kueue l'admettre en partie, jusqu'à {pods} {pods|pod|pods} (minCount ; pour un Job, l'annotation "
         "kueue.x-k8s.io/job-min-parallelism) : il tiendrait alors.",
     ),
     "whatif.smaller-request.now": (
@@ -1127,7 +1127,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "{cluster_queue} (cohorte {cohort}) : {used}",
         "{cluster_queue} : {used}",
     ),
-    "slack.who.namespace": "{namespace} : {amount} ({count} workloads)",
+    "slack.who.namespace": "{namespace} : {amount} ({count} {count|workload|workloads})",
     "slack.who.holder": ("{name} : {amount}, depuis {running_seconds}", "{name} : {amount}"),
     "slack.who.more": "et {count} de plus",
     "slack.who.hidden": "{count} workloads dans des namespaces que vous ne pouvez pas voir ici : {amount}",

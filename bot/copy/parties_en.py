@@ -80,10 +80,10 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
     ),
     # --- MultiKueue's worker clusters ---
     "admission-checks.multikueue-worker": "MultiKueue dispatched it to worker cluster {worker}.",
-    "admission-checks.multikueue-nominated": "MultiKueue nominated worker cluster(s) {nominated}; none has admitted it yet.",
+    "admission-checks.multikueue-nominated": "MultiKueue nominated worker {nominated_count|cluster|clusters} {nominated}; none has admitted it yet.",
     # --- admitted, yet the nodes cannot hold it ---
     "scheduling.nodes-below-quota": (
-        "The {nodes} schedulable node(s) of flavor {flavor} have {allocatable} {resource} allocatable in all, less "
+        "The {nodes} schedulable {nodes|node|nodes} of flavor {flavor} have {allocatable} {resource} allocatable in all, less "
         "than ClusterQueue {cluster_queue}'s quota of {quota}: Kueue admits by quota, so it admitted more than "
         "these nodes can run (nodes missing, cordoned or unhealthy)."
     ),
@@ -108,13 +108,13 @@ FIRST: dict[str, tuple[str, ...]] = {
     ),
     "headline.pods-pending": (
         "Kueue admitted {job}, but the nodes cannot hold it: flavor {flavor}'s nodes have {allocatable} {resource} "
-        "allocatable in all, below ClusterQueue {cluster_queue}'s quota of {quota}; {pending} pod(s) wait in the "
+        "allocatable in all, below ClusterQueue {cluster_queue}'s quota of {quota}; {pending} {pending|pod|pods} wait in the "
         "kube-scheduler.",
     ),
     "headline.admission-checks-pending": (
         "{job} has its quota in ClusterQueue {cluster_queue}; MultiKueue dispatched it to worker cluster {worker}, "
         "where it waits to be admitted (admission check {checks}).",
-        "{job} has its quota in ClusterQueue {cluster_queue}; MultiKueue nominated worker cluster(s) {nominated} "
+        "{job} has its quota in ClusterQueue {cluster_queue}; MultiKueue nominated worker {nominated_count|cluster|clusters} {nominated} "
         "and waits for one of them to admit it (admission check {checks}).",
     ),
     "headline.running": (
@@ -145,7 +145,7 @@ FIRST: dict[str, tuple[str, ...]] = {
         "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} ({why}) to make "
         "room for it.",
         "{job} should start soon: Kueue is preempting {victims} in ClusterQueue {victim_queues} to make room for it.",
-        "{job} should start soon: Kueue is preempting {preemptions} workload(s), in ClusterQueue {cluster_queue} "
+        "{job} should start soon: Kueue is preempting {preemptions} {preemptions|workload|workloads}, in ClusterQueue {cluster_queue} "
         "or elsewhere in cohort {cohort}, to make room for it.",
     ),
     "headline.waiting-for-quota": (

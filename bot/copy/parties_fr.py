@@ -8,7 +8,7 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
     "fragment.why-reclamation": "récupération de son quota nominal au sein de la cohorte",
     "fragment.why-fair-sharing": "partage équitable (Fair Sharing) au sein de la cohorte",
     "fragment.why-reclaim-while-borrowing": "récupération au sein de la cohorte en empruntant",
-    "fragment.and-more": "et {count} autre(s)",
+    "fragment.and-more": "et {count} {count|autre|autres}",
     "fragment.requeued": "remis en file",
     "fragment.borrower": "{cluster_queue} en emprunte {amount}",
     # --- en cours de préemption ---
@@ -85,11 +85,11 @@ PARTIES: dict[str, str | tuple[str, ...]] = {
     # --- les clusters workers de MultiKueue ---
     "admission-checks.multikueue-worker": "MultiKueue l'a envoyé au cluster worker {worker}.",
     "admission-checks.multikueue-nominated": (
-        "MultiKueue a proposé le(s) cluster(s) worker {nominated} ; aucun ne l'a encore admis."
+        "MultiKueue a proposé {nominated_count|le cluster|les clusters} worker {nominated} ; aucun ne l'a encore admis."
     ),
     # --- admis, mais les nœuds ne peuvent pas le porter ---
     "scheduling.nodes-below-quota": (
-        "Les {nodes} nœud(s) schedulables de la flavor {flavor} ont {allocatable} {resource} allouables en tout, "
+        "{nodes|Le|Les} {nodes} {nodes|nœud|nœuds} {nodes|schedulable|schedulables} de la flavor {flavor} ont {allocatable} {resource} allouables en tout, "
         "moins que le quota de {quota} de la ClusterQueue {cluster_queue} : Kueue admet selon le quota, il a donc "
         "admis plus que ces nœuds ne peuvent faire tourner (nœuds absents, cordonnés ou en panne)."
     ),
@@ -117,12 +117,12 @@ FIRST: dict[str, tuple[str, ...]] = {
     "headline.pods-pending": (
         "Kueue a admis {job}, mais les nœuds ne peuvent pas le porter : les nœuds de la flavor {flavor} ont "
         "{allocatable} {resource} allouables en tout, sous le quota de {quota} de la ClusterQueue "
-        "{cluster_queue} ; {pending} pod(s) attendent dans le kube-scheduler.",
+        "{cluster_queue} ; {pending} {pending|pod|pods} attendent dans le kube-scheduler.",
     ),
     "headline.admission-checks-pending": (
         "{job} a son quota dans la ClusterQueue {cluster_queue} ; MultiKueue l'a envoyé au cluster worker "
         "{worker}, où il attend d'être admis (admission check {checks}).",
-        "{job} a son quota dans la ClusterQueue {cluster_queue} ; MultiKueue a proposé le(s) cluster(s) worker "
+        "{job} a son quota dans la ClusterQueue {cluster_queue} ; MultiKueue a proposé {nominated_count|le cluster|les clusters} worker "
         "{nominated} et attend que l'un d'eux l'admette (admission check {checks}).",
     ),
     "headline.running": (
@@ -155,7 +155,7 @@ FIRST: dict[str, tuple[str, ...]] = {
         "pour lui faire de la place.",
         "{job} devrait bientôt démarrer : Kueue préempte {victims} dans la ClusterQueue {victim_queues} pour lui "
         "faire de la place.",
-        "{job} devrait bientôt démarrer : Kueue préempte {preemptions} charge(s), dans la ClusterQueue "
+        "{job} devrait bientôt démarrer : Kueue préempte {preemptions} {preemptions|charge|charges}, dans la ClusterQueue "
         "{cluster_queue} ou ailleurs dans la cohorte {cohort}, pour lui faire de la place.",
     ),
     "headline.waiting-for-quota": (

@@ -308,7 +308,8 @@ def _deactivated(walk: Walk, workload: Workload, job: Job | None) -> Explanation
         names = [check.name for check in rejected] or [name for name, _, _ in eviction.checks]
         record.check_steps(walk, workload)
         walk.act("fix-and-resubmit")
-        return result(walk, Verdict.ADMISSION_CHECK_REJECTED, {"checks": ", ".join(names)}, workload=workload, job=job)
+        said: dict[str, Value | None] = {"checks": ", ".join(names), "check_count": len(names)}
+        return result(walk, Verdict.ADMISSION_CHECK_REJECTED, said, workload=workload, job=job)
     walk.step(
         "workload",
         Outcome.FAIL,
@@ -335,7 +336,11 @@ def _quota_reserved(walk: Walk, workload: Workload, job: Job | None) -> Explanat
     if rejected:
         walk.act("fix-and-resubmit")
         return result(
-            walk, Verdict.ADMISSION_CHECK_REJECTED, {"checks": ", ".join(rejected)}, workload=workload, job=job
+            walk,
+            Verdict.ADMISSION_CHECK_REJECTED,
+            {"checks": ", ".join(rejected), "check_count": len(rejected)},
+            workload=workload,
+            job=job,
         )
     waiting = [c for c in workload.checks if c.state != "Ready"]
     delayed = [
@@ -347,7 +352,13 @@ def _quota_reserved(walk: Walk, workload: Workload, job: Job | None) -> Explanat
         names = [c.name for c in waiting] or ["topology"]
         message = next((c.message for c in waiting if c.message), "")
         walk.act("wait-for-checks", {"checks": ", ".join(names)})
-        headline = {"checks": ", ".join(names), "message": message, "cluster_queue": cq, **_workers(walk, workload)}
+        headline = {
+            "checks": ", ".join(names),
+            "check_count": len(names),
+            "message": message,
+            "cluster_queue": cq,
+            **_workers(walk, workload),
+        }
         return result(walk, Verdict.ADMISSION_CHECKS_PENDING, headline, workload=workload, job=job)
     walk.act("wait")
     return result(walk, Verdict.NOT_YET_EVALUATED, {"cluster_queue": cq}, workload=workload, job=job)
@@ -412,9 +423,12 @@ def _workers(walk: Walk, workload: Workload) -> dict[str, Value | None]:
             "admission-checks", Outcome.INFO, "admission-checks.multikueue-worker", {"worker": workload.cluster_name}
         )
         return {"worker": workload.cluster_name}
-    nominated = ", ".join(workload.nominated_clusters)
-    walk.step("admission-checks", Outcome.INFO, "admission-checks.multikueue-nominated", {"nominated": nominated})
-    return {"nominated": nominated}
+    said: dict[str, Value | None] = {
+        "nominated": ", ".join(workload.nominated_clusters),
+        "nominated_count": len(workload.nominated_clusters),
+    }
+    walk.step("admission-checks", Outcome.INFO, "admission-checks.multikueue-nominated", said)
+    return said
 
 
 def _unknown_params(condition: Condition) -> dict[str, Value | None]:

@@ -315,7 +315,7 @@ def test_hidden_names_never_show_another_teams_workloads() -> None:
     queue_hidden = render.queue_view(view, language="en", show_names=False)
     assert message_errors(queue_hidden) == []
     assert not any(word in _everything(queue_hidden) for word in secret)
-    assert "2 workload(s) of other namespaces" in _everything(queue_hidden)
+    assert "2 workloads of other namespaces" in _everything(queue_hidden)
     assert "llm-eval-suite-xl" in _everything(render.queue_view(view, language="en", show_names=True))
 
 
@@ -447,7 +447,7 @@ def test_digest_counts_by_verdict_and_lists_twenty() -> None:
     message = render.digest(explanations, language="en")
     assert message_errors(message) == []
     text = _everything(message)
-    assert "News about 26 of your job(s)" in text
+    assert "News about 26 of your jobs" in text
     waiting = sum(1 for e in explanations if e.verdict == Verdict.WAITING_FOR_QUOTA)
     assert f"`waiting-for-quota` × {waiting}" in text
     assert "and 6 more" in text
@@ -773,7 +773,7 @@ def test_a_ten_thousand_character_message_from_kueue_is_cut_cleanly() -> None:
     for show in (True, False):
         details = render.answer_details(explanation, language="en", show_names=show)
         _assert_safe(details)
-        assert "more step(s) not shown here" in _everything(details)
+        assert "more steps not shown here" in _everything(details)
     _assert_safe(render.answer_summary(explanation, language="en"))
 
 
