@@ -75,7 +75,7 @@ def test_missing_flavors_and_checks_make_an_inactive_queue_with_their_fix() -> N
     ]
     assert _kinds(objects) == [("cq", INACTIVE, "cq:checks"), ("cq", INACTIVE, "cq:flavors")]
     text = _sentences(objects)
-    assert "create the ResourceFlavor(s) ghost" in text and "create the AdmissionCheck(s) prov" in text
+    assert "create the ResourceFlavor ghost" in text and "create the AdmissionCheck prov" in text
 
 
 def test_an_inactive_reason_only_kueue_knows_is_passed_on() -> None:

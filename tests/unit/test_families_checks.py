@@ -117,7 +117,7 @@ def test_pods_pending_the_scheduler_summary_once_with_its_counts() -> None:
     assert english.count("Insufficient nvidia.com/gpu") == 2  # the headline and the one step
     assert "Add a toleration for gpu=true to the job's pod template." in english  # the taint the scheduler named
     french = said(explanation, "fr")
-    assert "0 nœud(s) sur 5 conviennent" in french and "2 × node(s) had untolerated taint {gpu: true}" in french
+    assert "0 nœud sur 5 conviennent" in french and "2 × node(s) had untolerated taint {gpu: true}" in french
 
 
 def _running(obj: Raw) -> Raw:
@@ -267,7 +267,7 @@ def test_pod_group_waits_for_its_missing_pods() -> None:
     assert "add-group-pods" in action_codes(explanation)
     assert "ask-admin-kueue" not in action_codes(explanation)
     english = said(explanation)
-    assert "Create the 2 missing pod(s) of group ring" in english
+    assert "Create the 2 missing pods of group ring" in english
     assert "Failed pods do not count for the group: ring-2." in english
 
 
@@ -280,7 +280,7 @@ def test_pod_group_complete_has_its_workload() -> None:
     explanation = run([*cluster(), *pods, wl], "ring-0", kind="Pod")
     assert explanation.verdict is not Verdict.WORKLOAD_MISSING
     assert explanation.workload == (NS, "ring")
-    assert "Pod group ring (label kueue.x-k8s.io/pod-group-name): 4 runnable pod(s) of the 4" in said(explanation)
+    assert "Pod group ring (label kueue.x-k8s.io/pod-group-name): 4 runnable pods of the 4" in said(explanation)
 
 
 def test_pod_group_asked_by_its_name() -> None:
@@ -294,7 +294,7 @@ def test_pod_group_excess_pods_are_deleted_by_kueue() -> None:
     objects = [*cluster(), *(group_pod(f"ring-{i}", total="2") for i in range(3))]
     explanation = run(objects, "ring-0", kind="Pod")
     assert "workload.pod-group-excess" in step_codes(explanation)
-    assert "1 pod(s) more than its total of 2" in said(explanation)
+    assert "1 pod more than its total of 2" in said(explanation)
 
 
 def test_pod_group_pods_that_disagree() -> None:
@@ -508,7 +508,7 @@ def test_provisioning_retry_after_failure_names_the_retries_and_the_backoff() ->
         and "Failed=True (OutOfStock)" in english
     )
     assert (
-        "Kueue has retried 1 time(s), of at most 2 (retryStrategy.backoffLimitCount of ProvisioningRequestConfig dws)"
+        "Kueue has retried 1 time, of at most 2 (retryStrategy.backoffLimitCount of ProvisioningRequestConfig dws)"
         in english
     )
     assert "the next attempt comes after 2 min" in english
@@ -523,7 +523,7 @@ def test_provisioning_rejected_after_the_last_attempt() -> None:
     explanation = run(_provisioning_objects(check, [ACCEPTED, failed], attempt=4))
     assert explanation.verdict is Verdict.ADMISSION_CHECK_REJECTED
     assert "provisioning-gave-up" in action_codes(explanation)
-    assert "could not provision the nodes in 4 attempt(s)" in said(explanation)
+    assert "could not provision the nodes in 4 attempts" in said(explanation)
 
 
 def test_provisioning_booking_expired_is_retried() -> None:
@@ -683,6 +683,6 @@ def test_admitted_pods_the_label_that_excludes_every_node() -> None:
     explanation = run(objects)
     assert explanation.verdict is Verdict.PODS_PENDING
     assert "scheduling.label-excludes" in step_codes(explanation)
-    assert "None of the 2 known node(s) has the label pool=gpu-a100" in said(explanation)
+    assert "None of the 2 known nodes has the label pool=gpu-a100" in said(explanation)
     assert "2 × node(s) didn't match Pod's node affinity/selector" in said(explanation)
     assert "check-node-selector" in action_codes(explanation)

@@ -194,8 +194,8 @@ CASES = [
         ),
         V.TOPOLOGY_PLACEMENT_FAILED,
         queued=True,
-        en=["draNoFit: 4 node(s) lack the DRA devices"],
-        fr=["draNoFit : 4 nœud(s) sans les périphériques DRA"],
+        en=["draNoFit: 4 nodes lack the DRA devices"],
+        fr=["draNoFit : 4 nœuds sans les périphériques DRA"],
     ),
 ]
 

@@ -265,7 +265,7 @@ def test_each_kind_gets_the_pod_sets_kueue_makes_of_it(text: str, pod_sets: dict
 
 def test_a_deployment_says_the_answer_is_for_one_of_its_pods() -> None:
     result = fit(snapshot(cluster(cpu=100)), parse_job_text(DEPLOYMENT), namespace=NS, now=CLOCK)
-    assert "5 pod(s)" in render_fit_text(result)
+    assert "5 pods" in render_fit_text(result)
 
 
 # --- a job file that is not one job -------------------------------------------------------------------------

@@ -1193,7 +1193,7 @@ V020_ROWS = [
         f'{PS} main: topology "default" doesn\'t allow to fit any of 2 pod(s). Total nodes: 4; excluded: '
         'draNoFit: 3, resource "cpu": 1',
         {"TopologyPlacementFailed": V.TOPOLOGY_PLACEMENT_FAILED, "WaitingForQuota": V.WAITING_FOR_QUOTA},
-        [dict(cause=C.TOPOLOGY_NO_FIT, topology="default", detail_has="draNoFit: 3 node(s) lack the DRA devices")],
+        [dict(cause=C.TOPOLOGY_NO_FIT, topology="default", detail_has="draNoFit: 3 nodes lack the DRA devices")],
     ),
     Row(  # same, B2 shape (site docs: "reason TopologyPlacementFailed and its message includes draNoFit: N")
         "v020-dra-no-fit-some",
