@@ -1043,10 +1043,10 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     # "who is using the GPUs?" cluster-wide (issue 16; bot.slack.render_who)
     "slack.who.title": "Who is using {resource}",
     "slack.who.scope": (
-        "{resource} in flavor {flavor} of {cluster_queue}: {total} held by {count} workloads.",
-        "{resource} in {cluster_queue}: {total} held by {count} workloads.",
-        "{resource} in flavor {flavor}: {total} held by {count} workloads across {queues} ClusterQueues.",
-        "{resource}: {total} held by {count} workloads across {queues} ClusterQueues.",
+        "{resource} in flavor {flavor} of {cluster_queue}: {total} held by {count} {count|workload|workloads}.",
+        "{resource} in {cluster_queue}: {total} held by {count} {count|workload|workloads}.",
+        "{resource} in flavor {flavor}: {total} held by {count} {count|workload|workloads} across {queues} {queues|ClusterQueue|ClusterQueues}.",
+        "{resource}: {total} held by {count} {count|workload|workloads} across {queues} {queues|ClusterQueue|ClusterQueues}.",
     ),
     "slack.who.nobody": "Nobody holds any {resource} right now{where}.",
     "slack.who.where": (" in flavor {flavor} of {cluster_queue}", " in {cluster_queue}", " in flavor {flavor}"),
@@ -1059,7 +1059,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.namespace": "{namespace}: {amount} ({count} {count|workload|workloads})",
     "slack.who.holder": ("{name}: {amount}, running {running_seconds}", "{name}: {amount}"),
     "slack.who.more": "and {count} more",
-    "slack.who.hidden": "{count} workloads in namespaces you may not see here: {amount}",
+    "slack.who.hidden": "{count} {count|workload|workloads} in namespaces you may not see here: {amount}",
     "slack.who.more-queues": "and {count} more ClusterQueues",
     "slack.who.unknown": "I know no resource, flavor or ClusterQueue named {word}. Try one of: {known}.",
     "slack.help.who": "{example}: who holds a resource (GPUs by default), by ClusterQueue and namespace.",

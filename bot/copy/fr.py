@@ -1112,8 +1112,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.scope": (
         "{resource} de la saveur {flavor} de {cluster_queue} : {total} tenus par {count} workloads.",
         "{resource} dans {cluster_queue} : {total} tenus par {count} workloads.",
-        "{resource} de la saveur {flavor} : {total} tenus par {count} workloads dans {queues} ClusterQueues.",
-        "{resource} : {total} tenus par {count} workloads dans {queues} ClusterQueues.",
+        "{resource} de la saveur {flavor} : {total} tenus par {count} {count|workload|workloads} dans {queues} {queues|ClusterQueue|ClusterQueues}.",
+        "{resource} : {total} tenus par {count} {count|workload|workloads} dans {queues} {queues|ClusterQueue|ClusterQueues}.",
     ),
     "slack.who.nobody": "Personne ne tient de {resource} en ce moment{where}.",
     "slack.who.where": (
@@ -1130,7 +1130,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.namespace": "{namespace} : {amount} ({count} {count|workload|workloads})",
     "slack.who.holder": ("{name} : {amount}, depuis {running_seconds}", "{name} : {amount}"),
     "slack.who.more": "et {count} de plus",
-    "slack.who.hidden": "{count} workloads dans des namespaces que vous ne pouvez pas voir ici : {amount}",
+    "slack.who.hidden": "{count} {count|workload|workloads} dans des namespaces que vous ne pouvez pas voir ici : {amount}",
     "slack.who.more-queues": "et {count} ClusterQueues de plus",
     "slack.who.unknown": "Je ne connais ni ressource, ni saveur, ni ClusterQueue nommée {word}. Essayez : {known}.",
     "slack.help.who": "{example} : qui tient une ressource (les GPU par défaut), par ClusterQueue et namespace.",

@@ -71,7 +71,7 @@ async def test_who_is_using_the_gpus_lists_holders_by_queue_and_namespace(slack:
     assert "Who is using nvidia.com/gpu" in text
     assert "14 held by 2 workloads" in text
     assert "`gpu-a100-shared`: 14 of 16 nominal" in text
-    assert "`ml-vision`: 8 (1 workloads)" in text and "`yolo-prod-retrain`: 8, running 1 h 40" in text
+    assert "`ml-vision`: 8 (1 workload)" in text and "`yolo-prod-retrain`: 8, running 1 h 40" in text
     assert "`ml-nlp`: 6" in text and "`bert-distill-nightly`" in text
     assert text.index("ml-vision") < text.index("ml-nlp")  # the largest first
 
@@ -82,7 +82,7 @@ async def test_other_teams_are_counted_not_named_where_some_readers_may_not_see_
     text = await _ask(slack, server, ALICE, VISION, "who is using the GPUs?")
     assert "`ml-vision`: 8" in text and "yolo-prod-retrain" in text
     assert "ml-nlp" not in text and "bert-distill-nightly" not in text
-    assert "1 workloads in namespaces you may not see here: 6" in text
+    assert "1 workload in namespaces you may not see here: 6" in text
 
 
 async def test_the_slash_command_takes_a_resource_a_flavor_and_a_cluster_queue(
