@@ -175,6 +175,19 @@ def _order(finding: Finding) -> tuple[int, str, str]:
     return ORDER.index(finding.kind), finding.since.isoformat() if finding.since else "", finding.subject
 
 
+def _missing(cq: ClusterQueue, what: str, names: tuple[str, ...]) -> Finding:
+    """A ClusterQueue inactive for the ResourceFlavors (`what` "flavors") or AdmissionChecks ("checks") it names
+    and that do not exist, and its fix."""
+    params: dict[str, Value] = {"cluster_queue": cq.name, what: ", ".join(names), "count": len(names)}
+    return Finding(
+        INACTIVE,
+        cq.name,
+        f"{cq.name}:{what}",
+        Text(f"admin.inactive.{what}", params),
+        (Text(f"admin.fix.{what}", params),),
+    )
+
+
 def _queue_state(snapshot: Snapshot, cq: ClusterQueue) -> list[Finding]:
     """Stopped, or inactive and why: the engine's own reading of the spec, then Kueue's condition."""
     if cq.stop_policy not in ("", "None"):
@@ -191,41 +204,9 @@ def _queue_state(snapshot: Snapshot, cq: ClusterQueue) -> list[Finding]:
     flavors = tuple(name for name in cq.flavor_names() if snapshot.flavor(name) is None)
     checks = tuple(name for name, _ in cq.admission_checks if snapshot.admission_check(name) is None)
     if flavors:
-        findings.append(
-            Finding(
-                INACTIVE,
-                cq.name,
-                f"{cq.name}:flavors",
-                Text(
-                    "admin.inactive.flavors",
-                    {"cluster_queue": cq.name, "flavors": ", ".join(flavors), "count": len(flavors)},
-                ),
-                (
-                    Text(
-                        "admin.fix.flavors",
-                        {"cluster_queue": cq.name, "flavors": ", ".join(flavors), "count": len(flavors)},
-                    ),
-                ),
-            )
-        )
+        findings.append(_missing(cq, "flavors", flavors))
     if checks:
-        findings.append(
-            Finding(
-                INACTIVE,
-                cq.name,
-                f"{cq.name}:checks",
-                Text(
-                    "admin.inactive.checks",
-                    {"cluster_queue": cq.name, "checks": ", ".join(checks), "count": len(checks)},
-                ),
-                (
-                    Text(
-                        "admin.fix.checks",
-                        {"cluster_queue": cq.name, "checks": ", ".join(checks), "count": len(checks)},
-                    ),
-                ),
-            )
-        )
+        findings.append(_missing(cq, "checks", checks))
     active = find_condition(cq.conditions, "Active")
     reason = active.reason if active is not None and active.is_false else ""
     if cq.meta.deleting and not reason:
