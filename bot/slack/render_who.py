@@ -19,9 +19,10 @@ from bot.slack.render import MAX_FALLBACK, MAX_HEADER, MAX_SECTION, MAX_TOTAL, S
 from bot.slack.render.blocks import say, section
 from bot.trace.quantity import human
 
-MAX_QUEUES = 10
-MAX_NAMESPACES = 8
-MAX_HOLDERS = 5
+MAX_QUEUES = 5
+MAX_NAMESPACES = 4
+MAX_HOLDERS = 3
+FIRST_SCREEN = 900  # visible characters: the answer is read at a glance, the rest counted in "and N more"
 
 
 def _scope(usage: Usage) -> dict[str, str]:
@@ -95,7 +96,7 @@ def who_view(usage: Usage, *, language: str, shown: Collection[str]) -> SlackMes
         if shown_queues >= MAX_QUEUES:
             break
         text = truncate("\n".join(_queue_lines(queue, resource, shown, language)), MAX_SECTION)
-        if used + slack_len(text) > MAX_TOTAL - 400:
+        if used + slack_len(text) > min(MAX_TOTAL - 400, FIRST_SCREEN) and shown_queues:
             break
         blocks.append(section(text))
         used += slack_len(text)

@@ -50,6 +50,7 @@ def _queue_state(view: QueueView, language: str) -> str:
 
 
 NOTE_ROOM = 300  # the closing "N more" line of the queue view
+SHOWN_WAITING = 5  # who waits first: the answer is read at a glance, the rest counted in "and N more"
 
 
 def queue_view(view: QueueView, *, language: str, show_names: bool) -> SlackMessage:
@@ -71,7 +72,7 @@ def queue_view(view: QueueView, *, language: str, show_names: bool) -> SlackMess
         notes = []
         if hidden and not show_names:
             notes.append(say("slack.queue.other-namespaces", language, count=hidden))
-        more = view.pending_in_cluster_queue - len(view.waiting)
+        more = view.pending_in_cluster_queue - len(view.waiting[:SHOWN_WAITING])
         if more > 0:
             notes.append(say("slack.queue.more", language, count=more))
         if notes:
@@ -138,7 +139,7 @@ def _waiting_lines(view: QueueView, language: str, *, show_names: bool) -> tuple
     """One line a waiting Workload, named only when the readers may see its namespace; and how many were not."""
     lines: list[str] = []
     hidden = 0
-    for waiting in view.waiting:
+    for waiting in view.waiting[:SHOWN_WAITING]:
         visible = show_names or waiting.namespace == view.namespace
         hidden += 0 if visible else 1
         fragments: dict[str, str | int] = {
