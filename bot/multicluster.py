@@ -122,7 +122,7 @@ class ClusterRouter(BotService):
             age = service.age_seconds()
             if not source.ready:
                 state = "starting"
-            elif bool(getattr(source, "away", False)):
+            elif source.away:
                 state = "stale"
             else:
                 state = "ok"

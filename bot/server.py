@@ -8,16 +8,15 @@ import contextlib
 import errno
 import logging
 import signal
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol, cast
+from datetime import UTC, datetime
+from typing import Any
 
 from aiohttp import web
 
-from bot import pacing
+from bot import background, pacing
 from bot.access import AuditLog, Review, SubjectAccessPolicy
-from bot.admin.view import AdminView, admin_view, merged
 from bot.config import Settings
 from bot.errors import BotError, ClusterUnavailable, StoreUnavailable
 from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
@@ -26,66 +25,54 @@ from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
 from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest
-from bot.notify.beside import digests_beside, history_beside
-from bot.notify.history import HistoryRecorder
-from bot.notify.policy import PolicyConfig
-from bot.notify.scoped import Scope, ScopedHistory, ScopedStore
+from bot.notify.scoped import Scope, ScopedStore
 from bot.notify.state import Fence
-from bot.notify.store import StateStore
+from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource, freezes_gc
+from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource
 from bot.service.warmer import Warmer
-from bot.slack.admin import AdminAnswers
-from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot, SlackSettings
 from bot.slack.gate import Ledger
-from bot.slack.messenger import SlackMessenger
 from bot.slack.transport import SocketConnection, events_handler, slack_state
 
 log = logging.getLogger(__name__)
-
-
-DIGEST_TICK_SECONDS = 300.0  # the admins' view is looked at this often at most (it explains many Workloads)
 
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
 
 
-class ManagedSource(SnapshotSource, Protocol):
-    """A snapshot source with a lifecycle (the informer cache)."""
-
-    async def start(self) -> None: ...
-    async def stop(self) -> None: ...
-
-
 @dataclass
 class Server:
+    """The bot's parts, as `build_server` made them in one pass, and what runs while it serves."""
+
     settings: Settings
     source: SnapshotSource
     metrics: Metrics
     bot: SlackBot
     web_app: web.Application
     clock: Callable[[], datetime] = utc_now
-    socket: SocketConnection | None = None
-    runner: web.AppRunner | None = None
-    site: GuardedSite | None = None
+    store: StateStore | None = None
+    router: ClusterRouter | None = None  # with CLUSTERS, the service of every cluster
+    other_sources: Mapping[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
+    notifier: Notifier | None = None  # the watcher of proactive DMs (the first cluster's)
+    cluster_notifiers: Mapping[str, Notifier] = field(default_factory=dict)  # CLUSTERS after the first
+    admin_digest: AdminDigest | None = None  # the admins' daily digest (with ADMINS and a store)
+    warmers: Sequence[Warmer] = ()  # each changing source's ETA Estimators, made ahead
+    closers: Sequence[Callable[[], Awaitable[None]]] = ()  # closed at stop, after what `start` started
     header_timeout: float = HEADER_TIMEOUT  # a connection must send a complete request within this
     max_connections: int = field(default_factory=connection_cap)
     liveness_grace: float = 300.0  # /healthz fails once Socket Mode has been down this long
-    port: int = 0
-    background: list[Callable[[], Awaitable[None]]] = field(default_factory=list)  # stop callbacks, in order
-    notifier: Notifier | None = None
-    cluster_notifiers: dict[str, Notifier] = field(default_factory=dict)  # CLUSTERS after the first
-    admin_digest: AdminDigest | None = None  # the admins' daily digest (with ADMINS and a store)
-    warmers: list[Warmer] = field(default_factory=list)  # each informer cache's ETA Estimators, made ahead
-    router: ClusterRouter | None = None  # with CLUSTERS, the service of every cluster
-    other_sources: dict[str, SnapshotSource] = field(default_factory=dict)  # CLUSTERS after the first
-    _other_starters: list[asyncio.Task[None]] = field(default_factory=list)
-    store: StateStore | None = None
     source_retry_seconds: float = 5.0  # between tries to start the source while the cluster is out of reach
-    _source_starter: asyncio.Task[None] | None = None
-    _stopped: asyncio.Event = field(default_factory=asyncio.Event)
+    # What runs while it serves:
+    socket: SocketConnection | None = field(default=None, init=False)
+    runner: web.AppRunner | None = field(default=None, init=False)
+    site: GuardedSite | None = field(default=None, init=False)
+    port: int = field(default=0, init=False)
+    background: list[Callable[[], Awaitable[None]]] = field(default_factory=list, init=False)  # stop, in order
+    _other_starters: list[asyncio.Task[None]] = field(default_factory=list, init=False)
+    _source_starter: asyncio.Task[None] | None = field(default=None, init=False)
+    _stopped: asyncio.Event = field(default_factory=asyncio.Event, init=False)
 
     @property
     def url(self) -> str:
@@ -94,14 +81,13 @@ class Server:
     async def start(self) -> None:
         """Start the source, the watcher and the HTTP server. A cluster out of reach does not stop the bot: it
         serves (not ready; questions are told the cluster is unavailable) and starts the source when it can."""
-        start = getattr(self.source, "start", None)
-        if start is not None:
-            try:
-                await start()
-            except ClusterUnavailable as error:
-                log.warning("the cluster is out of reach; serving, and retrying", extra={"error": str(error)})
-                self._source_starter = asyncio.create_task(self._start_source(start), name="kueue-bot-source-start")
-            self.background.append(self._stop_source)
+        self.background = [*([self.store.aclose] if self.store is not None else []), *self.closers]
+        try:
+            await self.source.start()
+        except ClusterUnavailable as error:
+            log.warning("the cluster is out of reach; serving, and retrying", extra={"error": str(error)})
+            self._source_starter = asyncio.create_task(self._start_source(), name="kueue-bot-source-start")
+        self.background.append(self._stop_source)
         for name, other in self.other_sources.items():  # each cluster starts (and fails) on its own
             self._other_starters.append(
                 asyncio.create_task(self._start_other(name, other), name=f"kueue-bot-source-start-{name}")
@@ -109,24 +95,18 @@ class Server:
         if self.other_sources:
             self.background.append(self._stop_others)
         notifiers = [self.notifier] if self.notifier is not None else []
-        notifiers += list(self.cluster_notifiers.values())
-        for notifier in notifiers:
-            listen = getattr(notifier.source, "add_listener", None)
-            if listen is not None:
-                listen(notifier.wake)
+        for notifier in [*notifiers, *self.cluster_notifiers.values()]:
+            if notifier.source.tells_changes:
+                notifier.source.add_listener(notifier.wake)
             await notifier.start()
             self.background.append(notifier.stop)
         for warmer in self.warmers:
-            listen = getattr(warmer.service.source, "add_listener", None)
-            if listen is not None:
-                listen(warmer.wake)
+            warmer.service.source.add_listener(warmer.wake)  # (a warmer's source tells of changes)
             await warmer.start()
             self.background.append(warmer.stop)
         if self.admin_digest is not None:
             await self.admin_digest.start()
             self.background.append(self.admin_digest.stop)
-        if self.store is not None:
-            self.background.insert(0, self.store.aclose)
         await self._listen()
         if self.settings.socket_mode:
             self.socket = SocketConnection(self.bot.app, self.settings.slack_app_token.reveal(), self.bot.client)
@@ -157,11 +137,11 @@ class Server:
             raise BotError(f"cannot listen on {self.settings.host}:{self.settings.port}: {why}") from None
         self.port = self.site.port
 
-    async def _start_source(self, start: Callable[[], Awaitable[None]]) -> None:
+    async def _start_source(self) -> None:
         while True:
             await asyncio.sleep(self.source_retry_seconds)
             try:
-                await start()
+                await self.source.start()
             except ClusterUnavailable as error:
                 log.info("the cluster is still out of reach", extra={"error": str(error)})
                 continue
@@ -172,12 +152,9 @@ class Server:
             return
 
     async def _start_other(self, name: str, source: SnapshotSource) -> None:
-        start = getattr(source, "start", None)
-        if start is None:
-            return
         while True:
             try:
-                await start()
+                await source.start()
             except ClusterUnavailable as error:
                 log.warning("a cluster is out of reach; retrying", extra={"cluster": name, "error": str(error)})
                 await asyncio.sleep(self.source_retry_seconds)
@@ -193,10 +170,8 @@ class Server:
                 await task
         self._other_starters.clear()
         for other in self.other_sources.values():
-            stop = getattr(other, "stop", None)
-            if stop is not None:
-                with contextlib.suppress(Exception):
-                    await stop()
+            with contextlib.suppress(Exception):
+                await other.stop()
 
     async def _stop_source(self) -> None:
         if self._source_starter is not None:
@@ -204,7 +179,7 @@ class Server:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._source_starter
             self._source_starter = None
-        await self.source.stop()  # type: ignore[attr-defined]
+        await self.source.stop()
 
     async def stop(self) -> None:
         if self.socket is not None:
@@ -263,14 +238,12 @@ def build_server(
     access_review: Review | None = None,
     clusters: Mapping[str, SnapshotSource] | None = None,
 ) -> Server:
-    """The whole bot. With a `store`, the watcher runs too (proactive DMs), on the leader only.
+    """The whole bot, in one pass. With a `store`, the watcher runs too (proactive DMs), on the leader only.
 
     Access: CHANNEL_NAMESPACES always; with USER_IDENTITY_TEMPLATE, each asker is also checked with a
     SubjectAccessReview, made by `access_review` (default: one over the kubeconfig / in-cluster client)."""
     metrics = metrics or Metrics()
-    stats = getattr(source, "stats", None)  # the informer cache's counters, when the source is one
-    if callable(stats):
-        metrics.watch_cluster(stats)
+    _watch_cache(metrics, source)
     metrics.watch_collections(pacing.stats)
     scopes = _scopes(clusters)
     stores = {name: ScopedStore(store, scope) for name, scope in scopes.items()} if store is not None else {}
@@ -280,34 +253,59 @@ def build_server(
     if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
     service.job_reader = parse_job_text  # "will this fit?": a job's YAML read as the CLI reads a job file
-    bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(getattr(store, "remember_request", None)))
+    remember = store.remember_request if isinstance(store, SQLiteStore) else None
+    bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(remember))
     close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
-    web_app = web.Application(client_max_size=1024 * 1024)
-    server = Server(settings=settings, source=source, metrics=metrics, bot=bot, web_app=web_app, clock=clock)
-    server.router = router
-    if clusters:
-        server.other_sources = {name: cluster for name, cluster in clusters.items() if cluster is not source}
-    _route(server, service, store)
-    server.store = store
+    notify = background.Notifying(settings, bot, metrics, clock, is_leader, fence, tick_seconds)
+    notifier: Notifier | None = None
+    cluster_notifiers: dict[str, Notifier] = {}
+    closers: list[Callable[[], Awaitable[None]]] = []
     if store is not None and watches is not None and router is not None and clusters:
-        _cluster_notifiers(settings, server, store, router, clusters, stores, is_leader, fence, tick_seconds)
+        notifier, cluster_notifiers, closing = background.cluster_notifiers(notify, store, router, clusters, stores)
+        closers.append(closing)
     elif store is not None and watches is not None:
-        recorder = _history(store)
+        recorder = background.history_recorder(store)
         service.history = lambda: recorder.history
-        server.notifier = _notifier(settings, server, store, recorder, is_leader, fence, tick_seconds)
-        watches.wake = server.notifier.wake
-        server.background.append(recorder.store.aclose)
-    server.admin_digest = _admin_side(settings, source, bot, store, clock, (is_leader, fence), tick_seconds, router)
-    server.warmers = _warmers(service, router)
-    metrics.watch_warmers(lambda: [warmer.stats() for warmer in server.warmers])
+        notifier = notify.notifier(source, store, recorder)
+        watches.wake = notifier.wake
+        closers.append(recorder.store.aclose)
     if close_review is not None:
-        closing = close_review
-
-        async def close_kube_client() -> None:
-            closing()
-
-        server.background.append(close_kube_client)
+        closers.append(_async(close_review))
+    warmers = _warmers(service, router)
+    metrics.watch_warmers(lambda: [warmer.stats() for warmer in warmers])
+    server = Server(
+        settings=settings,
+        source=source,
+        metrics=metrics,
+        bot=bot,
+        web_app=web.Application(client_max_size=1024 * 1024),
+        clock=clock,
+        store=store,
+        router=router,
+        other_sources={name: each for name, each in (clusters or {}).items() if each is not source},
+        notifier=notifier,
+        cluster_notifiers=cluster_notifiers,
+        admin_digest=background.admin_side(
+            settings, source, bot, store, clock, (is_leader, fence), tick_seconds, router
+        ),
+        warmers=warmers,
+        closers=closers,
+    )
+    _route(server, service, store)
     return server
+
+
+def _async(close: Callable[[], None]) -> Callable[[], Awaitable[None]]:
+    async def closed() -> None:
+        close()
+
+    return closed
+
+
+def _watch_cache(metrics: Metrics, source: SnapshotSource) -> None:
+    """/metrics says the informer cache's counters, when the source is one."""
+    if source.stats() is not None:
+        metrics.watch_cluster(lambda: source.stats() or {})
 
 
 def _warmers(service: BotService, router: ClusterRouter | None) -> list[Warmer]:
@@ -315,46 +313,13 @@ def _warmers(service: BotService, router: ClusterRouter | None) -> list[Warmer]:
     informer cache (it tells of changes, and questions come for as long as it runs); none over a dump. Each reads
     its service's history (the recorder's, wired above) at each pass."""
     services = list(router.services.values()) if router is not None else [service]
-    return [Warmer(each) for each in services if callable(getattr(each.source, "add_listener", None))]
+    return [Warmer(each) for each in services if each.source.tells_changes]
 
 
 def _scopes(clusters: Mapping[str, SnapshotSource] | None) -> dict[str, Scope]:
     """Each cluster's part of the shared state store (the first keeps the single-cluster layout)."""
     names = tuple(clusters or ())
     return {name: Scope(name, home=index == 0, clusters=names) for index, name in enumerate(names)}
-
-
-def _cluster_notifiers(
-    settings: Settings,
-    server: Server,
-    store: StateStore,
-    router: ClusterRouter,
-    clusters: Mapping[str, SnapshotSource],
-    stores: Mapping[str, ScopedStore],
-    is_leader: Callable[[], bool] | None,
-    fence: Callable[[], Fence | None] | None,
-    tick_seconds: float,
-) -> None:
-    """A watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over
-    its part of the one state store; the first cluster's is `server.notifier`, the others' in
-    `server.cluster_notifiers`."""
-    history_store = history_beside(store)
-    server.background.append(history_store.aclose)
-    for name, cluster in clusters.items():
-        recorder = HistoryRecorder(ScopedHistory(history_store, stores[name].scope))
-        service = router.services[name]
-        service.history = lambda recorder=recorder: recorder.history
-        notifier = _notifier(
-            settings, server, stores[name], recorder, is_leader, fence, tick_seconds,
-            source=cluster, cluster=name,
-        )  # fmt: skip
-        if service.watches is not None:
-            cast("StoreWatches", service.watches).wake = notifier.wake
-        if server.notifier is None:
-            server.notifier = notifier
-            router.history = service.history
-        else:
-            server.cluster_notifiers[name] = notifier
 
 
 def _services(
@@ -437,44 +402,6 @@ def _slack_settings(settings: Settings) -> SlackSettings:
     )
 
 
-def _history(store: StateStore) -> HistoryRecorder:
-    """The admissions the notifier sees, kept with its state (the ETA's basis)."""
-    return HistoryRecorder(history_beside(store))
-
-
-def _notifier(
-    settings: Settings,
-    server: Server,
-    store: StateStore,
-    recorder: HistoryRecorder,
-    is_leader: Callable[[], bool] | None,
-    fence: Callable[[], Fence | None] | None,
-    tick_seconds: float,
-    *,
-    source: SnapshotSource | None = None,
-    cluster: str = "",
-) -> Notifier:
-    """The watcher of proactive DMs, sending through the bot's Slack client (of `source`'s cluster, by default
-    the server's one; DMs say `cluster` when the bot serves several)."""
-    source = source or server.source
-    return Notifier(
-        source=source,
-        store=store,
-        messenger=SlackMessenger(server.bot.client, server.bot.language, settings.default_language, cluster=cluster),
-        clock=server.clock,
-        config=PolicyConfig(
-            notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
-        ),
-        namespace_notify=settings.namespace_notify,
-        is_leader=is_leader or (lambda: True),
-        fence=fence,
-        metrics=server.metrics,
-        tick_seconds=tick_seconds,
-        history=recorder,
-        freeze_gc=freezes_gc(source),
-    )
-
-
 def _route(server: Server, service: BotService, store: StateStore | None) -> None:
     """POST /slack/events (HTTP mode), /healthz, /readyz and /metrics."""
     metrics, source = server.metrics, server.source
@@ -527,56 +454,14 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
 
 
 def _watch_clusters(metrics: Metrics, router: ClusterRouter, clusters: Mapping[str, SnapshotSource]) -> None:
-    """/metrics says each cluster's state and cache counts, labelled by cluster."""
-    every = {name: getattr(cluster, "stats", None) for name, cluster in clusters.items()}
+    """Issue 17: /metrics says each cluster's state and cache counts, labelled by cluster."""
+
+    def stats_of(cluster: SnapshotSource) -> Callable[[], Mapping[str, Mapping[str, int]]]:
+        return lambda: cluster.stats() or {}
+
     metrics.watch_clusters(
         lambda: [(s.name, s.state, s.age_seconds) for s in router.states()],
-        {name: stats_of for name, stats_of in every.items() if callable(stats_of)},
-    )
-
-
-def _admin_look(
-    source: SnapshotSource, router: ClusterRouter | None
-) -> Callable[[datetime], Awaitable[AdminView | None]]:
-    """The admins' view now: of the one cluster, or of every ready cluster (groups named cluster/queue)."""
-    sources = {name: each.source for name, each in router.services.items()} if router is not None else {"": source}
-
-    async def look(now: datetime) -> AdminView | None:
-        views = {name: admin_view(await each.snapshot(), now=now) for name, each in sources.items() if each.ready}
-        return merged(views) if views else None
-
-    return look
-
-
-def _admin_side(
-    settings: Settings,
-    source: SnapshotSource,
-    bot: SlackBot,
-    store: StateStore | None,
-    clock: Callable[[], datetime],
-    leading: tuple[Callable[[], bool] | None, Callable[[], Fence | None] | None],
-    tick_seconds: float,
-    router: ClusterRouter | None = None,
-) -> AdminDigest | None:
-    """`/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
-    admin = settings.admin
-    if not admin.admins:
-        return None
-    look = _admin_look(source, router)
-    bot.replies.admin = AdminAnswers(look, clock, admin.is_admin)
-    if store is None or not admin.targets:
-        return None
-    digests = digests_beside(store)
-    return AdminDigest(
-        look,
-        digests,
-        AdminPoster(bot.client, bot.language, settings.default_language),
-        targets=admin.targets,
-        clock=clock,
-        at=admin.digest_at,
-        is_leader=leading[0] or (lambda: True),
-        fence=leading[1],
-        tick_seconds=max(tick_seconds, DIGEST_TICK_SECONDS),
+        {name: stats_of(cluster) for name, cluster in clusters.items() if cluster.stats() is not None},
     )
 
 
@@ -584,9 +469,8 @@ async def _store_error(store: StateStore | None) -> str | None:
     """Why the state store cannot be used now (None: it can; no store: nothing to fail)."""
     if store is None:
         return None
-    ping = getattr(store, "ping", None)
     try:
-        await (ping() if ping is not None else store.load())
+        await (store.ping() if isinstance(store, SQLiteStore) else store.load())
     except StoreUnavailable as error:
         log.warning("the state store is unavailable", extra={"error": str(error)})
         return str(error)

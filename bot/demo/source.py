@@ -19,6 +19,7 @@ from importlib import resources
 
 from bot.copy import render
 from bot.kube.dump import parse_text
+from bot.service import Source
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 log = logging.getLogger(__name__)
@@ -99,8 +100,10 @@ def load_moment(moment: Moment) -> MemorySnapshot:
     return parse_text(text, source=f"the demo cluster's {moment.file}", taken_at=moment.at).snapshot
 
 
-class DemoSource:
+class DemoSource(Source):
     """A SnapshotSource over the story's moments. Always ready; its view matches "the cluster" as of now."""
+
+    tells_changes = True
 
     def __init__(self, moments: Sequence[Moment], snapshots: Sequence[MemorySnapshot], clock: DemoClock) -> None:
         if not moments or len(moments) != len(snapshots):

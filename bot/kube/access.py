@@ -15,6 +15,7 @@ from typing import Any
 
 from bot.kube.client import KubeClient
 from bot.kube.kinds import KUEUE_GROUP
+from bot.kube.ondemand import CacheSource
 
 log = logging.getLogger(__name__)
 
@@ -59,9 +60,8 @@ def source_reviewers(sources: Mapping[str, object]) -> dict[str, AccessReviewer]
     none), so that each cluster's SubjectAccessReviews go to its own API server."""
     found: dict[str, AccessReviewer] = {}
     for name, source in sources.items():
-        client = getattr(getattr(source, "ondemand", None), "client", None)
-        if isinstance(client, KubeClient):
-            found[name] = AccessReviewer(client)
+        if isinstance(source, CacheSource):
+            found[name] = AccessReviewer(source.ondemand.client)
     return found
 
 

@@ -402,6 +402,8 @@ class OnDemand:
 class CacheSource:
     """The informer cache and on-demand reads as the service's snapshot source (start/stop owned here)."""
 
+    tells_changes = True
+
     def __init__(self, cache: ClusterCache, ondemand: OnDemand) -> None:
         self.cache = cache
         self.ondemand = ondemand

@@ -18,6 +18,7 @@ from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.lease import LeaderElector
 from bot.kube.ondemand import CacheSource
 from bot.notify.store import StateStore, open_store
+from bot.service import Source
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)
@@ -52,7 +53,7 @@ def leader_elector(settings: Settings, client: KubeClient, clock: Callable[[], d
     return LeaderElector(client, settings.pod_namespace, settings.lease_name, identity, clock=clock)
 
 
-class UnreachableSource:
+class UnreachableSource(Source):
     """A cluster of CLUSTERS whose configuration could not be loaded: never ready, never blocks the others."""
 
     def __init__(self, why: str) -> None:

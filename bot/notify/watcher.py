@@ -42,7 +42,7 @@ from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
 from bot.pacing import Pacer, full_collections_wait, paced
-from bot.service import SnapshotSource, freezes_gc, known_namespaces
+from bot.service import SnapshotSource, known_namespaces
 from bot.service.slices import explained
 from bot.service.tasks import stop_task
 from bot.trace.codes import Verdict
@@ -513,7 +513,7 @@ class Notifier:
             return known
         job_snapshot = await self.source.snapshot_for(query.namespace, query.name, query.kind)
         explanation, outlook = await explained(
-            job_snapshot, query, now=now, history=self._history(), what_if=False, freeze=freezes_gc(self.source)
+            job_snapshot, query, now=now, history=self._history(), what_if=False, freeze=self.source.freezes_gc
         )
         found = self._by_job[query] = (explanation, outlook.eta)
         self.traced += 1

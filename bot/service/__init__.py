@@ -28,9 +28,9 @@ from bot.service.ports import (
     Clock,
     OpenPolicy,
     SnapshotSource,
+    Source,
     StaticSource,
     Watches,
-    freezes_gc,
 )
 from bot.service.results import (
     FOREVER,
@@ -80,13 +80,13 @@ __all__ = [
     "Silence",
     "Silenced",
     "SnapshotSource",
+    "Source",
     "StaticSource",
     "Unavailable",
     "Unsupported",
     "Using",
     "Watches",
     "Watching",
-    "freezes_gc",
     "known_namespaces",
 ]
 

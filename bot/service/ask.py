@@ -40,7 +40,8 @@ class Asking(ServiceBase):
             job = outcome.explanation.job
             self._audit(asker, "why", job.namespace, job.name, job.kind, "answered", outcome.explanation.verdict.value)
         else:
-            self._audit(asker, "why", getattr(outcome, "namespace", namespace), name, kind, outcome_name(outcome))
+            said = outcome.namespace if isinstance(outcome, NotFound | Refused) else namespace
+            self._audit(asker, "why", said, name, kind, outcome_name(outcome))
         return outcome
 
     async def _ask(
@@ -91,13 +92,10 @@ class Asking(ServiceBase):
         workload = snapshot.workload(*explanation.workload)
         if workload is None or multikueue_check(snapshot, workload) is None:
             return answered
-        read = getattr(self.source, "multikueue_clusters", None)
-        clusters: dict[str, tuple[str, str, str]] | None = None
-        if read is not None:
-            try:
-                clusters = await read()
-            except BotError:
-                clusters = None  # each worker is then "unknown"
+        try:
+            clusters = await self.source.multikueue_clusters()
+        except BotError:
+            clusters = None  # each worker is then "unknown"
         found = placement(snapshot, workload, clusters)
         if found is None:
             return answered

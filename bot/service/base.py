@@ -9,7 +9,7 @@ from bot import pacing
 from bot.errors import ClusterUnavailable
 from bot.forecast.history import History
 from bot.forecast.outlook import Outlook
-from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches, freezes_gc
+from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.service.slices import explained
 from bot.trace.explain import Query
@@ -80,7 +80,7 @@ class ServiceBase:
 
     def _freezes(self) -> bool:
         """Whether its source freezes the collector's view (the production cache does once synced)."""
-        return freezes_gc(self.source)
+        return self.source.freezes_gc
 
     async def _visible(self, asker: Asker) -> Sequence[str] | None:
         try:
@@ -125,7 +125,7 @@ class ServiceBase:
     @property
     def per_person(self) -> bool:
         """Whether the access policy depends on who asks (then an answer's audience matters)."""
-        return bool(getattr(self.policy, "per_person", False))
+        return self.policy.per_person
 
     def _audit(
         self,

@@ -13,7 +13,8 @@ Clock = Callable[[], datetime]
 
 
 class SnapshotSource(Protocol):
-    """Where the cluster view comes from: the informer cache, or a dump."""
+    """Where the cluster view comes from: the informer cache, or a dump. What a source can do besides answering
+    is said here too (`Source` has the defaults of a fixed view: nothing starts, nothing changes)."""
 
     @property
     def ready(self) -> bool: ...
@@ -27,9 +28,63 @@ class SnapshotSource(Protocol):
     async def snapshot(self) -> Snapshot:
         """The cached view (for searches and queue views)."""
 
+    async def start(self) -> None:
+        """Start following the cluster (the server's, at start; ClusterUnavailable when out of reach)."""
+
+    async def stop(self) -> None: ...
+
+    @property
+    def tells_changes(self) -> bool:
+        """Whether `add_listener`'s listeners are told of changes (the view changes: the watcher and the ETA
+        warmer follow it)."""
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """Call `listener()` on the loop thread after each change of the view."""
+
+    def stats(self) -> dict[str, dict[str, int]] | None:
+        """For /metrics: objects cached per kind, relists and watch restarts per kind (None: not a cache)."""
+
+    @property
+    def freezes_gc(self) -> bool:
+        """Whether it freezes the collector's view once synced (the production cache: bot.pacing)."""
+
+    @property
+    def away(self) -> bool:
+        """Synced once, but its API server does not answer now (it answers from its last view, with its age)."""
+
+    async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]] | None:
+        """Each MultiKueueCluster's Active condition, read now (None: it cannot read them)."""
+
+
+class Source:
+    """The defaults of a SnapshotSource for what a fixed view cannot do (a dump, a test's snapshot)."""
+
+    tells_changes = False
+    freezes_gc = False
+    away = False
+
+    async def start(self) -> None:
+        """Nothing to start."""
+
+    async def stop(self) -> None:
+        """Nothing to stop."""
+
+    def add_listener(self, listener: Callable[[], None]) -> None:
+        """The view never changes: nobody to tell."""
+
+    def stats(self) -> dict[str, dict[str, int]] | None:
+        return None
+
+    async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]] | None:
+        return None
+
 
 class AccessPolicy(Protocol):
     """Who may ask about which namespace."""
+
+    @property
+    def per_person(self) -> bool:
+        """Whether what one may see is not what another may (then an answer's audience matters)."""
 
     async def visible_namespaces(self, user: str, channel: str) -> Sequence[str] | None:
         """The namespaces this asker may see here (None: all of them)."""
@@ -60,12 +115,7 @@ class Watches(Protocol):
         watch it) first, then to a namespace's channel (NAMESPACE_NOTIFY): (namespace, name)."""
 
 
-def freezes_gc(source: SnapshotSource) -> bool:
-    """Whether a source freezes the collector's view (the production cache does once synced: bot.pacing)."""
-    return bool(getattr(source, "freezes_gc", False))
-
-
-class StaticSource:
+class StaticSource(Source):
     """A fixed snapshot (a dump file): always ready; its age is unknown."""
 
     def __init__(self, snapshot: MemorySnapshot) -> None:
@@ -88,6 +138,8 @@ class StaticSource:
 class OpenPolicy:
     """Everyone may see every namespace (a cluster without access rules)."""
 
+    per_person = False
+
     async def visible_namespaces(self, user: str, channel: str) -> Sequence[str] | None:
         return None
 
@@ -98,6 +150,8 @@ class OpenPolicy:
 class ChannelPolicy:
     """CHANNEL_NAMESPACES: a channel may ask about its namespaces only; unlisted channels (and DMs) use the `*`
     entry, and without one see nothing (deny by default, bot.config); an empty mapping lets everyone see all."""
+
+    per_person = False
 
     def __init__(self, mapping: Callable[[str], Sequence[str] | None]) -> None:
         self._mapping = mapping

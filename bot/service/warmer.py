@@ -46,7 +46,6 @@ from datetime import datetime
 from bot.forecast import estimators
 from bot.pacing import Pacer
 from bot.service.base import ServiceBase
-from bot.service.ports import freezes_gc
 from bot.service.tasks import stop_task
 from bot.trace import holdings, position
 
@@ -154,7 +153,7 @@ class Warmer:
         service = self.service
         made = 0
         slices = Pacer(
-            self.slice_seconds, freeze=freezes_gc(service.source), timer=self._timer, cpu_timer=self._cpu_timer
+            self.slice_seconds, freeze=service.source.freezes_gc, timer=self._timer, cpu_timer=self._cpu_timer
         )
         try:
             snapshot = await service.source.snapshot()

@@ -19,6 +19,7 @@ from bot.notify.ports import Closing
 from bot.notify.state import Subscription, Told
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
+from bot.service.ports import Source
 from bot.slack.messenger import EVENT_TYPE
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
@@ -67,7 +68,7 @@ def _admit(docs: list[dict[str, Any]], workload: str, at: str) -> list[dict[str,
     return docs
 
 
-class Timeline:
+class Timeline(Source):
     """A cluster that changes when the test says so (a SnapshotSource, with a change listener)."""
 
     def __init__(self, snapshot: Snapshot) -> None:
@@ -75,6 +76,7 @@ class Timeline:
         self.listeners: list[Callable[[], None]] = []
 
     ready = True
+    tells_changes = True
 
     def taken_at(self) -> datetime | None:
         return None

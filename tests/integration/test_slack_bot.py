@@ -18,7 +18,7 @@ from bot.config import Secret, Settings
 from bot.errors import ClusterUnavailable
 from bot.kube.dump import parse_text, read_dump
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service import Source, StaticSource
 from bot.trace.snapshot import Snapshot
 
 from tests.fakes.slack_api import FakeSlack, bot_settings
@@ -219,7 +219,7 @@ async def test_a_429_is_waited_out_and_the_answer_still_arrives(slack: FakeSlack
     assert 'kueue_bot_slack_ratelimited_total{method="chat.postMessage"} 1.0' in metrics
 
 
-class _BrokenSource:
+class _BrokenSource(Source):
     """A snapshot source whose cluster went away mid-question (a port implementation, not a mock)."""
 
     ready = True

@@ -18,6 +18,7 @@ from bot.forecast.history import History, Observed
 from bot.kube.cache import ClusterCache
 from bot.kube.cache_view import CacheView
 from bot.service.base import ServiceBase
+from bot.service.ports import Source
 from bot.service.warmer import TURN_SECONDS, Warmer
 from bot.trace import demand, holdings
 
@@ -27,7 +28,7 @@ from tests.contention import base, gpu_queue, lq, running, waiting
 from tests.loop_support import Turns
 
 
-class CachedSource:
+class CachedSource(Source):
     """The cache as the service's snapshot source, ready (a cache never started has no informer to sync)."""
 
     def __init__(self, cache: ClusterCache) -> None:

@@ -26,6 +26,7 @@ from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
 from bot.notify.watcher import Notifier, watcher
 from bot.pacing import Pacer
+from bot.service.ports import Source
 from bot.slack import render
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
@@ -57,7 +58,7 @@ def _jobs(count: int, *, prefix: str = "train", queue: str = "user-queue", owner
     return raws
 
 
-class Cluster:
+class Cluster(Source):
     """A SnapshotSource whose objects the test replaces one at a time."""
 
     ready = True
@@ -296,7 +297,7 @@ _KEPT_TYPES = {
 }  # fmt: skip
 
 
-class _CacheViews:
+class _CacheViews(Source):
     """The cache's views as the production source hands them out, with nothing read from a server."""
 
     ready = True
