@@ -10,6 +10,7 @@ import json
 import logging
 import os
 import socket
+import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -146,7 +147,8 @@ class KubeClient:
     def __init__(self, api_client: k8s_client.ApiClient, *, timeout: tuple[float, float] = DEFAULT_TIMEOUT) -> None:
         self.api_client = api_client
         self.timeout = timeout
-        self.requests = 0
+        self.requests = 0  # made so far (counted under a lock: reads run in several threads at once)
+        self._counting = threading.Lock()
 
     @property
     def host(self) -> str:
@@ -166,7 +168,8 @@ class KubeClient:
     ) -> urllib3.BaseHTTPResponse:
         """The one call to the API server: the response, not read yet (a watch streams it), whatever its
         status. Library errors translated (`translate`); what it cannot map is raised as it is."""
-        self.requests += 1
+        with self._counting:
+            self.requests += 1
         try:
             method, url, headers, payload, post = self.api_client.param_serialize(
                 method,

@@ -10,7 +10,8 @@ read it). What the identity may not read is left out and said; what the question
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -36,17 +37,26 @@ class LiveRead:
 
 
 class _Reader:
-    def __init__(self, client: KubeClient, namespace: str) -> None:
+    def __init__(self, client: KubeClient, namespace: str, kueue_version: str | None = None) -> None:
         self.client = client
         self.namespace = namespace
         self.raw: list[dict[str, Any]] = []
         self.notes: list[str] = []
         self.scope: str | None = None  # the namespace Workloads or LocalQueues were read in, when not all
         self.reads = Reads(client)
-        version = self.reads.version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
+        version = kueue_version or self.reads.version(kinds.KUEUE_GROUP, kinds.KUEUE_VERSIONS)
         if version is None:
             raise NotServed("this cluster does not serve Kueue's API (kueue.x-k8s.io): is Kueue installed?")
         self.kueue_version = version
+
+    def apart(self) -> _Reader:
+        """A reader of its own for one read made beside the others (merged back in order: `take`)."""
+        return _Reader(self.client, self.namespace, self.kueue_version)
+
+    def take(self, part: _Reader) -> None:
+        self.raw.extend(part.raw)
+        self.notes.extend(part.notes)
+        self.scope = self.scope or part.scope
 
     def _keep(self, items: Iterable[dict[str, Any]]) -> int:
         count = 0
@@ -108,9 +118,17 @@ class _Reader:
         if summary is not None:
             self.raw.append(summary)
 
-    def decoded(self) -> list[object]:
+    def namespace_object(self) -> None:
+        core = kinds.CORE
+        try:
+            self.raw.append(self.client.get(core["Namespace"].path("v1", name=self.namespace), what="the namespace"))
+        except (Forbidden, NotFound) as error:
+            self.notes.append(f"namespace {self.namespace} not read: {error}")
+
+    def decoded(self, start: int = 0) -> list[object]:
+        """The objects read (from the `start`-th raw one on), decoded; what cannot be is skipped and said."""
         objects: list[object] = []
-        for raw in self.raw:
+        for raw in self.raw[start:]:
             decoded = read_or_unreadable(raw)
             for item in decoded:
                 if isinstance(item, Unreadable):
@@ -122,31 +140,36 @@ class _Reader:
 def read_live(
     client: KubeClient, namespace: str, name: str, kind: str | None, *, taken_at: datetime | None = None
 ) -> LiveRead:
-    """Read what explaining `namespace/name` needs. Raises ClusterUnavailable, Forbidden, NotServed."""
+    """Read what explaining `namespace/name` needs: one LIST per kind, each made beside the others (they are
+    independent), then the pending-workloads summary of its queue. Raises ClusterUnavailable, Forbidden,
+    NotServed (the first in the order below, as one read after the other would)."""
     reader = _Reader(client, namespace)
-    for cluster_kind in ("ClusterQueue", "ResourceFlavor", "AdmissionCheck", "WorkloadPriorityClass"):
-        reader.kueue(cluster_kind, optional=cluster_kind != "ClusterQueue")
-    reader.kueue("Cohort", optional=True)
-    reader.kueue("LocalQueue", namespaced_fallback=True)
-    reader.kueue("Workload", namespaced_fallback=True)
-    if kind == "Workload":
-        pass
-    else:
-        reader.job(name, kind)
     core = kinds.CORE
-    reader.optional(core["Pod"].path("v1", namespace), "pods")
-    reader.optional(core["Event"].path("v1", namespace), "events")
-    reader.optional(core["Node"].path("v1"), "nodes")
+    reads: list[Callable[[_Reader], None]] = [
+        lambda r: r.kueue("ClusterQueue"),
+        *(_optional_kueue(each) for each in ("ResourceFlavor", "AdmissionCheck", "WorkloadPriorityClass", "Cohort")),
+        lambda r: r.kueue("LocalQueue", namespaced_fallback=True),
+        lambda r: r.kueue("Workload", namespaced_fallback=True),
+        *([] if kind == "Workload" else [lambda r: r.job(name, kind)]),
+        lambda r: r.optional(core["Pod"].path("v1", namespace), "pods"),
+        lambda r: r.optional(core["Event"].path("v1", namespace), "events"),
+        lambda r: r.optional(core["Node"].path("v1"), "nodes"),
+        _Reader.namespace_object,
+    ]
+    parts = [reader.apart() for _ in reads]
+    with ThreadPoolExecutor(max_workers=len(reads), thread_name_prefix="kueue-bot-read") as pool:
+        for _ in pool.map(lambda read, part: read(part), reads, parts):
+            pass  # the first failure, in order, is raised here
+    *listed, namespace_read = parts
+    for part in listed:
+        reader.take(part)
     if any(
         raw.get("kind") == "AdmissionCheck"
         and (raw.get("spec") or {}).get("controllerName") == "kueue.x-k8s.io/provisioning-request"
         for raw in reader.raw
     ):
         reader.provisioning()
-    try:
-        reader.raw.append(client.get(core["Namespace"].path("v1", name=namespace), what="the namespace"))
-    except (Forbidden, NotFound) as error:
-        reader.notes.append(f"namespace {namespace} not read: {error}")
+    reader.take(namespace_read)
     objects = reader.decoded()
     snapshot = MemorySnapshot(objects, taken_at=taken_at, read_scope=reader.scope)
     found = resolve(snapshot, namespace, name, kind)
@@ -155,11 +178,16 @@ def read_live(
         local_queue = snapshot.local_queue(namespace, workload.queue_name)
         cluster_queue = local_queue.cluster_queue if local_queue else ""
         if local_queue is not None:
+            read = len(reader.raw)
             reader.pending_summary(namespace, workload.queue_name, cluster_queue)
-            snapshot = MemorySnapshot(reader.decoded(), taken_at=taken_at, read_scope=reader.scope)
+            snapshot = MemorySnapshot([*objects, *reader.decoded(read)], taken_at=taken_at, read_scope=reader.scope)
     for note in reader.notes:
         log.info("live read: partial", extra={"note": note})
     return LiveRead(snapshot, reader.kueue_version, reader.notes, client.requests)
+
+
+def _optional_kueue(kind: str) -> Callable[[_Reader], None]:
+    return lambda r: r.kueue(kind, optional=True)
 
 
 def read_live_snapshot(
