@@ -113,20 +113,6 @@ class Short:
     limit: str = ""
     needed: str = ""
 
-    def __init__(
-        self,
-        resource: str,
-        flavor: str,
-        requested: str = "",
-        limit: str = "",
-        needed: str = "",
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "resource", resource)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "requested", requested)
-        object.__setattr__(self, "limit", limit)
-        object.__setattr__(self, "needed", needed)
-
 
 def short_list(shorts: Iterable[Short], *, never: bool, flavor: str = "") -> str:
     """ "cpu 3 > 2, pods 3 > 2" (never) or "cpu 2, pods 1" (waits: how much more must be free), the flavor

@@ -58,36 +58,6 @@ class FlavorTry:
     borrows: bool = False  # it fits (or would, after preemption) only by borrowing from the cohort
     preempts: bool = False  # it waits, and preemption could make room (Kueue's preempt/reclaim modes)
 
-    def __init__(
-        self,
-        flavor: str,
-        fit: Fit,
-        taint: Taint | None = None,
-        affinity_mismatch: bool = False,
-        missing_flavor: bool = False,
-        missing_resources: tuple[str, ...] = (),
-        shortfalls: tuple[Shortfall, ...] = (),
-        capacities: tuple[Capacity, ...] = (),
-        recorded: bool = False,
-        group_keys: bool = False,
-        excluding: tuple[str, ...] = (),
-        borrows: bool = False,
-        preempts: bool = False,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "flavor", flavor)
-        object.__setattr__(self, "fit", fit)
-        object.__setattr__(self, "taint", taint)
-        object.__setattr__(self, "affinity_mismatch", affinity_mismatch)
-        object.__setattr__(self, "missing_flavor", missing_flavor)
-        object.__setattr__(self, "missing_resources", missing_resources)
-        object.__setattr__(self, "shortfalls", shortfalls)
-        object.__setattr__(self, "capacities", capacities)
-        object.__setattr__(self, "recorded", recorded)
-        object.__setattr__(self, "group_keys", group_keys)
-        object.__setattr__(self, "excluding", excluding)
-        object.__setattr__(self, "borrows", borrows)
-        object.__setattr__(self, "preempts", preempts)
-
 
 # flavorFungibility (ClusterQueue spec): the policy values, v1beta2 names (v1beta1's deprecated Borrow and
 # Preempt are MayStopSearch; bot.kube.decode maps them), and the defaults of both API versions.
@@ -107,20 +77,6 @@ class GroupFit:
     chosen: FlavorTry | None = None  # the flavor Kueue settles on, when the search picked one
     stopped_by: str = ""  # whenCanBorrow | whenCanPreempt: the policy that stopped the search at `chosen`
     skipped_free: str = ""  # the first flavor after `chosen`, not tried, where it would fit now
-
-    def __init__(
-        self,
-        covered: tuple[str, ...],
-        tries: tuple[FlavorTry, ...],
-        chosen: FlavorTry | None = None,
-        stopped_by: str = "",
-        skipped_free: str = "",
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "covered", covered)
-        object.__setattr__(self, "tries", tries)
-        object.__setattr__(self, "chosen", chosen)
-        object.__setattr__(self, "stopped_by", stopped_by)
-        object.__setattr__(self, "skipped_free", skipped_free)
 
     @property
     def best(self) -> FlavorTry | None:
@@ -145,20 +101,6 @@ class PodSetFit:
     uncovered: tuple[str, ...]
     groups: tuple[GroupFit, ...]
 
-    def __init__(
-        self,
-        pod_set: str,
-        count: int,
-        per_pod: Quantities,
-        uncovered: tuple[str, ...],
-        groups: tuple[GroupFit, ...],
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "pod_set", pod_set)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "per_pod", per_pod)
-        object.__setattr__(self, "uncovered", uncovered)
-        object.__setattr__(self, "groups", groups)
-
     @property
     def fit(self) -> Fit:
         if self.uncovered:
@@ -170,14 +112,6 @@ class PodSetFit:
 class QueueFit:
     cluster_queue: str
     pod_sets: tuple[PodSetFit, ...]
-
-    def __init__(
-        self,
-        cluster_queue: str,
-        pod_sets: tuple[PodSetFit, ...],
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "pod_sets", pod_sets)
 
     @property
     def fit(self) -> Fit:

@@ -247,43 +247,6 @@ class Workload:
     queued_at: datetime | None = field(init=False, repr=False, compare=False)
     reserved_at: datetime | None = field(init=False, repr=False, compare=False)
 
-    def __init__(
-        self,
-        meta: Meta,
-        queue_name: str,
-        pod_sets: tuple[PodSet, ...],
-        priority: int = 0,
-        priority_class: str = "",
-        active: bool = True,
-        conditions: tuple[Condition, ...] = (),
-        admission: Admission | None = None,
-        requeue: RequeueState | None = None,
-        checks: tuple[CheckState, ...] = (),
-        resource_requests: tuple[tuple[str, Quantities], ...] = (),
-        reclaimable: Mapping[str, int] | None = None,
-        cluster_name: str = "",
-        nominated_clusters: tuple[str, ...] = (),
-        maximum_execution_seconds: int | None = None,
-        past_execution_seconds: int | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "meta", meta)
-        object.__setattr__(self, "queue_name", queue_name)
-        object.__setattr__(self, "pod_sets", pod_sets)
-        object.__setattr__(self, "priority", priority)
-        object.__setattr__(self, "priority_class", priority_class)
-        object.__setattr__(self, "active", active)
-        object.__setattr__(self, "conditions", conditions)
-        object.__setattr__(self, "admission", admission)
-        object.__setattr__(self, "requeue", requeue)
-        object.__setattr__(self, "checks", checks)
-        object.__setattr__(self, "resource_requests", resource_requests)
-        object.__setattr__(self, "reclaimable", reclaimable if reclaimable is not None else dict())
-        object.__setattr__(self, "cluster_name", cluster_name)
-        object.__setattr__(self, "nominated_clusters", nominated_clusters)
-        object.__setattr__(self, "maximum_execution_seconds", maximum_execution_seconds)
-        object.__setattr__(self, "past_execution_seconds", past_execution_seconds)
-        self.__post_init__()
-
     def __post_init__(self) -> None:
         setattr_ = object.__setattr__
         if not self.conditions:
@@ -344,7 +307,7 @@ class Workload:
 
 def job_name(workload: Workload) -> str:
     """What people call a Workload: its job's name (the controller owner), else its own name."""
-    for owner in workload.meta.owners:  # a loop, not next() over a generator (made anew each call, compiled)
+    for owner in workload.meta.owners:
         if owner.controller:
             return owner.name
     return workload.name

@@ -26,30 +26,6 @@ class QueueChain:
     missing_flavors: tuple[str, ...] = ()
     missing_checks: tuple[str, ...] = ()
 
-    def __init__(
-        self,
-        local_queue: LocalQueue | None,
-        cluster_queue: ClusterQueue | None,
-        cluster_queue_name: str,
-        blocker: Verdict | None = None,
-        stopped_by: str = "",
-        stop_policy: str = "",
-        inactive_reason: str = "",
-        inactive_message: str = "",
-        missing_flavors: tuple[str, ...] = (),
-        missing_checks: tuple[str, ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "local_queue", local_queue)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "cluster_queue_name", cluster_queue_name)
-        object.__setattr__(self, "blocker", blocker)
-        object.__setattr__(self, "stopped_by", stopped_by)
-        object.__setattr__(self, "stop_policy", stop_policy)
-        object.__setattr__(self, "inactive_reason", inactive_reason)
-        object.__setattr__(self, "inactive_message", inactive_message)
-        object.__setattr__(self, "missing_flavors", missing_flavors)
-        object.__setattr__(self, "missing_checks", missing_checks)
-
 
 def _inactive(conditions: tuple[Condition, ...]) -> tuple[str, str] | None:
     active = find_condition(conditions, "Active")

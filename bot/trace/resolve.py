@@ -96,20 +96,6 @@ class Resolution:
     managed_through: Job | None = None  # the Kueue-managed parent of a child object
     siblings: tuple[Workload, ...] = ()  # other Workloads of the same job (LeaderWorkerSet groups, old slices)
 
-    def __init__(
-        self,
-        job: Job | None,
-        workload: Workload | None,
-        how: str = "",
-        managed_through: Job | None = None,
-        siblings: tuple[Workload, ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "job", job)
-        object.__setattr__(self, "workload", workload)
-        object.__setattr__(self, "how", how)
-        object.__setattr__(self, "managed_through", managed_through)
-        object.__setattr__(self, "siblings", siblings)
-
 
 def _pick(workloads: Sequence[Workload]) -> tuple[Workload | None, tuple[Workload, ...]]:
     """Prefer a Workload that is not finished, then the newest."""

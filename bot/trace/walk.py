@@ -71,46 +71,6 @@ class Walk:
     leading: int = 0  # how many actions were added with `lead` (they come first)
     acted: set[str] = field(default_factory=set)  # the codes of the actions added (a code only once: no look)
 
-    def __init__(
-        self,
-        snapshot: Snapshot,
-        query: Query,
-        now: datetime,
-        steps: list[Step] | None = None,
-        actions: list[Action] | None = None,
-        position: Position | None = None,
-        demand: Quantities | None = None,
-        chain: QueueChain | None = None,
-        fit: QueueFit | None = None,
-        partial: Partial | None = None,
-        head: QueueHead | None = None,
-        behind: int = 0,
-        pods_ready: Block | None = None,
-        unknown: Condition | None = None,
-        suggestions: tuple[str, ...] = (),
-        other_namespaces: tuple[str, ...] = (),
-        leading: int = 0,
-        acted: set[str] | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        self.snapshot = snapshot
-        self.query = query
-        self.now = now
-        self.steps = steps if steps is not None else list()
-        self.actions = actions if actions is not None else list()
-        self.position = position
-        self.demand = demand
-        self.chain = chain
-        self.fit = fit
-        self.partial = partial
-        self.head = head
-        self.behind = behind
-        self.pods_ready = pods_ready
-        self.unknown = unknown
-        self.suggestions = suggestions
-        self.other_namespaces = other_namespaces
-        self.leading = leading
-        self.acted = acted if acted is not None else set()
-
     @property
     def job_label(self) -> str:
         return f"{self.query.namespace}/{self.query.name}"
