@@ -22,7 +22,7 @@ from bot.notify.scoped import ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import SnapshotSource
+from bot.service import BotService, SnapshotSource
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot
@@ -64,6 +64,29 @@ class Notifying:
             history=recorder,
             freeze_gc=source.freezes_gc,
         )
+
+
+def watchers(
+    notify: Notifying,
+    store: StateStore | None,
+    service: BotService,
+    watches: StoreWatches | None,
+    clusters: Mapping[str, SnapshotSource] | None,
+    router: ClusterRouter | None,
+    stores: Mapping[str, ScopedStore],
+) -> tuple[Notifier | None, dict[str, Notifier], list[Callable[[], Awaitable[None]]]]:
+    """With a state store, every cluster's watcher of proactive DMs (the first cluster's, the others' by name)
+    and what closes their queue history at the end; none without one."""
+    if store is None or watches is None:
+        return None, {}, []
+    if router is not None and clusters:
+        first, others, closing = cluster_notifiers(notify, store, router, clusters, stores)
+        return first, others, [closing]
+    recorder = history_recorder(store)
+    service.history = lambda: recorder.history
+    notifier = notify.notifier(service.source, store, recorder)
+    watches.wake = notifier.wake
+    return notifier, {}, [recorder.store.aclose]
 
 
 def cluster_notifiers(

@@ -257,18 +257,9 @@ def build_server(
     bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(remember))
     close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
     notify = background.Notifying(settings, bot, metrics, clock, is_leader, fence, tick_seconds)
-    notifier: Notifier | None = None
-    cluster_notifiers: dict[str, Notifier] = {}
-    closers: list[Callable[[], Awaitable[None]]] = []
-    if store is not None and watches is not None and router is not None and clusters:
-        notifier, cluster_notifiers, closing = background.cluster_notifiers(notify, store, router, clusters, stores)
-        closers.append(closing)
-    elif store is not None and watches is not None:
-        recorder = background.history_recorder(store)
-        service.history = lambda: recorder.history
-        notifier = notify.notifier(source, store, recorder)
-        watches.wake = notifier.wake
-        closers.append(recorder.store.aclose)
+    notifier, cluster_notifiers, closers = background.watchers(
+        notify, store, service, watches, clusters, router, stores
+    )
     if close_review is not None:
         closers.append(_async(close_review))
     warmers = _warmers(service, router)
@@ -428,7 +419,7 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
             "snapshotAgeSeconds": age,
             "stateStore": "none" if store is None else ("ok" if store_ok else "unavailable"),
             "slack": slack_word,
-            "clusterView": "stale" if getattr(source, "away", False) else "current",  # a watch failing: behind
+            "clusterView": "stale" if source.away else "current",  # a watch failing: behind
         }
         if store_error is not None:  # why, in words: deleted, replaced, full, locked...
             body["stateStoreError"] = store_error
@@ -454,7 +445,7 @@ def _route(server: Server, service: BotService, store: StateStore | None) -> Non
 
 
 def _watch_clusters(metrics: Metrics, router: ClusterRouter, clusters: Mapping[str, SnapshotSource]) -> None:
-    """Issue 17: /metrics says each cluster's state and cache counts, labelled by cluster."""
+    """/metrics says each cluster's state and cache counts, labelled by cluster."""
 
     def stats_of(cluster: SnapshotSource) -> Callable[[], Mapping[str, Mapping[str, int]]]:
         return lambda: cluster.stats() or {}

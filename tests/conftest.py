@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -11,6 +12,12 @@ from bot.kube.client import DEFAULT_TIMEOUT, KubeClient, load_api_client
 from kubernetes.client import ApiClient
 
 from tests.fakes.kube_api import FakeKubeAPI
+
+# The terminal's width as a test sees it is none (as under a plain `pytest`), whoever runs the tests: pytest-xdist's
+# workers are started with COLUMNS/LINES set, and the CLI wraps its text to COLUMNS (a test that wants a width
+# sets it itself).
+for _variable in ("COLUMNS", "LINES"):
+    os.environ.pop(_variable, None)
 
 
 def pytest_configure(config: pytest.Config) -> None:
