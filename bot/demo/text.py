@@ -103,6 +103,8 @@ def _angle(inner: str, users: Mapping[str, str]) -> str:
         return "@" + (label or users.get(target[1:], target[1:]))
     if target.startswith("#"):
         return "#" + (label or target[1:])
+    if target.startswith("!date^"):
+        return label  # a date token: its fallback, as a client that cannot show it would
     if target.startswith("!"):
         return "@" + (label or target[1:].split("^")[0])
     return f"{label} ({target})" if label and label != target else target

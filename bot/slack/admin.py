@@ -39,7 +39,7 @@ class AdminAnswers:
         view = await self._look(self._clock())
         if view is None:
             return render_unavailable(language)
-        return admin_message(view, language=language, cluster=self.cluster, as_of=as_of(view))
+        return admin_message(view, language=language, cluster=self.cluster, as_of=as_of(view), at=view.taken_at)
 
 
 def render_unavailable(language: str) -> SlackMessage:

@@ -38,7 +38,9 @@ class AdminPoster:
         return await self._language(target) if target[:1] in ("U", "W") else self._default
 
     async def _message(self, target: str, view: AdminView) -> SlackMessage:
-        return admin_message(view, language=await self._words(target), cluster=self.cluster, as_of=as_of(view))
+        return admin_message(
+            view, language=await self._words(target), cluster=self.cluster, as_of=as_of(view), at=view.taken_at
+        )
 
     async def _channel(self, target: str) -> str:
         if target[:1] not in ("U", "W"):

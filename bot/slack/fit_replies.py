@@ -39,9 +39,10 @@ async def fit_reply(service: BotService, ask: FitAsk, asker: Asker, language: st
     if isinstance(result, Fitted):
         fitting = result.fitting
         namespace = fitting.job.meta.namespace or ""
-        as_of = service.clock().strftime("%Y-%m-%d %H:%M UTC")
+        now = service.clock()
+        as_of = now.strftime("%Y-%m-%d %H:%M UTC")
         show = await service.audience_sees(asker, [namespace])
-        answer = fit_message(fitting, language=language, show_names=show, as_of=as_of)
+        answer = fit_message(fitting, language=language, show_names=show, as_of=as_of, at=now)
         return [await _shown(service, asker, namespace, answer, language)]
     return [_other(service, result, language)]
 

@@ -13,6 +13,7 @@ Lengths are counted in UTF-16 code units, as Slack's limits are (never fewer tha
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 ELLIPSIS = "…"
 _ESCAPE_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
@@ -61,6 +62,13 @@ def code(text: str) -> str:
     """An inline code span: Slack formats, links and mentions nothing inside it. Safe with backticks."""
     inner = _LINE_BREAKS.sub(" ", text).replace("`", "ˋ").strip()
     return f"`{escape(inner) or ' '}`"
+
+
+def date_token(when: datetime, fallback: str) -> str:
+    """A moment each reader sees in their own time zone ("Dec 7, 2026 at 18:00"-like, by Slack's
+    `<!date^epoch^format|fallback>`); clients that cannot show it show `fallback`."""
+    shown = escape(fallback.replace("|", "/").replace("<", "‹").replace(">", "›")) or "-"
+    return f"<!date^{int(when.timestamp())}^{{date_short_pretty}} {{time}}|{shown}>"
 
 
 def bold(text: str) -> str:

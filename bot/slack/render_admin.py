@@ -3,11 +3,13 @@ fix, within Slack's limits (50 blocks, 3000 characters a section). Pure."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot.admin.view import AdminView, Finding, Group
 from bot.copy import render as render_words
 from bot.copy import render_value
 from bot.copy.text import Text
-from bot.slack.mrkdwn import code, literal, plain, truncate, truncate_plain
+from bot.slack.mrkdwn import code, date_token, literal, plain, truncate, truncate_plain
 from bot.slack.render import MAX_BLOCKS, MAX_FALLBACK, MAX_HEADER, MAX_SECTION, SlackMessage
 
 MAX_GROUPS = MAX_BLOCKS - 6  # header, intro, dividers and the "and more" line leave room for this many
@@ -48,8 +50,14 @@ def _group(group: Group, language: str) -> str:
     return truncate("\n".join([title, *lines]), MAX_SECTION)
 
 
-def admin_message(view: AdminView, *, language: str, cluster: str = "", as_of: str = "") -> SlackMessage:
-    """The whole view, grouped by ClusterQueue; "all clear" when there is nothing to fix."""
+_TIME = "\ue000time\ue001"  # where the time goes in its sentence (a private-use mark literal() keeps)
+
+
+def admin_message(
+    view: AdminView, *, language: str, cluster: str = "", as_of: str = "", at: datetime | None = None
+) -> SlackMessage:
+    """The whole view, grouped by ClusterQueue; "all clear" when there is nothing to fix. `as_of` is the time the
+    view was taken, as text; with `at` (that moment) each reader sees it in their own time zone."""
     title = render_words("admin.title", None, language)
     if cluster:
         title = f"{title} · {render_words('admin.cluster', {'cluster': cluster}, language)}"
@@ -64,7 +72,8 @@ def admin_message(view: AdminView, *, language: str, cluster: str = "", as_of: s
     )
     context = literal(intro)
     if as_of:
-        context += " " + literal(render_words("admin.as-of", {"time": as_of}, language))
+        sentence = literal(render_words("admin.as-of", {"time": _TIME}, language))
+        context += " " + sentence.replace(_TIME, date_token(at, as_of) if at is not None else literal(as_of))
     blocks.append({"type": "context", "elements": [{"type": "mrkdwn", "text": truncate(context, MAX_SECTION)}]})
     shown = view.groups[:MAX_GROUPS]
     for group in shown:

@@ -4,10 +4,12 @@ later / never with the place and the ETA, one change when it never fits."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from bot.fit import text as fit_text
 from bot.fit.decide import NEVER, Fitting
 from bot.fit.quota import QueueQuota
-from bot.slack.mrkdwn import code, truncate
+from bot.slack.mrkdwn import code, date_token, truncate
 from bot.slack.render.answer import for_readers
 from bot.slack.render.blocks import (
     SlackMessage,
@@ -42,12 +44,15 @@ def _readable(fitting: Fitting, language: str, show_names: bool) -> dict[str, st
     return parts
 
 
-def fit_message(fitting: Fitting, *, language: str, show_names: bool = False, as_of: str = "") -> SlackMessage:
-    """The answer to "will this fit?": within the first screen."""
+def fit_message(
+    fitting: Fitting, *, language: str, show_names: bool = False, as_of: str = "", at: datetime | None = None
+) -> SlackMessage:
+    """The answer to "will this fit?": within the first screen. With `at` (the moment `as_of` writes), each
+    reader sees the time in their own time zone."""
     parts = _readable(fitting, language, show_names)
     title = f"*{say(f'fit.slack.title.{fitting.fits}', language)}* · {code(fitting.verdict)}"
     others = [parts[k] for k in ("flavors", "position", "eta", "change") if k in parts]
-    footer = context(say("fit.slack.footer", language, time=code_name(as_of or "-")))
+    footer = context(say("fit.slack.footer", language, time=date_token(at, as_of) if at else code_name(as_of or "-")))
     budget = FIRST_SCREEN_CHARS - sum(chars(section(p)) for p in others) - chars(footer) - len(title) - 1
     blocks = [section(f"{title}\n{truncate(parts['headline'], max(80, budget))}")]
     blocks += [section(p) for p in others]
