@@ -382,8 +382,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "fragment.node-labels": "node labels",
     "fragment.on-hold": "reason OnHold",
     "fragment.not-covered": "{resources} not covered",
-    "fragment.missing-flavors": "missing ResourceFlavor(s): {flavors}",
-    "fragment.missing-checks": "missing AdmissionCheck(s): {checks}",
+    "fragment.missing-flavors": "missing {count|ResourceFlavor|ResourceFlavors}: {flavors}",
+    "fragment.missing-checks": "missing {count|AdmissionCheck|AdmissionChecks}: {checks}",
     # --- the engine's remarks on a message of Kueue (a fact's notes) ---
     "note.legacy-cohort-wording": "in the cohort (Kueue ≤ v0.9 wording)",
     "note.legacy-maximum-wording": "request > maximum capacity (Kueue v0.9.4-v0.14 wording)",

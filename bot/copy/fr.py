@@ -399,8 +399,8 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "fragment.node-labels": "labels de nœud",
     "fragment.on-hold": "raison OnHold",
     "fragment.not-covered": "{resources} non couvert(s)",
-    "fragment.missing-flavors": "ResourceFlavor(s) manquante(s) : {flavors}",
-    "fragment.missing-checks": "AdmissionCheck(s) manquant(s) : {checks}",
+    "fragment.missing-flavors": "{count|ResourceFlavor manquante|ResourceFlavors manquantes} : {flavors}",
+    "fragment.missing-checks": "{count|AdmissionCheck manquant|AdmissionChecks manquants} : {checks}",
     # --- remarques du moteur sur un message de Kueue (notes d'un fait) ---
     "note.legacy-cohort-wording": "dans la cohorte (formulation de Kueue ≤ v0.9)",
     "note.legacy-maximum-wording": "demande > capacité maximale (formulation de Kueue v0.9.4 à v0.14)",

@@ -37,9 +37,14 @@ _STRUCTURAL = frozenset(
 def inactive_detail(chain: QueueChain) -> Value:
     """Why a ClusterQueue is inactive, in Kueue's words when it wrote them, else what the engine found."""
     if chain.missing_flavors:
-        return Text("fragment.missing-flavors", {"flavors": ", ".join(chain.missing_flavors)})
+        return Text(
+            "fragment.missing-flavors",
+            {"flavors": ", ".join(chain.missing_flavors), "count": len(chain.missing_flavors)},
+        )
     if chain.missing_checks:
-        return Text("fragment.missing-checks", {"checks": ", ".join(chain.missing_checks)})
+        return Text(
+            "fragment.missing-checks", {"checks": ", ".join(chain.missing_checks), "count": len(chain.missing_checks)}
+        )
     return chain.inactive_message or chain.inactive_reason
 
 

@@ -11,8 +11,6 @@ STILL_WITH_S = frozenset(
     {
         "action.other-namespace",
         "admin.starved",
-        "fragment.missing-checks",
-        "fragment.missing-flavors",
         "fragment.not-covered",
         "scheduling.gated",
         "scheduling.node-reasons",

@@ -78,15 +78,12 @@ def test_off_queue_verdicts_have_no_place_in_a_queue(verdict: Verdict) -> None:
 
 
 def test_a_nested_fragment_is_written_in_the_readers_language() -> None:
-    fragment = Text("fragment.missing-flavors", {"flavors": "ghost-flavor"})
-    assert render_value(fragment, "en") == "missing ResourceFlavor(s): ghost-flavor"
-    assert render_value(fragment, "fr") == "ResourceFlavor(s) manquante(s) : ghost-flavor"
-    assert (
-        render_value((fragment, "Kueue's words"), "fr")
-        == "ResourceFlavor(s) manquante(s) : ghost-flavor; Kueue's words"
-    )
+    fragment = Text("fragment.missing-flavors", {"flavors": "ghost-flavor", "count": 1})
+    assert render_value(fragment, "en") == "missing ResourceFlavor: ghost-flavor"
+    assert render_value(fragment, "fr") == "ResourceFlavor manquante : ghost-flavor"
+    assert render_value((fragment, "Kueue's words"), "fr") == "ResourceFlavor manquante : ghost-flavor; Kueue's words"
     sentence = render("cluster-queue.inactive", {"cluster_queue": "cq", "detail": fragment}, "fr")
-    assert sentence == "La ClusterQueue cq est inactive : ResourceFlavor(s) manquante(s) : ghost-flavor."
+    assert sentence == "La ClusterQueue cq est inactive : ResourceFlavor manquante : ghost-flavor."
 
 
 INACTIVE = [
@@ -109,8 +106,8 @@ UNCOVERED = [namespace(), resource_flavor(), cluster_queue("cq", cpu_group()), l
         pytest.param(
             INACTIVE,
             V.QUEUE_INACTIVE,
-            "missing ResourceFlavor(s): ghost-flavor",
-            "ResourceFlavor(s) manquante(s) : ghost-flavor",
+            "missing ResourceFlavor: ghost-flavor",
+            "ResourceFlavor manquante : ghost-flavor",
             id="inactive",
         ),
         pytest.param(
