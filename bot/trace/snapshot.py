@@ -13,8 +13,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from mypy_extensions import mypyc_attr
-
 from bot.trace.model import (
     JOB_UID_LABEL,
     AdmissionCheck,
@@ -263,7 +261,6 @@ class _Order:
     positions: dict[tuple[str, str], tuple[int, int]]
 
 
-@mypyc_attr(allow_interpreted_subclasses=True)  # a test's snapshot may be one with a method of its own
 class MemorySnapshot:
     """A Snapshot over lists of decoded objects, indexed once. Cheap to query, immutable once built."""
 
