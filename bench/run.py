@@ -556,6 +556,7 @@ async def questions(
     service = sweep.asker(cache, ondemand, NOW)
     warmer = await sweep.warmed(service) if args.warmer else {}
     requests_before = client.requests
+    pacing.restart_longest()  # this phase's longest, not the watcher's or the warmer's before it
     between_before = pacing.stats()
     timings = []
     rendering = []

@@ -188,6 +188,12 @@ def _collect() -> None:
     _longest = max(_longest, took)
 
 
+def restart_longest() -> None:
+    """The longest collection is counted again from now (a phase of a benchmark reads its own)."""
+    global _longest
+    _longest = 0.0
+
+
 def stats() -> dict[str, float]:
     """Collections run at the loop's turns so far (`freezes` of them froze what was alive), their seconds in
     all and the longest."""
