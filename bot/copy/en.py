@@ -166,7 +166,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "headline.pods-pending": (
         "Kueue admitted {job}, but its pods are not ready: {trouble}.",
-        "Kueue admitted {job}; {pending} {pending|pod|pods} still wait in the kube-scheduler: {reason}",
+        "Kueue admitted {job}; {pending} {pending|pod still waits|pods still wait} in the kube-scheduler: {reason}",
         "Kueue admitted {job}; some pods still wait in the kube-scheduler.",
     ),
     "headline.running": (

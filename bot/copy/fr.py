@@ -181,7 +181,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "headline.pods-pending": (
         "Kueue a admis {job}, mais ses pods ne sont pas prêts : {trouble}.",
-        "Kueue a admis {job} ; {pending} {pending|pod|pods} attendent encore dans le kube-scheduler : {reason}",
+        "Kueue a admis {job} ; {pending} {pending|pod attend|pods attendent} encore dans le kube-scheduler : {reason}",
         "Kueue a admis {job} ; des pods attendent encore dans le kube-scheduler.",
     ),
     "headline.running": (
