@@ -1,4 +1,4 @@
-"""The admins' view (issue 17), in English: merged into bot.copy.en's catalogue."""
+"""The admins' view, in English: merged into bot.copy.en's catalogue."""
 
 ADMIN: dict[str, str | tuple[str, ...]] = {
     "admin.title": "What only an admin can fix",

@@ -1,4 +1,4 @@
-"""La vue des admins (issue 17), en français : fusionnée dans le catalogue de bot.copy.fr."""
+"""La vue des admins, en français : fusionnée dans le catalogue de bot.copy.fr."""
 
 ADMIN: dict[str, str | tuple[str, ...]] = {
     "admin.title": "Ce que seul un admin peut corriger",

@@ -1,4 +1,4 @@
-"""The thing in the way, named (issue 11), in English: merged into bot.copy.en's catalogue."""
+"""The thing in the way, named, in English: merged into bot.copy.en's catalogue."""
 
 BLOCKERS: dict[str, str | tuple[str, ...]] = {
     # --- the namespaceSelector ---

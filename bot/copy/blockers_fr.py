@@ -1,4 +1,4 @@
-"""Ce qui bloque, nommé (issue 11), en français : fusionné dans le catalogue de bot.copy.fr."""
+"""Ce qui bloque, nommé, en français : fusionné dans le catalogue de bot.copy.fr."""
 
 BLOCKERS: dict[str, str | tuple[str, ...]] = {
     # --- le namespaceSelector ---

@@ -1,4 +1,4 @@
-"""The terminal demo's own words (issue 15): its intro and its help, in English."""
+"""The terminal demo's own words: its intro and its help, in English."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The terminal demo's own words (issue 15): its intro and its help, in French."""
+"""The terminal demo's own words: its intro and its help, in French."""
 
 from __future__ import annotations
 

@@ -908,7 +908,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     ),
     "slack.home.no-news": "No answer for it right now: it may have been deleted, or the cluster is out of reach.",
     "slack.home.more": "and {count} more",
-    # --- issue 16: when will it run, who holds it, what would admit it (bot.forecast.outlook) -----------------
+    # --- when will it run, who holds it, what would admit it (bot.forecast.outlook) -----------------
     "eta.estimate.cluster-queue": (
         "Likely between {low_seconds} and {high_seconds}, at the latest in {bound_seconds} (the running jobs' "
         "maximum execution time) (from {admissions} admissions in this ClusterQueue in the last {hours} h; "
@@ -1040,7 +1040,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.summary.when": "When: {eta}",
     "slack.details.step.holders": "Who holds it",
     "slack.details.step.what-if": "What would get it admitted",
-    # "who is using the GPUs?" cluster-wide (issue 16; bot.slack.render_who)
+    # "who is using the GPUs?" cluster-wide (bot.slack.render_who)
     "slack.who.title": "Who is using {resource}",
     "slack.who.scope": (
         "{resource} in flavor {flavor} of {cluster_queue}: {total} held by {count} {count|workload|workloads}.",
@@ -1063,24 +1063,24 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.more-queues": "and {count} more ClusterQueues",
     "slack.who.unknown": "I know no resource, flavor or ClusterQueue named {word}. Try one of: {known}.",
     "slack.help.who": "{example}: who holds a resource (GPUs by default), by ClusterQueue and namespace.",
-    # --- end of issue 16 ------------------------------------------------------------------------------------
-    # --- issue 15: times said as people say them -------------------------------------------------------------
+    # --- end of: when, who holds it, what would admit it -----------------------------------------------------------
+    # --- times said as people say them -------------------------------------------------------------
     "time.ago": "{duration} ago",
     "time.just-now": "just now",
 }
 
 
-# The admins' view (issue 17) lives in its own module.
+# The admins' view lives in its own module.
 from bot.copy.admin_en import ADMIN as _ADMIN  # noqa: E402
 
 CATALOGUE.update(_ADMIN)
 
-# The thing in the way, named (issue 11), in its own module.
+# The thing in the way, named, in its own module.
 from bot.copy.blockers_en import BLOCKERS as _BLOCKERS  # noqa: E402
 
 CATALOGUE.update(_BLOCKERS)
 
-# The terminal demo's intro and help (issue 15), in their own module.
+# The terminal demo's intro and help, in their own module.
 from bot.copy.demo_en import DEMO as _DEMO  # noqa: E402
 
 CATALOGUE.update(_DEMO)
@@ -1109,7 +1109,7 @@ from bot.copy.notify_en import NOTIFY as _NOTIFY  # noqa: E402
 
 CATALOGUE.update(_NOTIFY)
 
-# Limits, unreadable objects and the cluster of a refusal (issue 37), in their own module.
+# Limits, unreadable objects and the cluster of a refusal, in their own module.
 from bot.copy.limits_en import LIMITS as _LIMITS  # noqa: E402
 
 CATALOGUE.update(_LIMITS)

@@ -965,7 +965,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
         "Pas de réponse pour lui en ce moment : il a peut-être été supprimé, ou le cluster est injoignable."
     ),
     "slack.home.more": "et {count} de plus",
-    # --- issue 16 : quand partira-t-il, qui tient ce qu'il attend, qu'est-ce qui le ferait admettre -----------
+    # --- quand partira-t-il, qui tient ce qu'il attend, qu'est-ce qui le ferait admettre -----------
     "eta.estimate.cluster-queue": (
         "Probablement entre {low_seconds} et {high_seconds}, au plus tard dans {bound_seconds} (durée maximale "
         "d'exécution des jobs en cours) (d'après {admissions} admissions dans cette ClusterQueue ces dernières "
@@ -1107,7 +1107,7 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.summary.when": "Quand : {eta}",
     "slack.details.step.holders": "Qui le tient",
     "slack.details.step.what-if": "Ce qui le ferait admettre",
-    # « qui utilise les GPU ? » sur tout le cluster (issue 16 ; bot.slack.render_who)
+    # « qui utilise les GPU ? » sur tout le cluster (bot.slack.render_who)
     "slack.who.title": "Qui utilise {resource}",
     "slack.who.scope": (
         "{resource} de la saveur {flavor} de {cluster_queue} : {total} tenus par {count} workloads.",
@@ -1134,24 +1134,24 @@ CATALOGUE: dict[str, str | tuple[str, ...]] = {
     "slack.who.more-queues": "et {count} ClusterQueues de plus",
     "slack.who.unknown": "Je ne connais ni ressource, ni saveur, ni ClusterQueue nommée {word}. Essayez : {known}.",
     "slack.help.who": "{example} : qui tient une ressource (les GPU par défaut), par ClusterQueue et namespace.",
-    # --- fin de l'issue 16 ----------------------------------------------------------------------------------
-    # --- issue 15: times said as people say them -------------------------------------------------------------
+    # --- fin de : quand, qui, quoi ----------------------------------------------------------------------------------
+    # --- times said as people say them -------------------------------------------------------------
     "time.ago": "il y a {duration}",
     "time.just-now": "à l'instant",
 }
 
 
-# The admins' view (issue 17) lives in its own module.
+# The admins' view lives in its own module.
 from bot.copy.admin_fr import ADMIN as _ADMIN  # noqa: E402
 
 CATALOGUE.update(_ADMIN)
 
-# The thing in the way, named (issue 11), in its own module.
+# The thing in the way, named, in its own module.
 from bot.copy.blockers_fr import BLOCKERS as _BLOCKERS  # noqa: E402
 
 CATALOGUE.update(_BLOCKERS)
 
-# The terminal demo's intro and help (issue 15), in their own module.
+# The terminal demo's intro and help, in their own module.
 from bot.copy.demo_fr import DEMO as _DEMO  # noqa: E402
 
 CATALOGUE.update(_DEMO)
@@ -1180,7 +1180,7 @@ from bot.copy.notify_fr import NOTIFY as _NOTIFY  # noqa: E402
 
 CATALOGUE.update(_NOTIFY)
 
-# Limits, unreadable objects and the cluster of a refusal (issue 37), in their own module.
+# Limits, unreadable objects and the cluster of a refusal, in their own module.
 from bot.copy.limits_fr import LIMITS as _LIMITS  # noqa: E402
 
 CATALOGUE.update(_LIMITS)
