@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
 from bot import __version__
-from bot.cli_queue import add_cluster_option, add_queue, apply_cluster, run_queue
+from bot.cli_queue import add_queue, add_source_options, apply_cluster, run_queue
 from bot.config import Settings
 from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
@@ -165,18 +165,9 @@ def _add_explain(commands: argparse._SubParsersAction[argparse.ArgumentParser]) 
         help="the job's kind: Job (default), JobSet, RayJob, PyTorchJob, MPIJob, Pod, Workload, ...",
     )
     explain_cmd.add_argument(
-        "--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead of the cluster"
-    )
-    explain_cmd.add_argument(
         "--now", type=_parse_now, metavar="TIME", help="explain as of this RFC 3339 time (default: now)"
     )
-    explain_cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    explain_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
-    explain_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
-    add_cluster_option(explain_cmd)
-    explain_cmd.add_argument(
-        "--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)"
-    )
+    add_source_options(explain_cmd)
 
 
 def _add_fit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -190,13 +181,8 @@ def _add_fit(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     fit_cmd.add_argument(
         "-n", "--namespace", default=None, help="its namespace when the file names none (default: default)"
     )
-    fit_cmd.add_argument("--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead of the cluster")
     fit_cmd.add_argument("--now", type=_parse_now, metavar="TIME", help="as of this RFC 3339 time (default: now)")
-    fit_cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    fit_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
-    fit_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
-    add_cluster_option(fit_cmd)
-    fit_cmd.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
+    add_source_options(fit_cmd)
 
 
 def _add_serve(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

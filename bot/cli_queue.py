@@ -40,12 +40,17 @@ def add_queue(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> 
     )
     queue_cmd.add_argument("queue", metavar="NAMESPACE/LOCALQUEUE", help="e.g. team-a/default (or NAME with -n)")
     queue_cmd.add_argument("-n", "--namespace", default=None, help="the LocalQueue's namespace, as with kubectl")
-    queue_cmd.add_argument("--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead")
-    queue_cmd.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
-    queue_cmd.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
-    queue_cmd.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
-    queue_cmd.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG)")
-    add_cluster_option(queue_cmd)
+    add_source_options(queue_cmd)
+
+
+def add_source_options(command: argparse.ArgumentParser) -> None:
+    """What explain, fit and queue share: where the cluster is read from, and how the answer is written."""
+    command.add_argument("--from-file", metavar="DUMP", help="read a `kubectl get -o yaml` dump instead of the cluster")
+    command.add_argument("--format", choices=("text", "json"), default="text", help="output format (default: text)")
+    command.add_argument("--lang", default=None, help="language of the sentences: en (default) or fr")
+    command.add_argument("--context", default=None, help="kubeconfig context to use (live cluster)")
+    add_cluster_option(command)
+    command.add_argument("--kubeconfig", default=None, help="kubeconfig file (default: $KUBECONFIG or ~/.kube/config)")
 
 
 def _names(args: argparse.Namespace) -> tuple[str, str]:
