@@ -57,12 +57,8 @@ class History:
     admissions: tuple[Observed, ...] = ()
     finishes: tuple[Finished, ...] = ()
 
-    # The admissions by ClusterQueue, made when first asked (a field, not a cached_property: the compiled
-    # engine's classes keep no instance dict).
-    _by_queue: dict[str, tuple[Observed, ...]] | None = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_queue", None)  # (a default alone leaves a compiled instance without it)
+    # The admissions by ClusterQueue, made when first asked.
+    _by_queue: dict[str, tuple[Observed, ...]] | None = field(default=None, init=False, repr=False, compare=False)
 
     def admissions_in(self, cluster_queue: str) -> tuple[Observed, ...]:
         """The admissions of one ClusterQueue, in the history's order. A recorded history holds every queue's

@@ -31,7 +31,7 @@ _second = itemgetter(1)
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
     waits at which it steps, and its value (the share ended by then) at each."""
-    # map/itemgetter in C: the pairs' own float objects (compiled, typed reads may make new ones).
+    # map/itemgetter in C: the pairs' own float objects.
     return km_curve_of(list(map(_first, values)), list(map(_second, values)))
 
 
@@ -135,7 +135,7 @@ def near_grouped(grouped: Mapping[int, Sequence[Sample]], position: int, minimum
 
     def waits(at: int) -> Waits:
         found = grouped.get(at, ())
-        # map/itemgetter in C: the samples' own float objects (compiled, typed reads may make new ones).
+        # map/itemgetter in C: the samples' own float objects.
         return tuple(map(_remaining, found)), tuple(map(_censored, found))
 
     return near_in(waits, max(grouped, default=0), position, minimum)

@@ -210,7 +210,6 @@ class Replay:
             return tuple([ends[j] - m for m, j in zip(times, ranks, strict=True)]), tuple([censored[j] for j in ranks])
         waits: list[float] = []
         flags: list[bool] = []
-        # By index, not zip: compiled, a native loop (the warmer reads every waiting job's: estimates_ahead).
         for k in range(len(ranks)):
             j = ranks[k]
             if alike[j]:

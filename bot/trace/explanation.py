@@ -74,36 +74,12 @@ class Step:
     text: Text
     data: Data = field(default_factory=dict)
 
-    def __init__(
-        self,
-        step: str,
-        outcome: Outcome,
-        code: str,
-        text: Text,
-        data: Data | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "step", step)
-        object.__setattr__(self, "outcome", outcome)
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "data", data if data is not None else dict())
-
 
 @dataclass(frozen=True)
 class Action:
     code: str  # shrink-request | use-other-queue | ask-admin | wait | fix-queue-name | ...
     text: Text
     data: Data = field(default_factory=dict)
-
-    def __init__(
-        self,
-        code: str,
-        text: Text,
-        data: Data | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "code", code)
-        object.__setattr__(self, "text", text)
-        object.__setattr__(self, "data", data if data is not None else dict())
 
 
 @dataclass(frozen=True)
@@ -113,16 +89,6 @@ class Ahead:
     count: int
     by_priority: tuple[tuple[int, int], ...] | None  # (priority, how many), highest first; None: not known
     workloads: tuple[tuple[str, str, int], ...] = ()  # (namespace, job name, priority): the nearest, in queue order
-
-    def __init__(
-        self,
-        count: int,
-        by_priority: tuple[tuple[int, int], ...] | None,
-        workloads: tuple[tuple[str, str, int], ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "count", count)
-        object.__setattr__(self, "by_priority", by_priority)
-        object.__setattr__(self, "workloads", workloads)
 
 
 # Position.source when only one namespace's Workloads could be read and no pending-workloads answer came:
@@ -141,42 +107,12 @@ class Position:
     ahead: Ahead | None = None
     scope: str | None = None  # with LOWER_BOUND: the one namespace whose Workloads were counted
 
-    def __init__(
-        self,
-        cluster_queue: int,
-        local_queue: int | None,
-        source: str,
-        cluster_queue_name: str,
-        local_queue_name: str,
-        pending_total: int | None = None,
-        ahead: Ahead | None = None,
-        scope: str | None = None,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "local_queue", local_queue)
-        object.__setattr__(self, "source", source)
-        object.__setattr__(self, "cluster_queue_name", cluster_queue_name)
-        object.__setattr__(self, "local_queue_name", local_queue_name)
-        object.__setattr__(self, "pending_total", pending_total)
-        object.__setattr__(self, "ahead", ahead)
-        object.__setattr__(self, "scope", scope)
-
 
 @dataclass(frozen=True)
 class JobRef:
     kind: str
     namespace: str
     name: str
-
-    def __init__(
-        self,
-        kind: str,
-        namespace: str,
-        name: str,
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "kind", kind)
-        object.__setattr__(self, "namespace", namespace)
-        object.__setattr__(self, "name", name)
 
 
 @dataclass(frozen=True)
@@ -199,46 +135,6 @@ class Explanation:
     owners: tuple[str, ...] = ()  # notify annotations found on the job or its Workload
     suggestions: tuple[str, ...] = ()  # job-not-found: close names in the namespace asked ("did you mean")
     other_namespaces: tuple[str, ...] = ()  # job-not-found: namespaces holding a job of that very name
-
-    def __init__(
-        self,
-        job: JobRef,
-        workload: tuple[str, str] | None,
-        verdict: Verdict,
-        headline: Text,
-        steps: tuple[Step, ...],
-        actions: tuple[Action, ...] = (),
-        demand: Quantities | None = None,
-        assigned: Mapping[str, Quantities] | None = None,
-        position: Position | None = None,
-        local_queue: str = "",
-        cluster_queue: str = "",
-        waiting_since: datetime | None = None,
-        queued_since: datetime | None = None,
-        admitted_at: datetime | None = None,
-        snapshot_taken_at: datetime | None = None,
-        owners: tuple[str, ...] = (),
-        suggestions: tuple[str, ...] = (),
-        other_namespaces: tuple[str, ...] = (),
-    ) -> None:  # @dataclass's __init__ spelled out: compiled, a native one (tests/unit/test_dataclass_inits.py)
-        object.__setattr__(self, "job", job)
-        object.__setattr__(self, "workload", workload)
-        object.__setattr__(self, "verdict", verdict)
-        object.__setattr__(self, "headline", headline)
-        object.__setattr__(self, "steps", steps)
-        object.__setattr__(self, "actions", actions)
-        object.__setattr__(self, "demand", demand)
-        object.__setattr__(self, "assigned", assigned)
-        object.__setattr__(self, "position", position)
-        object.__setattr__(self, "local_queue", local_queue)
-        object.__setattr__(self, "cluster_queue", cluster_queue)
-        object.__setattr__(self, "waiting_since", waiting_since)
-        object.__setattr__(self, "queued_since", queued_since)
-        object.__setattr__(self, "admitted_at", admitted_at)
-        object.__setattr__(self, "snapshot_taken_at", snapshot_taken_at)
-        object.__setattr__(self, "owners", owners)
-        object.__setattr__(self, "suggestions", suggestions)
-        object.__setattr__(self, "other_namespaces", other_namespaces)
 
     @property
     def never_fixes_itself(self) -> bool:
