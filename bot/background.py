@@ -23,6 +23,7 @@ from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
 from bot.service import BotService, SnapshotSource
+from bot.service.explaining import explain_job
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackBot
@@ -128,7 +129,11 @@ def admin_look(
     sources = {name: each.source for name, each in router.services.items()} if router is not None else {"": source}
 
     async def look(now: datetime) -> AdminView | None:
-        views = {name: admin_view(await each.snapshot(), now=now) for name, each in sources.items() if each.ready}
+        views = {
+            name: admin_view(await each.snapshot(), now=now, explain=explain_job)
+            for name, each in sources.items()
+            if each.ready
+        }
         return merged(views) if views else None
 
     return look

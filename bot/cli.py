@@ -16,8 +16,8 @@ from bot.cli_queue import add_queue, add_source_options, apply_cluster, run_queu
 from bot.config import Settings
 from bot.copy import CATALOGUES, language_of
 from bot.errors import BotError, DumpUnreadable
-from bot.forecast.outlook import explain_with_outlook
 from bot.forecast.serialize import to_json
+from bot.service.explaining import explain_job
 from bot.terminal import DEFAULT_WIDTH, render_text
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query
@@ -297,7 +297,7 @@ def _locate(args: argparse.Namespace, query: Query) -> Query | int:
 def _print_answer(args: argparse.Namespace, snapshot: Snapshot, query: Query) -> int:
     now = args.now or datetime.now(UTC)
     language = language_of(args.lang or os.environ.get("KUEUE_BOT_LANG"))
-    explanation, outlook = explain_with_outlook(snapshot, query, now=now)
+    explanation, outlook = explain_job(snapshot, query, now=now)
     if args.format == "json":
         print(json.dumps(to_json(explanation, outlook, language), indent=2, ensure_ascii=False))
     elif explanation.verdict == Verdict.JOB_NOT_FOUND:

@@ -1,6 +1,7 @@
-"""What only an admin can fix, per ClusterQueue, each finding with its fix. Pure: a snapshot and `now` in.
+"""What only an admin can fix, per ClusterQueue, each finding with its fix. Pure: a snapshot, `now` and the way
+to explain a job (the service's: bot.service.explaining.explain_job, handed in) in.
 
-    view = admin_view(snapshot, now=now)
+    view = admin_view(snapshot, now=now, explain=explain_job)
     for group in view.groups:            # one per ClusterQueue (or the missing one a LocalQueue names)
         for finding in group.findings:   # what is wrong (`what`) and how to fix it (`fix`), as `Text`s
             ...
@@ -10,7 +11,7 @@ The findings, most structural first: a ClusterQueue that is stopped or inactive 
 ResourceFlavors or AdmissionChecks from the spec; inactive AdmissionChecks, missing Topologies and the
 rest from Kueue's own Active condition), a cohort cycle, a LocalQueue whose ClusterQueue does not exist,
 jobs that can never fit as configured with the quota that would admit them (the engine's explanation and
-what-if, bot.trace.explain and bot.forecast.whatif: nothing re-derived here), a queue starved by its cohort's
+what-if, as `explain` gives them: nothing re-derived here), a queue starved by its cohort's
 borrowing, and the longest waits with what they wait for.
 
 Limits: only the namespaces the view knows of are searched for LocalQueues (Namespace objects, and those
@@ -24,10 +25,11 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Protocol
 
 from bot.copy.text import Text, Value
 from bot.forecast.holders import Holders
-from bot.forecast.outlook import Outlook, explain_with_outlook
+from bot.forecast.outlook import Outlook
 from bot.forecast.texts import what_if_texts
 from bot.forecast.whatif import RAISE_QUOTA
 from bot.trace.codes import Verdict
@@ -62,6 +64,15 @@ _FIX_BY_REASON = {
     "Terminating": "admin.fix.terminating",
 }
 _WAITING = frozenset({Verdict.WAITING_FOR_QUOTA, Verdict.WAITING_FOR_PREEMPTION})
+
+
+class Explains(Protocol):
+    """How the view explains a pending job: the service's one way (bot.service.explaining.explain_job), handed
+    in by whoever builds the view (it sits beside the service, not above it)."""
+
+    def __call__(
+        self, snapshot: Snapshot, query: Query, *, now: datetime, eta: bool = ...
+    ) -> tuple[Explanation, Outlook]: ...
 
 
 @dataclass(frozen=True)
@@ -119,7 +130,12 @@ def _stable(value: Value) -> str:
 
 
 def admin_view(
-    snapshot: Snapshot, *, now: datetime, max_explained: int = MAX_EXPLAINED, longest: int = LONGEST
+    snapshot: Snapshot,
+    *,
+    now: datetime,
+    explain: Explains,
+    max_explained: int = MAX_EXPLAINED,
+    longest: int = LONGEST,
 ) -> AdminView:
     found: dict[str, list[Finding]] = {}
     missing: set[str] = set()
@@ -141,7 +157,7 @@ def admin_view(
             )
         explained = min(max_explained, budget)
         budget -= explained
-        findings.extend(_workload_findings(snapshot, cq, now, explained, longest))
+        findings.extend(_workload_findings(snapshot, cq, now, explain, explained, longest))
     existing = sorted(c.name for c in snapshot.cluster_queues())
     for namespace, lq_name, cq_name in _orphan_local_queues(snapshot):
         missing.add(cq_name)
@@ -276,7 +292,7 @@ _Wait = tuple[datetime, Explanation, Outlook]  # since when, the job, its outloo
 
 
 def _workload_findings(
-    snapshot: Snapshot, cq: ClusterQueue, now: datetime, max_explained: int, longest: int
+    snapshot: Snapshot, cq: ClusterQueue, now: datetime, explain: Explains, max_explained: int, longest: int
 ) -> list[Finding]:
     """The never-fitting jobs (in queue order), then the starved flavor/resources, then the longest waits."""
     findings: list[Finding] = []
@@ -284,7 +300,7 @@ def _workload_findings(
     starved: _Starved = {}
     for workload in _pending(snapshot, cq)[:max_explained]:
         # No ETA: the view shows none, and a queue's ETA would replay (and calibrate on) its history, in one go.
-        explanation, outlook = explain_with_outlook(snapshot, _query(workload), now=now, eta=False)
+        explanation, outlook = explain(snapshot, _query(workload), now=now, eta=False)
         if explanation.verdict.never_admitted_as_is:
             job = _job(explanation)
             text = Text("admin.never-fits", {"job": job, "headline": explanation.headline})

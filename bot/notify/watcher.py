@@ -43,7 +43,7 @@ from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
 from bot.pacing import Pacer, full_collections_wait, paced
 from bot.service import SnapshotSource, known_namespaces
-from bot.service.slices import explained
+from bot.service.explaining import explain_job_in_slices
 from bot.service.tasks import stop_task
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query
@@ -512,7 +512,7 @@ class Notifier:
         if known is not None:
             return known
         job_snapshot = await self.source.snapshot_for(query.namespace, query.name, query.kind)
-        explanation, outlook = await explained(
+        explanation, outlook = await explain_job_in_slices(
             job_snapshot, query, now=now, history=self._history(), what_if=False, freeze=self.source.freezes_gc
         )
         found = self._by_job[query] = (explanation, outlook.eta)

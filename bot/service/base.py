@@ -9,9 +9,9 @@ from bot import pacing
 from bot.errors import ClusterUnavailable
 from bot.forecast.history import History
 from bot.forecast.outlook import Outlook
+from bot.service.explaining import explain_job_in_slices
 from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
 from bot.service.results import Asker, Audit, AuditEntry
-from bot.service.slices import explained
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 
@@ -70,7 +70,7 @@ class ServiceBase:
         # GIL while its hop costs more than the trace (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
         # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.slices).
-        found = await explained(
+        found = await explain_job_in_slices(
             snapshot, Query(namespace, name, kind), now=self.clock(), history=history, freeze=self._freezes()
         )
         # What it built is walked at the loop's next turn, not in the next question (frozen, when a full

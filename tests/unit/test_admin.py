@@ -25,6 +25,7 @@ from bot.clusters import AdminSettings, parse_admins
 from bot.copy import render
 from bot.copy.text import Text
 from bot.notify.admin_digest import DigestRecord, decide, due_at
+from bot.service.explaining import explain_job
 from bot.slack.render import MAX_BLOCKS, MAX_SECTION
 from bot.slack.render_admin import admin_message
 
@@ -34,19 +35,21 @@ NOW = b.NOW
 
 
 def _kinds(objects: list[dict[str, Any]]) -> list[tuple[str, str, str]]:
-    view = admin_view(b.snapshot(objects), now=NOW)
+    view = admin_view(b.snapshot(objects), now=NOW, explain=explain_job)
     return [(g.cluster_queue, f.kind, f.subject) for g in view.groups for f in g.findings]
 
 
 def _sentences(objects: list[dict[str, Any]], language: str = "en") -> str:
-    view = admin_view(b.snapshot(objects), now=NOW)
+    view = admin_view(b.snapshot(objects), now=NOW, explain=explain_job)
     return "\n".join(render(t.key, t.params, language) for f in view.findings for t in (f.what, *f.fix))
 
 
 def test_a_healthy_cluster_has_nothing_to_fix() -> None:
-    view = admin_view(b.snapshot([*b.cluster(cpu=10), *b.pending("train", cpu="1", created=b.ago(1))]), now=NOW)
+    view = admin_view(
+        b.snapshot([*b.cluster(cpu=10), *b.pending("train", cpu="1", created=b.ago(1))]), now=NOW, explain=explain_job
+    )
     assert view.empty  # a job waiting is its owner's news (by DM), not an admin's task
-    assert admin_view(b.snapshot(b.cluster()), now=NOW).empty
+    assert admin_view(b.snapshot(b.cluster()), now=NOW, explain=explain_job).empty
 
 
 def test_a_job_that_never_fits_names_the_quota_that_would_admit_it() -> None:
@@ -103,7 +106,7 @@ def test_a_cohort_cycle_is_found_and_named() -> None:
 
 def test_a_local_queue_pointing_at_nothing_is_grouped_under_the_missing_queue() -> None:
     objects = [*b.cluster(), b.local_queue("orphan", cluster_queue="gone")]
-    view = admin_view(b.snapshot(objects), now=NOW)
+    view = admin_view(b.snapshot(objects), now=NOW, explain=explain_job)
     group = next(g for g in view.groups if g.cluster_queue == "gone")
     assert not group.exists and [f.kind for f in group.findings] == [ORPHAN_LOCAL_QUEUE]
     assert "create ClusterQueue gone, or point the LocalQueue at an existing one (cq)" in _sentences(objects)
@@ -146,16 +149,16 @@ def test_waits_that_more_quota_would_not_end_are_no_admins_task() -> None:
     objects = [*b.cluster(cpu=1)]
     for index, minutes in enumerate((10, 50, 30, 40, 20)):
         objects.extend(b.pending(f"job-{index}", cpu="1", created=b.ago(minutes)))
-    waits = [f for f in admin_view(b.snapshot(objects), now=NOW).findings if f.kind == LONG_WAIT]
+    waits = [f for f in admin_view(b.snapshot(objects), now=NOW, explain=explain_job).findings if f.kind == LONG_WAIT]
     assert waits == []  # each waits its turn behind the others: time's to fix, told to its owner by DM
 
 
 def test_the_fingerprint_ignores_time_passing_but_not_a_change() -> None:
     objects = [*b.cluster(cpu=2), *b.pending("train", cpu="3", created=b.ago(30))]
-    first = admin_view(b.snapshot(objects), now=NOW)
-    later = admin_view(b.snapshot(objects), now=NOW + timedelta(hours=3))
+    first = admin_view(b.snapshot(objects), now=NOW, explain=explain_job)
+    later = admin_view(b.snapshot(objects), now=NOW + timedelta(hours=3), explain=explain_job)
     assert first.fingerprint == later.fingerprint
-    stopped = admin_view(b.snapshot([*b.cluster(cpu=2, stop_policy="Hold")]), now=NOW)
+    stopped = admin_view(b.snapshot([*b.cluster(cpu=2, stop_policy="Hold")]), now=NOW, explain=explain_job)
     assert stopped.fingerprint != first.fingerprint
 
 
@@ -249,7 +252,7 @@ def test_the_message_stays_within_slacks_limits(language: str) -> None:
 
 def test_the_message_in_both_languages_and_all_clear() -> None:
     objects = [*b.cluster(cpu=2), *b.pending("train", cpu="3", created=b.ago(30))]
-    view = admin_view(b.snapshot(objects), now=NOW)
+    view = admin_view(b.snapshot(objects), now=NOW, explain=explain_job)
     english = json.dumps(admin_message(view, language="en").blocks)
     french = json.dumps(admin_message(view, language="fr").blocks, ensure_ascii=False)
     assert "What only an admin can fix" in english and "ClusterQueue cq" in english and "Why:" in english
@@ -261,9 +264,14 @@ def test_the_message_in_both_languages_and_all_clear() -> None:
 def test_several_clusters_views_merge_with_the_cluster_in_each_group() -> None:
     from bot.admin.view import merged
 
-    eu = admin_view(b.snapshot([*b.cluster(cpu=2), *b.pending("train", cpu="3", created=b.ago(30))]), now=NOW)
-    us = admin_view(b.snapshot(b.cluster(stop_policy="Hold")), now=NOW)
+    eu = admin_view(
+        b.snapshot([*b.cluster(cpu=2), *b.pending("train", cpu="3", created=b.ago(30))]), now=NOW, explain=explain_job
+    )
+    us = admin_view(b.snapshot(b.cluster(stop_policy="Hold")), now=NOW, explain=explain_job)
     both = merged({"eu": eu, "us": us})
     assert [g.cluster_queue for g in both.groups] == ["eu/cq", "us/cq"]
-    assert both.fingerprint != merged({"eu": eu, "us": admin_view(b.snapshot(b.cluster()), now=NOW)}).fingerprint
+    assert (
+        both.fingerprint
+        != merged({"eu": eu, "us": admin_view(b.snapshot(b.cluster()), now=NOW, explain=explain_job)}).fingerprint
+    )
     assert merged({"eu": eu}) is eu

@@ -22,6 +22,7 @@ from bot.forecast.eta import Estimator
 from bot.forecast.history import History, Observed, Waiting, main_resource
 from bot.forecast.kmcurve import near
 from bot.forecast.outlook import explain_with_outlook
+from bot.service.explaining import explain_job
 from bot.trace import messages
 from bot.trace.answer import queued_since
 from bot.trace.demand import workload_demand
@@ -425,7 +426,7 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
 
 def test_the_admins_view_makes_no_estimator() -> None:
     cache = cache_of(_busy_queue_objects())
-    view = admin_view(cache, now=NOW)
+    view = admin_view(cache, now=NOW, explain=explain_job)
     assert view.groups and not cache.derived().get(estimators._ESTIMATORS)
 
 
