@@ -144,8 +144,8 @@ def _estimator_of(cache: ClusterCache) -> Any:
     table = cache.derived().get(estimators._ESTIMATORS, {})
     for entries in table.values():
         for kept in entries:
-            if kept[4].calibrated:
-                return kept[4]
+            if kept.estimator.calibrated:
+                return kept.estimator
     return None
 
 

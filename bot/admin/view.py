@@ -313,7 +313,7 @@ def _workload_findings(
     findings += _starved_findings(cq, starved)
     # A long wait is an admin's to fix only when more quota would end it (verified by the what-if); the others
     # are their owners' (told by DM) or time's.
-    admin_waits = [wait for wait in sorted(waits, key=_first) if _quota_fixes(wait[2])]
+    admin_waits = [wait for wait in sorted(waits, key=_waiting_since) if _quota_fixes(wait[2])]
     findings += [_long_wait(cq, wait, now) for wait in admin_waits[:longest]]
     return findings
 
@@ -322,7 +322,7 @@ def _job(explanation: Explanation) -> str:
     return f"{explanation.job.namespace}/{explanation.job.name}"
 
 
-def _first(item: _Wait) -> datetime:
+def _waiting_since(item: _Wait) -> datetime:
     return item[0]
 
 

@@ -94,7 +94,7 @@ def _queue_fit(snapshot: Snapshot, built: Built) -> QueueFit | None:
     return checks.shape_fit(snapshot, chain.cluster_queue, workload)
 
 
-def _word(fit: Fit) -> str:
+def _now_later_or_never(fit: Fit) -> str:
     return NOW if fit == Fit.FITS else LATER if fit == Fit.WAITS else NEVER
 
 
@@ -111,7 +111,7 @@ def flavor_choices(fit: QueueFit | None) -> tuple[FlavorChoice, ...]:
                 continue
             for resource in wanted:
                 if resource in group.covered:
-                    found.append(FlavorChoice(pod_set.pod_set, resource, best.flavor, _word(best.fit)))
+                    found.append(FlavorChoice(pod_set.pod_set, resource, best.flavor, _now_later_or_never(best.fit)))
     return tuple(found)
 
 

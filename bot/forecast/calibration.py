@@ -87,10 +87,10 @@ def inside(intervals: Sequence[Interval], factor: float) -> float:
         if not censored:
             inside += lower <= left <= upper
         elif left < upper:
-            still = 1 - share_by(xs, cdf, left)
-            if still > 1e-9:
+            not_ended = 1 - share_by(xs, cdf, left)
+            if not_ended > 1e-9:
                 ended = share_by(xs, cdf, upper) - share_by(xs, cdf, max(left, lower))
-                inside += max(0.0, ended) / still
+                inside += max(0.0, ended) / not_ended
     return inside
 
 

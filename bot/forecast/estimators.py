@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import Any
+from typing import Any, NamedTuple
 
 from bot.forecast.eta import CONFIDENCE, Estimator
 from bot.forecast.history import MIN_ADMISSIONS, History, Waiting, flavor_counts, main_resource, snapshot_history
@@ -30,13 +30,21 @@ from bot.trace.snapshot import Live, Snapshot, lasting_table, same_objects, stil
 _ESTIMATORS = "outlook.estimators"
 _KEPT_GRAINS = 2  # per queue and flavor: this minute's and the next's
 
-# One kept Estimator: (its source: the queue's recorded admissions or its Workloads, whether recorded, its
-# queue order, as of, the Estimator).
-_KeptEstimator = tuple[Any, bool, Any, datetime, Estimator]
+
+class _KeptEstimator(NamedTuple):
+    """One kept Estimator, and what it was made from."""
+
+    source: Any  # the queue's admissions in the recorded history, or (without one) its Workloads
+    recorded: bool  # whether `source` is the recorded history's
+    order: Any  # the queue's order (its pending Workloads)
+    as_of: datetime
+    estimator: Estimator
 
 
 def _current_sources(entry: tuple[_KeptEstimator, ...], live: Live) -> bool:
-    return all(still_handed_out(live, kept[2]) and (kept[1] or still_handed_out(live, kept[0])) for kept in entry)
+    return all(
+        still_handed_out(live, kept.order) and (kept.recorded or still_handed_out(live, kept.source)) for kept in entry
+    )
 
 
 ESTIMATE_GRAIN_SECONDS = 60
@@ -70,20 +78,22 @@ def _found(
     source, recorded, order = sources
     entries = table.get(key, ())
     for index, kept in enumerate(entries):
-        if kept[2] is not order or kept[3] != as_of or kept[1] is not recorded:
+        if kept.order is not order or kept.as_of != as_of or kept.recorded is not recorded:
             continue
-        if kept[0] is source:
-            return kept[4]
-        if recorded and same_objects(kept[0], source):
-            table[key] = (*entries[:index], (source, *kept[1:]), *entries[index + 1 :])  # read by identity next
-            return kept[4]
+        if kept.source is source:
+            return kept.estimator
+        if recorded and same_objects(kept.source, source):
+            table[key] = (*entries[:index], kept._replace(source=source), *entries[index + 1 :])  # by identity next
+            return kept.estimator
     return None
 
 
 def _keep(table: dict[tuple[str, str], tuple[_KeptEstimator, ...]], key: tuple[str, str], kept: _KeptEstimator) -> None:
     """Keep `kept` with the other minutes' of the same sources (the latest _KEPT_GRAINS)."""
-    others = [k for k in table.get(key, ()) if k[3] != kept[3] and k[0] is kept[0] and k[2] is kept[2]]
-    table[key] = tuple(sorted([*others, kept], key=lambda k: k[3])[-_KEPT_GRAINS:])
+    others = [
+        k for k in table.get(key, ()) if k.as_of != kept.as_of and k.source is kept.source and k.order is kept.order
+    ]
+    table[key] = tuple(sorted([*others, kept], key=lambda k: k.as_of)[-_KEPT_GRAINS:])
 
 
 def _estimators(
@@ -116,9 +126,9 @@ def _estimators(
                 )
                 made += twin is None
                 estimator.last_read = _last_read(table, (cq_name, own), (cq_name, flavor))
-                _keep(table, (cq_name, own), (*sources, as_of, estimator))
+                _keep(table, (cq_name, own), _KeptEstimator(*sources, as_of, estimator))
             if own != flavor:
-                _keep(table, (cq_name, flavor), (*sources, as_of, estimator))
+                _keep(table, (cq_name, flavor), _KeptEstimator(*sources, as_of, estimator))
         found.append(estimator)
     return found, made
 
@@ -128,7 +138,7 @@ def _last_read(table: dict[tuple[str, str], tuple[_KeptEstimator, ...]], *keys: 
     found = None
     for key in keys:
         for kept in table.get(key, ()):
-            estimator = kept[4]
+            estimator = kept.estimator
             read = estimator.now if estimator.questioned else estimator.last_read
             if read is not None and (found is None or read > found):
                 found = read
@@ -211,7 +221,7 @@ def forget_before(snapshot: Snapshot, now: datetime) -> int:
     as_of = estimate_as_of(now)
     dropped = 0
     for key, entries in list(table.items()):
-        kept = tuple(k for k in entries if k[3] >= as_of)
+        kept = tuple(k for k in entries if k.as_of >= as_of)
         if len(kept) != len(entries):
             dropped += len(entries) - len(kept)
             if kept:

@@ -24,15 +24,15 @@ from bot.forecast.replay import (
 )
 
 MIN_SAMPLES = 24  # fewer remaining-wait samples near the position: "no estimate yet"
-_first = itemgetter(0)
-_second = itemgetter(1)
+_wait_of = itemgetter(0)
+_censored_of = itemgetter(1)
 
 
 def km_curve(values: Sequence[Value]) -> tuple[list[float], list[float]]:
     """Kaplan-Meier's estimate of the waits' distribution (a censored wait is at least that long): the
     waits at which it steps, and its value (the share ended by then) at each."""
     # map/itemgetter in C: the pairs' own float objects.
-    return km_curve_of(list(map(_first, values)), list(map(_second, values)))
+    return km_curve_of(list(map(_wait_of, values)), list(map(_censored_of, values)))
 
 
 def km_curve_of(waits: Sequence[float], flags: Sequence[bool]) -> tuple[list[float], list[float]]:

@@ -67,12 +67,14 @@ def _jobs(admissions: Sequence[Observed], pending: Sequence[Waiting], now: datet
     its rank there. At a moment, those waiting are those queued by then and not admitted yet."""
     end = now.timestamp()
     ordered = sorted(admissions, key=lambda a: a.admitted_at)
-    still = sorted([(w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now], key=_queued_first)
+    still_waiting = sorted(
+        [(w.queued_at.timestamp(), w.amount) for w in pending if w.queued_at <= now], key=_queued_first
+    )
     jobs: list[_Job] = []
     for j, a in enumerate(ordered):
         admitted = a.admitted_at.timestamp()
         jobs.append((min(a.queued_at.timestamp(), admitted), j, admitted, admitted, a.amount, False))
-    for index, (since_at, amount) in enumerate(still):
+    for index, (since_at, amount) in enumerate(still_waiting):
         jobs.append((since_at, len(ordered) + index, math.inf, end, amount, True))
     jobs.sort()
     return jobs

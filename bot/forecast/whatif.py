@@ -90,8 +90,9 @@ class WhatIf:
 # --- a snapshot with a change applied ---------------------------------------------------------------
 
 
-class Changed(Forwarding):
-    """A Snapshot that reads through to `base`, with one Workload and some ClusterQueues replaced."""
+class WithChange(Forwarding):
+    """A snapshot with a change made: it reads through to `base`, with one Workload and some ClusterQueues
+    replaced (as bot.fit.overlay.WithJob adds a job not yet created)."""
 
     def __init__(
         self, base: Snapshot, workload: Workload | None = None, cluster_queues: Mapping[str, ClusterQueue] | None = None
@@ -157,7 +158,7 @@ class Changed(Forwarding):
         return self._base.position_in(cluster_queue, workload)
 
 
-def fresh(workload: Workload) -> Workload:
+def recreated(workload: Workload) -> Workload:
     """The Workload as Kueue would create it again after the job changed: no record, no quota. (`replace(workload,
     conditions=(), admission=None, requeue=None, checks=(), reclaimable={})` spelled out: a question makes
     one, and replace reads every field anew; tests/unit/test_explanation_fields.py: every field.)"""
@@ -184,7 +185,7 @@ def fresh(workload: Workload) -> Workload:
 def _with_pod_set(workload: Workload, index: int, pod_set: PodSet) -> Workload:
     pod_sets = list(workload.pod_sets)
     pod_sets[index] = pod_set
-    return replace(fresh(workload), pod_sets=tuple(pod_sets))
+    return replace(recreated(workload), pod_sets=tuple(pod_sets))
 
 
 def _raised(cq: ClusterQueue, raises: Sequence[Raise]) -> ClusterQueue:
@@ -227,7 +228,7 @@ def _retemplate(pod_set: PodSet, change: Change) -> PodSet:
 
 def apply(snapshot: Snapshot, workload: Workload, change: Change) -> tuple[Snapshot, Workload]:
     """The snapshot with `change` made, and the job's Workload as Kueue would then see it."""
-    changed = fresh(workload)
+    changed = recreated(workload)
     cqs: dict[str, ClusterQueue] = {}
     if change.code == OTHER_QUEUE:
         changed = replace(changed, queue_name=change.queue)
@@ -241,7 +242,7 @@ def apply(snapshot: Snapshot, workload: Workload, change: Change) -> tuple[Snaps
             _retemplate(pod_set, change) if pod_set.name == change.pod_set else pod_set for pod_set in workload.pod_sets
         )
         changed = replace(changed, pod_sets=pod_sets)
-    return Changed(snapshot, changed, cqs), changed
+    return WithChange(snapshot, changed, cqs), changed
 
 
 def verify(snapshot: Snapshot, workload: Workload) -> Fit | None:
@@ -281,7 +282,7 @@ def works(snapshot: Snapshot, workload: Workload, change: Change) -> bool:
 
 def what_if(snapshot: Snapshot, workload: Workload) -> WhatIf:
     """Changes that would admit `workload` now, or ever when it cannot fit as it is; verified, cheapest first."""
-    current = _fit(snapshot, fresh(workload))
+    current = _fit(snapshot, recreated(workload))
     if current is not None and current.fit == Fit.FITS:
         return WhatIf(fits_now=True)
     never = current is None or current.fit in (Fit.NEVER, Fit.NO_MATCH)
@@ -492,7 +493,7 @@ def _raise_quota(snapshot: Snapshot, workload: Workload, cq_name: str, now: bool
     raises: dict[tuple[str, str], Raise] = {}
     after: Snapshot = snapshot
     for _ in range(4):  # raising one resource can uncover the next; a few rounds settle it
-        fit = _fit(after, fresh(workload))
+        fit = _fit(after, recreated(workload))
         if fit is None or fit.fit == Fit.NO_MATCH:
             return None
         if fit.fit == Fit.FITS or (not now and fit.fit == Fit.WAITS):
@@ -509,7 +510,7 @@ def _raise_quota(snapshot: Snapshot, workload: Workload, cq_name: str, now: bool
             raises[key] = Raise(cq_name, shortfall.flavor, shortfall.resource, by, base + by)
         if not raises:
             return None
-        after = Changed(snapshot, None, {cq_name: _raised(cq, list(raises.values()))})
+        after = WithChange(snapshot, None, {cq_name: _raised(cq, list(raises.values()))})
     else:
         return None
     if not raises:

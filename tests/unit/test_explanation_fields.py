@@ -1,12 +1,12 @@
-"""`whatif.fresh` is `dataclasses.replace` spelled out (every question makes it): it must carry every field, the
-ones added after it was written too."""
+"""`whatif.recreated` (a Workload as Kueue would create it again) is `dataclasses.replace` spelled out (every
+question makes it): it must carry every field, the ones added after it was written too."""
 
 from __future__ import annotations
 
 import ast
 import dataclasses
 
-from bot.forecast.whatif import fresh
+from bot.forecast.whatif import recreated
 from bot.trace.model import Workload
 
 from tests.builders import snapshot
@@ -25,8 +25,8 @@ def _keywords(path: str, function: str, constructor: str) -> list[str]:
 
 def test_fresh_names_every_field_of_a_workload_and_is_replace() -> None:
     fields = sorted(f.name for f in dataclasses.fields(Workload) if f.init)
-    assert _keywords("bot/forecast/whatif.py", "fresh", "Workload") == fields
+    assert _keywords("bot/forecast/whatif.py", "recreated", "Workload") == fields
     [workload] = [w for w in snapshot(research_cohort()).workloads_in("team-a") if w.admission is not None][:1]
-    assert fresh(workload) == dataclasses.replace(
+    assert recreated(workload) == dataclasses.replace(
         workload, conditions=(), admission=None, requeue=None, checks=(), reclaimable={}
     )

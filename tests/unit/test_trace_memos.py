@@ -207,7 +207,7 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     assert later.eta == explain_with_outlook(fresh, Query("team-a", "w2", "Job"), now=ahead, history=history)[1].eta
     assert table == kept and all(table[key] is kept[key] for key in kept)  # nothing made by the questions
     made = estimators.estimator_for(view, history, "cq-0", "a100", ahead + timedelta(seconds=5))
-    assert made is kept[("cq-0", "a100")][1][4]
+    assert made is kept[("cq-0", "a100")][1].estimator
     assert estimators.prepare(view, "cq-other", history=history, now=NOW) == 0  # no such queue, nobody waiting
     assert not view.pending_in("cq-other")
 
@@ -311,7 +311,7 @@ def test_calibrations_are_due_ahead_only_where_a_question_read_the_calibration()
     assert estimators.calibrations(view, "cq-0", history=history, now=NOW) == []  # made, none due
     table = view.derived()[estimators._ESTIMATORS]
     assert isinstance(table, dict)
-    assert not any(kept[4].calibrated for entries in table.values() for kept in entries)
+    assert not any(kept.estimator.calibrated for entries in table.values() for kept in entries)
     answer = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)[1]
     assert answer.eta is not None and answer.eta.status == "estimate" and answer.eta.scope == "flavor"
     assert table[("cq-0", "a100")][0][4].calibrated and not table[("cq-0", "")][0][4].calibrated
