@@ -4,7 +4,7 @@ Reads both Kueue API versions: v1beta2 and v1beta1's older field names (ClusterQ
 `admissionChecks`; Workload `priorityClassName`; LocalQueue `flavorUsage`). Total: a malformed object
 raises DecodeError with a readable reason, never anything else.
 
-Parts. The bulky parts of a Workload (its pod sets, admission, admission checks, resource requests,
+Parts. The bulky parts of a Workload (its pod sets, admission's assignments, admission checks, resource requests,
 reclaimable pods) are each decoded from a *view*: a tuple of exactly the raw values that part is built
 from (a pod template's view holds its containers' names, resources and restart policies, not their
 images, commands or env). `Parts.part(build, view)` builds the part; `bot.kube.compact.Interner`
@@ -158,36 +158,38 @@ def _pod_sets(view: View, parts: Parts) -> tuple[PodSet, ...]:
     )
 
 
-def _admission_view(raw: Raw) -> View:
-    return (
-        raw.get("clusterQueue"),
-        tuple(
-            (
-                item.get("name"),
-                item.get("flavors"),
-                item.get("resourceUsage"),
-                item.get("count"),
-                item.get("delayedTopologyRequest"),
-            )
-            for item in map(_map, _list(raw.get("podSetAssignments")))
-        ),
+def _assignments_view(raw: Raw) -> View:
+    return tuple(
+        (
+            item.get("name"),
+            item.get("flavors"),
+            item.get("resourceUsage"),
+            item.get("count"),
+            item.get("delayedTopologyRequest"),
+        )
+        for item in map(_map, _list(raw.get("podSetAssignments")))
     )
 
 
-def _admission(view: View, parts: Parts) -> Admission:
-    cluster_queue, assignments = view
+def _assignments(view: View, parts: Parts) -> tuple[PodSetAssignment, ...]:
+    return tuple(
+        PodSetAssignment(
+            name=_str(name, "main"),
+            flavors=parts.words(flavors),
+            usage=parse_map(usage),
+            count=_int(count) if count is not None else None,
+            delayed_topology=_str(delayed),
+        )
+        for name, flavors, usage, count, delayed in view
+    )
+
+
+def _admission(raw: Raw, parts: Parts) -> Admission:
+    """The ClusterQueue's name and the pod sets' assignments, a shared part: the same shapes admitted in
+    many ClusterQueues share their assignments (a part per ClusterQueue and shape held a copy of each)."""
     return Admission(
-        cluster_queue=parts.text(_str(cluster_queue)),
-        assignments=tuple(
-            PodSetAssignment(
-                name=_str(name, "main"),
-                flavors=parts.words(flavors),
-                usage=parse_map(usage),
-                count=_int(count) if count is not None else None,
-                delayed_topology=_str(delayed),
-            )
-            for name, flavors, usage, count, delayed in assignments
-        ),
+        cluster_queue=parts.text(_str(raw.get("clusterQueue"))),
+        assignments=parts.part(_assignments, _assignments_view(raw)),
     )
 
 
@@ -273,9 +275,7 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         priority_class=text(priority_class),
         active=spec.get("active") is not False,
         conditions=conditions(status.get("conditions"), parts),
-        admission=parts.part(_admission, _admission_view(admission_raw))
-        if isinstance(admission_raw, Mapping)
-        else None,
+        admission=_admission(admission_raw, parts) if isinstance(admission_raw, Mapping) else None,
         requeue=requeue,
         checks=parts.part(_checks, checks) if checks else (),
         resource_requests=parts.part(_resource_requests, requests) if requests else (),

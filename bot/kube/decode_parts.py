@@ -143,16 +143,23 @@ def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
 
 def conditions(raw: object, parts: Parts = PLAIN) -> tuple[Condition, ...]:
     text = parts.text
-    return tuple(
-        Condition(
-            type=text(_str(item.get("type"))),
-            status=text(_str(item.get("status"))),
-            reason=text(_str(item.get("reason"))),
-            message=text(_str(item.get("message"))),
-            since=parse_time(item.get("lastTransitionTime")),
+    found = []
+    stamp: object = None
+    since: datetime | None = None
+    for item in map(_map, _list(raw)):
+        if item.get("lastTransitionTime") != stamp or since is None:  # conditions flipped together: one datetime
+            stamp = item.get("lastTransitionTime")
+            since = parse_time(stamp)
+        found.append(
+            Condition(
+                type=text(_str(item.get("type"))),
+                status=text(_str(item.get("status"))),
+                reason=text(_str(item.get("reason"))),
+                message=text(_str(item.get("message"))),
+                since=since,
+            )
         )
-        for item in map(_map, _list(raw))
-    )
+    return tuple(found)
 
 
 def _requirements(raw: object) -> tuple[Requirement, ...]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import gc
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -24,6 +25,7 @@ from tests.builders import (
     condition,
     container,
     flatten,
+    job,
     pod_set,
     pod_spec,
     reserved,
@@ -86,8 +88,10 @@ def test_admission_and_status_parts_are_shared() -> None:
     status["reclaimablePods"] = [{"name": "main", "count": 1}]
     one, two = (decode(workload(name, status=copy.deepcopy(status)), parts)[0] for name in ("a", "b"))
     assert isinstance(one, Workload) and isinstance(two, Workload)
-    for field in ("admission", "checks", "resource_requests", "reclaimable"):
+    for field in ("checks", "resource_requests", "reclaimable"):
         assert getattr(one, field) is getattr(two, field), field
+    assert one.admission is not None and two.admission is not None
+    assert one.admission.assignments is two.admission.assignments
     assert one.meta.resource_version == ""
 
 
@@ -175,3 +179,56 @@ def test_labels_are_an_immutable_mapping() -> None:
         labels["gone"]
     with pytest.raises(TypeError):
         labels["team"] = "other"  # type: ignore[index]
+
+
+def _received(raw: dict[str, Any]) -> dict[str, Any]:
+    """The object as an informer receives it: every string a fresh object, as a JSON parser makes them."""
+    return json.loads(json.dumps(raw))  # type: ignore[no-any-return]
+
+
+def _admitted_in(cluster_queue: str, name: str, at: str) -> dict[str, Any]:
+    return workload(
+        name,
+        of=job(name),
+        annotations={"kueue-bot.io/notify": "U012345"},
+        status=reserved(cluster_queue, assignment("main", 2, default={"cpu": "1"}), at=at),
+    )
+
+
+def test_workloads_admitted_in_other_cluster_queues_share_their_assignments_and_names() -> None:
+    parts = Interner()
+    one, two = (
+        decode(_received(_admitted_in(cq, name, "2026-10-14T10:00:00Z")), parts)[0]
+        for cq, name in (("cq-a", "a"), ("cq-b", "b"))
+    )
+    assert isinstance(one, Workload) and isinstance(two, Workload)
+    assert one.admission is not None and two.admission is not None
+    assert (one.admission.cluster_queue, two.admission.cluster_queue) == ("cq-a", "cq-b")
+    assert one.admission.assignments is two.admission.assignments
+    assert one.namespace is two.namespace and one.queue_name is two.queue_name
+    assert one.conditions[1].reason is two.conditions[1].reason
+    assert next(iter(one.meta.labels)) is next(iter(two.meta.labels))
+    assert one.meta.annotations["kueue-bot.io/notify"] is two.meta.annotations["kueue-bot.io/notify"]
+
+
+def test_conditions_that_flipped_together_share_their_time() -> None:
+    raw = _admitted_in("cq", "a", "2026-10-14T10:00:00Z")
+    raw["status"]["conditions"].append(condition("PodsReady", True, "PodsReady", at="2026-10-14T10:05:00Z"))
+    decoded = decode(_received(raw), Interner())[0]
+    assert isinstance(decoded, Workload)
+    reserved_at, admitted_at, ready_at = (c.since for c in decoded.conditions)
+    assert reserved_at is admitted_at and reserved_at is not None
+    assert ready_at is not None and ready_at > reserved_at
+    assert decoded == _without_resource_version(decode(raw)[0])
+
+
+def test_a_cached_workload_holds_no_object_with_a_dict() -> None:
+    decoded = decode(_received(_admitted_in("cq", "a", "2026-10-14T10:00:00Z")), Interner())[0]
+    assert isinstance(decoded, Workload)
+    meta, admission = decoded.meta, decoded.admission
+    assert admission is not None
+    records = [decoded, meta, meta.labels, meta.annotations, *meta.owners, *decoded.conditions, admission]
+    records += [*admission.assignments, *decoded.pod_sets, decoded.pod_sets[0].template]
+    assert meta.labels and meta.annotations and meta.owners and admission.assignments
+    assert [type(r).__name__ for r in records if hasattr(r, "__dict__")] == []
+    assert isinstance(meta.labels, Labels) and isinstance(meta.labels, tuple)  # the flat tuple, no holder
