@@ -111,7 +111,6 @@ def cluster_notifiers(
             cast("StoreWatches", service.watches).wake = notifier.wake
         if first is None:
             first = notifier
-            router.history = service.history
         else:
             others[name] = notifier
     return first, others, histories.aclose

@@ -1,29 +1,33 @@
 """Several clusters in one bot: one BotService per cluster (its own informer cache, its own
-access rules), behind a router that the Slack side uses as its service.
+access rules), behind a router that the Slack side asks as it would one cluster's service (both are a
+bot.service.Service).
 
-A question names its cluster (`prod-eu/team-a/train`, `--cluster prod-eu`: `scope_text`), or the bot looks in
+A question names its cluster (`prod-eu/team-a/train`, `--cluster prod-eu`: `scope`), or the bot looks in
 every cluster whose cache is ready and the channel may see: one match is answered (saying which cluster),
 several become a choice (`cluster/namespace` in the buttons, which name the cluster back), none a "not found"
 with suggestions from every cluster. A cluster out of reach is skipped (its answer: unavailable), so it never
-blocks the others. The cluster a question was settled in is kept for the rest of its handling (a ContextVar:
-each Slack event is handled in a task of its own).
+blocks the others. The cluster is an argument of every call (`cluster`): the Slack side passes the one the
+question named, or the one its answer came from (`Answered.cluster`, a button's `cl`), for the rest of its
+handling; nothing is kept between calls, so concurrent questions about different clusters never meet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextvars import ContextVar
 from dataclasses import dataclass, replace
-from datetime import datetime
 
 from bot.clusters import default_cluster, namespaces_in, scope_question
-from bot.forecast.outlook import Outlook
+from bot.fit.quota import QueueQuota
+from bot.fit.spec import Spec
+from bot.forecast.usage import Unknown
 from bot.service import (
     Answered,
     Asker,
     BotService,
     ChannelPolicy,
     Choose,
+    Clock,
+    Muted,
     NotFound,
     Outcome,
     Refused,
@@ -31,13 +35,14 @@ from bot.service import (
     Silenced,
     Unavailable,
     Unsupported,
+    Using,
     Watching,
 )
+from bot.service.fitting import BadJob, Fitted
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView
 from bot.trace.resolve import JOB_KIND_GROUPS
 
-CURRENT: ContextVar[str | None] = ContextVar("kueue_bot_cluster", default=None)
 _KINDS = frozenset(kind.lower() for kind in JOB_KIND_GROUPS) | {"job", "jobs", "workload", "pod"}
 
 
@@ -61,26 +66,20 @@ def per_cluster_policy(mapping: Callable[[str], Sequence[str] | None], cluster: 
     return ChannelPolicy(visible)
 
 
-class ClusterRouter(BotService):
-    """A BotService over several: each call goes to the cluster of the question (CURRENT), the first by default."""
+class ClusterRouter:
+    """The use cases over several clusters (a bot.service.Service): each call goes to the cluster it names
+    (`cluster`, or a `cluster/namespace`), the first by default; a question naming none is looked for in all."""
 
     def __init__(
         self,
         services: Mapping[str, BotService],
         *,
-        clock: Callable[[], datetime],
+        clock: Clock,
         channel_default: Callable[[str], Sequence[str] | None] = lambda channel: None,
     ) -> None:
-        first = next(iter(services.values()))
-        super().__init__(
-            first.source,
-            clock=clock,
-            policy=first.policy,
-            audit=first.audit,
-            history=first.history,
-            watches=first.watches,
-        )
         self.services = dict(services)
+        self.clock = clock
+        self._first = next(iter(self.services.values()))
         for service in self.services.values():  # a MultiKueue manager's answer follows its job to the workers
             service.workers = {name: other for name, other in self.services.items() if other is not service}
         self._channel_default = channel_default
@@ -89,27 +88,21 @@ class ClusterRouter(BotService):
     def names(self) -> tuple[str, ...]:
         return tuple(self.services)
 
-    def _picked(self) -> BotService:
-        return self.services.get(CURRENT.get() or "", next(iter(self.services.values())))
+    def _service(self, cluster: str | None) -> BotService:
+        """The service of that cluster; the first's when it names none this bot serves."""
+        return self.services.get(cluster or "", self._first)
 
-    def _split(self, namespace: str | None) -> tuple[str | None, str | None]:
-        """ "prod-eu/team-a" (from a button) -> ("prod-eu", "team-a")."""
+    def place(self, cluster: str | None, namespace: str | None) -> tuple[str | None, str | None]:
+        """ "prod-eu/team-a" (from a button) -> ("prod-eu", "team-a"); a cluster not served -> None."""
         if namespace and "/" in namespace:
-            cluster, _, rest = namespace.partition("/")
-            if cluster in self.services:
-                return cluster, rest
-        return None, namespace
+            named, _, rest = namespace.partition("/")
+            if named in self.services:
+                return named, rest
+        return (cluster if cluster in self.services else None), namespace
 
-    def scope_text(self, text: str) -> str:
+    def scope(self, text: str) -> tuple[str | None, str]:
         scoped = scope_question(text, self.names, _KINDS)
-        CURRENT.set(scoped.cluster)
-        return scoped.text
-
-    def in_cluster(self, cluster: str | None, namespace: str | None) -> str | None:
-        """`cluster/namespace` for a cluster this bot serves (a button of a cluster since removed: as is)."""
-        if cluster and namespace and cluster in self.services and "/" not in namespace:
-            return f"{cluster}/{namespace}"
-        return namespace
+        return scoped.cluster, scoped.text
 
     def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         named = scope_question(text, self.names, _KINDS).unknown
@@ -129,96 +122,111 @@ class ClusterRouter(BotService):
             found.append(ClusterState(name, state, age))
         return found
 
-    # --- BotService, per cluster ------------------------------------------------------------------------------
+    # --- each call, in its cluster --------------------------------------------------------------------------
 
     @property
     def per_person(self) -> bool:
         return any(service.per_person for service in self.services.values())
 
-    def age_seconds(self) -> int | None:
-        return self._picked().age_seconds()
+    def age_seconds(self, *, cluster: str | None = None) -> int | None:
+        return self._service(cluster).age_seconds()
 
-    async def explain_job(self, namespace: str, name: str, kind: str | None) -> tuple[Explanation, Outlook]:
-        cluster, ns = self._split(namespace)
-        if cluster is not None:
-            CURRENT.set(cluster)
-        return await self._picked().explain_job(ns or namespace, name, kind)
-
-    async def default_namespace(self, asker: Asker) -> str | None:
-        if CURRENT.get() is None:
+    async def default_namespace(self, asker: Asker, *, cluster: str | None = None) -> str | None:
+        named, _ = self.place(cluster, None)
+        if named is None:
             return None  # each cluster finds its own (see ask)
-        return await self._picked().default_namespace(asker)
+        return await self._service(named).default_namespace(asker)
 
-    async def may_see_all(self, asker: Asker, namespaces: Iterable[str]) -> bool:
-        return await self._picked().may_see_all(asker, namespaces)
+    async def may_see_all(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool:
+        return await self._service(cluster).may_see_all(asker, namespaces)
 
-    async def audience_sees(self, asker: Asker, namespaces: Iterable[str]) -> bool:
-        return await self._picked().audience_sees(asker, namespaces)
+    async def audience_sees(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool:
+        return await self._service(cluster).audience_sees(asker, namespaces)
 
-    async def queue(self, asker: Asker, namespace: str, local_queue: str) -> QueueView | Refused | Unavailable:
-        cluster, ns = self._split(namespace)
-        if cluster is not None:
-            CURRENT.set(cluster)
-        result = await self._picked().queue(asker, ns or namespace, local_queue)
+    async def who(
+        self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False, cluster: str | None = None
+    ) -> Using | Unknown | Unavailable | None:
+        return await self._service(cluster).who(asker, words, only_if_known=only_if_known)
+
+    async def queue(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueView | Refused | Unavailable:
+        named, ns = self.place(cluster, namespace)
+        result = await self._service(named).queue(asker, ns or namespace, local_queue)
         if isinstance(result, Unavailable | Refused):
-            return replace(result, cluster=CURRENT.get() or "")
+            return replace(result, cluster=named or "")
         return result
 
-    async def local_queue_namespaces(self, asker: Asker, local_queue: str) -> list[str]:
-        if CURRENT.get() is not None:
-            return await self._picked().local_queue_namespaces(asker, local_queue)
+    async def local_queue_namespaces(self, asker: Asker, local_queue: str, *, cluster: str | None = None) -> list[str]:
+        named, _ = self.place(cluster, None)
+        if named is not None:
+            return await self._service(named).local_queue_namespaces(asker, local_queue)
         found: list[str] = []
         for name, service in self.services.items():
             if service.source.ready:
                 found.extend(f"{name}/{ns}" for ns in await service.local_queue_namespaces(asker, local_queue))
         return found
 
+    async def fit_text(
+        self, asker: Asker, text: str, namespace: str | None = None, *, cluster: str | None = None
+    ) -> Fitted | BadJob | Refused | Unavailable:
+        return await self._service(cluster).fit_text(asker, text, namespace)
+
+    async def fit_spec(self, asker: Asker, spec: Spec, *, cluster: str | None = None) -> Fitted | Refused | Unavailable:
+        return await self._service(cluster).fit_spec(asker, spec)
+
+    async def quota(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueQuota | Refused | Unavailable:
+        return await self._service(cluster).quota(asker, namespace, local_queue)
+
     # --- a person's watches, in the cluster they are about ------------------------------------------------------
 
     async def watch(
-        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, on: bool = True
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        on: bool = True,
+        cluster: str | None = None,
     ) -> Watching | Outcome | Unsupported:
         """Watch a job of one cluster (each cluster's service keeps its watches in its part of the store)."""
-        cluster, namespace = self._split(namespace)
-        if cluster is not None:
-            CURRENT.set(cluster)
-        if CURRENT.get() is None:  # not named: the job is looked for as a question is, which settles the cluster
+        named, namespace = self.place(cluster, namespace)
+        if named is None:  # not named: the job is looked for as a question is, which settles the cluster
             outcome = await self.ask(asker, name, namespace=namespace, kind=kind)
             if not isinstance(outcome, Answered):
                 return outcome
-            namespace = outcome.explanation.job.namespace
-        done = await self._picked().watch(asker, name, namespace=namespace, kind=kind, on=on)
-        return replace(done, cluster=CURRENT.get() or "") if isinstance(done, Refused) else done
+            named, namespace = outcome.cluster, outcome.explanation.job.namespace
+        done = await self._service(named).watch(asker, name, namespace=namespace, kind=kind, on=on)
+        return replace(done, cluster=named) if isinstance(done, Refused) else done
+
+    async def mute(self, asker: Asker, on: bool) -> Muted | Unsupported:
+        """A person's mute, kept with the first cluster's watches."""
+        return await self._first.mute(asker, on)
 
     async def silence(
-        self, asker: Asker, how: Silence, namespace: str | None, name: str | None
+        self, asker: Asker, how: Silence, namespace: str | None, name: str | None, *, cluster: str | None = None
     ) -> Silenced | Unsupported:
-        cluster, namespace = self._split(namespace)
-        if cluster is not None:
-            CURRENT.set(cluster)
-        return await self._picked().silence(asker, how, namespace, name)
+        named, namespace = self.place(cluster, namespace)
+        return await self._service(named).silence(asker, how, namespace, name)
 
     async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]:
         """Every cluster's watches of the user, each namespace as `cluster/namespace`."""
         watched: list[tuple[str, str, Explanation | None]] = []
         for cluster, service in self.services.items():
-            token = CURRENT.set(cluster)
-            try:
-                watched.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home(user))
-            finally:
-                CURRENT.reset(token)
+            watched.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home(user))
         return watched
 
     async def home_told(self, user: str) -> list[tuple[str, str, Explanation | None]]:
         """Every cluster's jobs told to the user (or their namespaces' channels), as `cluster/namespace`."""
         told: list[tuple[str, str, Explanation | None]] = []
         for cluster, service in self.services.items():
-            token = CURRENT.set(cluster)
-            try:
-                told.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home_told(user))
-            finally:
-                CURRENT.reset(token)
+            told.extend((f"{cluster}/{ns}", name, found) for ns, name, found in await service.home_told(user))
         return told
+
+    # --- a question ---------------------------------------------------------------------------------------------
 
     async def ask(
         self,
@@ -228,11 +236,9 @@ class ClusterRouter(BotService):
         namespace: str | None,
         kind: str | None,
         prefer_default: bool = False,
+        cluster: str | None = None,
     ) -> Outcome:
-        cluster, namespace = self._split(namespace)
-        if cluster is not None:
-            CURRENT.set(cluster)
-        named = CURRENT.get()
+        named, namespace = self.place(cluster, namespace)
         if named is not None:
             service = self.services[named]
             outcome = await service.ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
@@ -249,16 +255,11 @@ class ClusterRouter(BotService):
             if not service.source.ready:
                 away.append(cluster)
                 continue
-            token = CURRENT.set(cluster)
-            try:
-                outcome = await service.ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
-            finally:
-                CURRENT.reset(token)
+            outcome = await service.ask(asker, name, namespace=namespace, kind=kind, prefer_default=prefer_default)
             results.append((cluster, outcome))
         found = self._preferred(asker, [(c, o) for c, o in results if isinstance(o, Answered | Choose)])
         if len(found) == 1:
             cluster, outcome = found[0]
-            CURRENT.set(cluster)
             return _tagged(outcome, cluster)
         if found:
             return Choose(tuple(candidate for cluster, outcome in found for candidate in _candidates(cluster, outcome)))
@@ -298,6 +299,10 @@ def _nothing_found(
 
 
 def _tagged(outcome: Outcome, cluster: str) -> Outcome:
+    """An outcome of one cluster's, saying that cluster: an answer, a refusal or "unavailable" carry it; a choice
+    names it in its candidates (`cluster/namespace`), so that the one picked is asked about there."""
     if isinstance(outcome, Answered | Unavailable | Refused):
         return replace(outcome, cluster=cluster)
+    if isinstance(outcome, Choose):
+        return Choose(tuple(_candidates(cluster, outcome)))
     return outcome

@@ -193,7 +193,7 @@ class Server:
         if self.runner is not None:
             await self.runner.cleanup()
             self.runner = None
-        session = getattr(self.bot.client, "session", None)
+        session = self.bot.client.session  # slack_sdk's, when one was given or made
         if session is not None and not session.closed:
             await session.close()
         self._stopped.set()
@@ -252,9 +252,10 @@ def build_server(
     service, router = _services(settings, source, clusters, clock, watches, watches_of)
     if router is not None and clusters:
         _watch_clusters(metrics, router, clusters)
-    service.job_reader = parse_job_text  # "will this fit?": a job's YAML read as the CLI reads a job file
+    for each in router.services.values() if router is not None else (service,):
+        each.job_reader = parse_job_text  # "will this fit?": a job's YAML read as the CLI reads a job file
     remember = store.remember_request if isinstance(store, SQLiteStore) else None
-    bot = SlackBot(_slack_settings(settings), service, metrics, ledger=Ledger(remember))
+    bot = SlackBot(_slack_settings(settings), router or service, metrics, ledger=Ledger(remember))
     close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
     notify = background.Notifying(settings, bot, metrics, clock, is_leader, fence, tick_seconds)
     notifier, cluster_notifiers, closers = background.watchers(
@@ -321,8 +322,8 @@ def _services(
     watches: StoreWatches | None,
     watches_of: Mapping[str, StoreWatches] | None = None,
 ) -> tuple[BotService, ClusterRouter | None]:
-    """The service the Slack side asks: the one cluster's, or (CLUSTERS) a router over one service
-    per cluster (`source` is the first one's: the notifier watches it)."""
+    """The one cluster's service; or (CLUSTERS) the first cluster's (`source` is its: the notifier watches it)
+    and a router over one service per cluster, which the Slack side asks."""
     audit = AuditLog() if settings.audit_log else None
     if not clusters:
         policy = ChannelPolicy(settings.namespaces_for_channel)
@@ -338,7 +339,7 @@ def _services(
         for name, cluster in clusters.items()
     }
     router = ClusterRouter(services, clock=clock, channel_default=settings.namespaces_for_channel)
-    return router, router
+    return next(iter(services.values())), router
 
 
 def _reviewed_access(
@@ -360,7 +361,7 @@ def _reviewed_access(
 
     per_cluster: dict[str, Review] = dict(source_reviewers(clusters or {})) if review is None else {}
     if review is None and router is not None and router.services.keys() <= per_cluster.keys():
-        review = per_cluster[next(iter(router.services))]  # the router's own questions: the first cluster's
+        review = per_cluster[next(iter(router.services))]  # every cluster has its own: no other is made
     if review is None:
         from bot.kube.access import cluster_reviewer
 
@@ -376,8 +377,9 @@ def _reviewed_access(
             groups=settings.kube_groups,
         )
 
-    service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel), default)
-    for name, each in router.services.items() if router is not None else ():  # every cluster's too
+    if router is None:
+        service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel), default)
+    for name, each in router.services.items() if router is not None else ():  # every cluster's, with its own
         each.policy = reviewed(each.policy, per_cluster.get(name, default))
     return close_review
 

@@ -45,9 +45,8 @@ class Audience:
                 value = meta.annotations.get(annotation, "").strip()
                 if value and value not in values:
                     values.append(value)
-        read = getattr(self.source, "job_owners", None)
-        if read is not None and kind != "Workload":
-            values += [v for v in await read(namespace, kind, name) if v not in values]
+        if kind != "Workload":  # a source whose snapshots hold the jobs reads none (SnapshotSource.job_owners)
+            values += [v for v in await self.source.job_owners(namespace, kind, name) if v not in values]
         return tuple(values)
 
     async def targets(self, namespace: str, subscribers: Sequence[str], values: Sequence[str]) -> tuple[str, ...]:

@@ -2,8 +2,9 @@
 person's watches (watch, unwatch, mute, snooze or stop the DMs about a job, the App Home's list).
 
 Ports are Protocols (where the cluster view comes from, who may see what, what time it is, where watches are
-kept); adapters (`bot.kube`, a dump, `bot.notify.actions` over the state store, the tests) plug in at the
-composition root (`bot.server`), which only wires them.
+kept; and the service as the Slack side asks it, over one cluster or several: `Service`); adapters (`bot.kube`,
+a dump, `bot.notify.actions` over the state store, the tests) plug in at the composition root (`bot.server`),
+which only wires them.
 
 Access: every namespace an answer names is one the asker may see (`AccessPolicy.may_see`): the namespace asked
 about, the jobs offered to choose from, the "did you mean" suggestions, the namespaces of a LocalQueue; other
@@ -27,6 +28,7 @@ from bot.service.ports import (
     ChannelPolicy,
     Clock,
     OpenPolicy,
+    Service,
     SnapshotSource,
     Source,
     StaticSource,
@@ -77,6 +79,7 @@ __all__ = [
     "OpenPolicy",
     "Outcome",
     "Refused",
+    "Service",
     "Silence",
     "Silenced",
     "SnapshotSource",
@@ -92,4 +95,5 @@ __all__ = [
 
 
 class BotService(PersonalWatches, ClusterViews, FitCases):
-    """Every use case over one cluster view (bot.multicluster.ClusterRouter routes them over several)."""
+    """Every use case over one cluster view: a `Service` (bot.multicluster.ClusterRouter is the other, over
+    several clusters' BotServices)."""

@@ -25,7 +25,14 @@ class Asking(ServiceBase):
     """Ask about a job (`ask`), as Slack and the terminal do."""
 
     async def ask(
-        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, prefer_default: bool = False
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        prefer_default: bool = False,
+        cluster: str | None = None,
     ) -> Outcome:
         """Answer "why is <name> pending?" for someone, in some channel: find the namespace when not
         given (with `prefer_default`, a match in the default namespace wins: see default_namespace; resolved

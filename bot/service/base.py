@@ -43,20 +43,23 @@ class ServiceBase:
         self.watches = watches  # None: no state store (no watch, mute or snooze)
         self.workers: dict[str, ServiceBase] = {}  # the MultiKueue workers this bot also serves
 
-    def scope_text(self, text: str) -> str:
-        """The question's text without the cluster it names (one cluster here, so the text as is)."""
-        return text
+    # A service of one cluster serves every call itself: the `cluster` its callers name (bot.service.Service,
+    # whose other implementation routes over several clusters: bot.multicluster) is this one.
 
-    def in_cluster(self, cluster: str | None, namespace: str | None) -> str | None:
-        """A namespace of a button, in the cluster the button names (one cluster here, so as is)."""
-        return namespace
+    def scope(self, text: str) -> tuple[str | None, str]:
+        """The cluster a question names, and its text without it (one cluster here: none, the text as is)."""
+        return None, text
+
+    def place(self, cluster: str | None, namespace: str | None) -> tuple[str | None, str | None]:
+        """The cluster and namespace a call is about (one cluster here: as given)."""
+        return cluster, namespace
 
     def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
         """The cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
         clusters it serves; None when it names none or a served one (one cluster here: never)."""
         return None
 
-    def age_seconds(self) -> int | None:
+    def age_seconds(self, *, cluster: str | None = None) -> int | None:
         taken = self.source.taken_at()
         if taken is None:
             return None
@@ -88,7 +91,7 @@ class ServiceBase:
         except ClusterUnavailable as error:
             raise AccessUnknown() from error
 
-    async def default_namespace(self, asker: Asker) -> str | None:
+    async def default_namespace(self, asker: Asker, *, cluster: str | None = None) -> str | None:
         """The namespace a question that names none is first looked for in: the first the asker may see here."""
         try:
             return first_of(await self._visible(asker))
@@ -101,7 +104,7 @@ class ServiceBase:
         except ClusterUnavailable as error:
             raise AccessUnknown() from error
 
-    async def may_see_all(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+    async def may_see_all(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool:
         """Whether the asker may see every one of these namespaces (False when that cannot be checked now)."""
         try:
             for namespace in sorted(set(namespaces)):
@@ -111,7 +114,7 @@ class ServiceBase:
             return False
         return True
 
-    async def audience_sees(self, asker: Asker, namespaces: Iterable[str]) -> bool:
+    async def audience_sees(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool:
         """Whether everyone who reads a public answer here (the asker and `asker.audience`) may see every one
         of these namespaces. An unknown audience (None) or one over MAX_AUDIENCE never may."""
         if asker.audience is None or len(asker.audience) > MAX_AUDIENCE:

@@ -36,7 +36,7 @@ class FitCases(ServiceBase):
     job_reader: JobReader | None = None  # set by the composition root (bot.kube.jobfile reads YAML)
 
     async def fit_text(
-        self, asker: Asker, text: str, namespace: str | None = None
+        self, asker: Asker, text: str, namespace: str | None = None, *, cluster: str | None = None
     ) -> Fitted | BadJob | Refused | Unavailable:
         """The dry run of the job `text` holds (YAML or JSON), in its namespace, else `namespace`, else the first
         the asker may see."""
@@ -49,7 +49,7 @@ class FitCases(ServiceBase):
             return BadJob(str(error))
         return await self.fit_draft(asker, draft, namespace)
 
-    async def fit_spec(self, asker: Asker, spec: Spec) -> Fitted | Refused | Unavailable:
+    async def fit_spec(self, asker: Asker, spec: Spec, *, cluster: str | None = None) -> Fitted | Refused | Unavailable:
         return await self.fit_draft(asker, draft_of_spec(spec, spec.namespace or ""), spec.namespace)
 
     async def fit_draft(
@@ -72,7 +72,9 @@ class FitCases(ServiceBase):
         self._audit(asker, "fit", where, name, kind, _outcome(result), verdict)
         return result
 
-    async def quota(self, asker: Asker, namespace: str, local_queue: str) -> QueueQuota | Refused | Unavailable:
+    async def quota(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueQuota | Refused | Unavailable:
         """`/kueue quota ns/lq`: what the queue can give now, per flavor and resource."""
         result: QueueQuota | Refused | Unavailable
         try:

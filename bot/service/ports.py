@@ -1,13 +1,34 @@
 """The service's ports (Protocols: where the cluster view comes from, who may see what, where a person's
-watches are kept) and the simple adapters that need nothing else (a fixed snapshot, open or per-channel access)."""
+watches are kept; and the service itself as its callers see it: `Service`) and the simple adapters that need
+nothing else (a fixed snapshot, open or per-channel access)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from bot.fit.quota import QueueQuota
+from bot.fit.spec import Spec
+from bot.forecast.usage import Unknown
+from bot.service.results import (
+    Asker,
+    Muted,
+    Outcome,
+    Refused,
+    Silence,
+    Silenced,
+    Unavailable,
+    Unsupported,
+    Using,
+    Watching,
+)
+from bot.trace.explanation import Explanation
+from bot.trace.queueview import QueueView
 from bot.trace.snapshot import MemorySnapshot, Snapshot
+
+if TYPE_CHECKING:  # (bot.service.fitting stands on these ports)
+    from bot.service.fitting import BadJob, Fitted
 
 Clock = Callable[[], datetime]
 
@@ -55,6 +76,10 @@ class SnapshotSource(Protocol):
     async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]] | None:
         """Each MultiKueueCluster's Active condition, read now (None: it cannot read them)."""
 
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> Sequence[str]:
+        """The notify annotations of a job and of its owners, read now, for a source whose snapshots do not hold
+        the jobs (a live cluster); none where the snapshots hold them (the notifier reads those there)."""
+
 
 class Source:
     """The defaults of a SnapshotSource for what a fixed view cannot do (a dump, a test's snapshot)."""
@@ -77,6 +102,9 @@ class Source:
 
     async def multikueue_clusters(self) -> dict[str, tuple[str, str, str]] | None:
         return None
+
+    async def job_owners(self, namespace: str, kind: str | None, name: str) -> Sequence[str]:
+        return ()
 
 
 class AccessPolicy(Protocol):
@@ -162,3 +190,94 @@ class ChannelPolicy:
     async def may_see(self, user: str, channel: str, namespace: str) -> bool:
         visible = self._mapping(channel)
         return visible is None or namespace in visible
+
+
+class Service(Protocol):
+    """The use cases as the Slack side asks them: over one cluster (bot.service.BotService) or several
+    (bot.multicluster.ClusterRouter). `cluster` says which cluster a call is about: the one a question names
+    (`scope`), or the one an earlier answer came from (`Answered.cluster`, a button's `cl`); None when none is
+    named (a question is then looked for in every cluster; the other calls go to the first). A service of one
+    cluster serves every call itself."""
+
+    clock: Clock
+
+    @property
+    def per_person(self) -> bool:
+        """Whether what one may see is not what another may (then an answer's audience matters)."""
+
+    def scope(self, text: str) -> tuple[str | None, str]:
+        """The cluster a question's text names (None: none) and the text without it."""
+
+    def unknown_cluster(self, text: str) -> tuple[str, tuple[str, ...]] | None:
+        """The cluster a question names (`--cluster X`) when the bot serves no such cluster, with the
+        clusters it serves; None when it names none or a served one."""
+
+    def place(self, cluster: str | None, namespace: str | None) -> tuple[str | None, str | None]:
+        """The cluster and namespace a call is about: a namespace given as `cluster/namespace` (a choice
+        across clusters) names its cluster; a cluster the bot does not serve (a button of one since removed) is
+        none."""
+
+    def age_seconds(self, *, cluster: str | None = None) -> int | None:
+        """How old the cluster's view is (None: unknown)."""
+
+    async def ask(
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        prefer_default: bool = False,
+        cluster: str | None = None,
+    ) -> Outcome: ...
+
+    async def who(
+        self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False, cluster: str | None = None
+    ) -> Using | Unknown | Unavailable | None: ...
+
+    async def queue(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueView | Refused | Unavailable: ...
+
+    async def local_queue_namespaces(self, asker: Asker, local_queue: str, *, cluster: str | None = None) -> list[str]:
+        """Namespaces (visible to the asker) that have a LocalQueue of that name; each as `cluster/namespace`
+        when looked for in several clusters."""
+
+    async def default_namespace(self, asker: Asker, *, cluster: str | None = None) -> str | None: ...
+
+    async def may_see_all(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool: ...
+
+    async def audience_sees(self, asker: Asker, namespaces: Iterable[str], *, cluster: str | None = None) -> bool: ...
+
+    async def watch(
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        on: bool = True,
+        cluster: str | None = None,
+    ) -> Watching | Outcome | Unsupported: ...
+
+    async def mute(self, asker: Asker, on: bool) -> Muted | Unsupported: ...
+
+    async def silence(
+        self, asker: Asker, how: Silence, namespace: str | None, name: str | None, *, cluster: str | None = None
+    ) -> Silenced | Unsupported: ...
+
+    async def home(self, user: str) -> list[tuple[str, str, Explanation | None]]: ...
+
+    async def home_told(self, user: str) -> list[tuple[str, str, Explanation | None]]: ...
+
+    async def fit_text(
+        self, asker: Asker, text: str, namespace: str | None = None, *, cluster: str | None = None
+    ) -> Fitted | BadJob | Refused | Unavailable: ...
+
+    async def fit_spec(
+        self, asker: Asker, spec: Spec, *, cluster: str | None = None
+    ) -> Fitted | Refused | Unavailable: ...
+
+    async def quota(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueQuota | Refused | Unavailable: ...

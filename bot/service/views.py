@@ -15,7 +15,7 @@ class ClusterViews(ServiceBase):
     """The views over the whole cluster: `who`, `queue`, `local_queue_namespaces`."""
 
     async def who(
-        self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False
+        self, asker: Asker, words: Sequence[str], *, only_if_known: bool = False, cluster: str | None = None
     ) -> Using | Unknown | Unavailable | None:
         """Who holds a resource (in a flavor, a ClusterQueue: `words`), cluster-wide, with the
         names of the namespaces every reader may see (the others counted). With `only_if_known`, None when a
@@ -34,7 +34,9 @@ class ClusterViews(ServiceBase):
         self._audit(asker, "who", subject.cluster_queue or None, subject.resource, None, "answered")
         return Using(usage, frozenset(shown))
 
-    async def queue(self, asker: Asker, namespace: str, local_queue: str) -> QueueView | Refused | Unavailable:
+    async def queue(
+        self, asker: Asker, namespace: str, local_queue: str, *, cluster: str | None = None
+    ) -> QueueView | Refused | Unavailable:
         """`/kueue queue ns/lq`: the queue's state (one audit entry). Names in it are for the caller to
         hide: see may_see_all."""
         result: QueueView | Refused | Unavailable
@@ -56,7 +58,7 @@ class ClusterViews(ServiceBase):
         self._audit(asker, "queue", namespace, local_queue, "LocalQueue", outcome_name(result))
         return result
 
-    async def local_queue_namespaces(self, asker: Asker, local_queue: str) -> list[str]:
+    async def local_queue_namespaces(self, asker: Asker, local_queue: str, *, cluster: str | None = None) -> list[str]:
         """Namespaces (visible to the asker) that have a LocalQueue of that name."""
         snapshot = await self.source.snapshot()
         found = set()

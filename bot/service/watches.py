@@ -26,7 +26,14 @@ class PersonalWatches(Asking):
     """A person's watches, mute and snoozes (`watch` finds a job named alone as `ask` does)."""
 
     async def watch(
-        self, asker: Asker, name: str, *, namespace: str | None, kind: str | None, on: bool = True
+        self,
+        asker: Asker,
+        name: str,
+        *,
+        namespace: str | None,
+        kind: str | None,
+        on: bool = True,
+        cluster: str | None = None,
     ) -> Watching | Outcome | Unsupported:
         """`watch` (on) or `unwatch` a job, in a namespace the asker may see. A job named without its namespace is
         looked for as a question is (an audited `ask`, the default namespace not preferred); several matches
@@ -54,7 +61,7 @@ class PersonalWatches(Asking):
         return Muted(on)
 
     async def silence(
-        self, asker: Asker, how: Silence, namespace: str | None, name: str | None
+        self, asker: Asker, how: Silence, namespace: str | None, name: str | None, *, cluster: str | None = None
     ) -> Silenced | Unsupported:
         """Snooze or stop the DMs about namespace/name for the asker (a DM's buttons, the Home's Stop). The
         asker must be allowed to see the namespace, as for a question (no cluster read is needed, so none is

@@ -17,7 +17,7 @@ import logging
 import time
 import uuid
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from slack_bolt.async_app import AsyncApp
@@ -30,7 +30,7 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
-from bot.service import Asker, BotService
+from bot.service import Asker, Service
 from bot.slack import render
 from bot.slack.calls import BoundedClient
 from bot.slack.clicks import Buttons
@@ -38,7 +38,7 @@ from bot.slack.fit_replies import fit_reply
 from bot.slack.fitparse import FitAsk, fit_request, shortcut_job
 from bot.slack.gate import Door, Ledger
 from bot.slack.pace import RateLimited
-from bot.slack.parse import Command, parse, question_language
+from bot.slack.parse import Command, Question, parse, question_language
 from bot.slack.people import People, slack_error, slack_timeout
 from bot.slack.posting import Answer, Poster, Private, pack
 from bot.slack.render import Links, SlackMessage
@@ -79,7 +79,7 @@ class SlackBot:
     def __init__(
         self,
         settings: SlackSettings,
-        service: BotService,
+        service: Service,
         metrics: Metrics,
         *,
         ledger: Ledger | None = None,
@@ -170,6 +170,11 @@ class SlackBot:
 
     # --- questions ----------------------------------------------------------------------------------
 
+    def _question(self, text: str, *, bot_user_id: str | None = None) -> Question:
+        """The question in `text`, with the cluster it names (taken out of its words: Service.scope)."""
+        cluster, words = self.service.scope(text)
+        return replace(parse(words, bot_user_id=bot_user_id), cluster=cluster)
+
     async def _handle_text(self, text: str, user: str, channel: str, thread_ts: str, where: str) -> None:
         started = time.monotonic()
         try:
@@ -180,12 +185,13 @@ class SlackBot:
                     channel, thread_ts, [render.unknown_cluster(*unknown, language=language)], user=user
                 )
                 return
+            question = self._question(text, bot_user_id=self.people.bot_user)
             ask = fit_request(text)  # "will this fit?" with a job's YAML: the dry run (bot.slack.fit_replies)
             if ask is not None:
-                fitted = await fit_reply(self.service, ask, await self._asker(user, channel), language)
+                asker = await self._asker(user, channel)
+                fitted = await fit_reply(self.service, ask, asker, language, cluster=question.cluster)
                 await self.poster.answer_in_thread(channel, thread_ts, fitted, user=user)
                 return
-            question = parse(self.service.scope_text(text), bot_user_id=self.people.bot_user)
             messages = await self.replies.to_question(question, await self._asker(user, channel), language)
             await self.poster.answer_in_thread(channel, thread_ts, messages, user=user)
             log.info("question answered", extra={"where": where, "channel": channel, "command": question.command.value})
@@ -227,9 +233,10 @@ class SlackBot:
                 await respond(text=refusal.text, blocks=refusal.blocks, response_type="ephemeral")
                 return
             ask = fit_request(str(command.get("text") or ""))  # `/kueue fit ...`, `/kueue quota ...`
-            question = parse(self.service.scope_text(str(command.get("text") or "")))
+            question = self._question(str(command.get("text") or ""))
             if ask is not None:
-                messages = await fit_reply(self.service, ask, await self._asker(user, channel), language)
+                asker = await self._asker(user, channel)
+                messages = await fit_reply(self.service, ask, asker, language, cluster=question.cluster)
             else:
                 messages = await self.replies.to_question(question, await self._asker(user, channel), language)
             answered = question.command == Command.WHY and len(messages) == 1 and isinstance(messages[0], Answer)

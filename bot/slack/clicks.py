@@ -14,7 +14,7 @@ from typing import Any
 from bot.copy import render as render_words
 from bot.errors import BadQuery
 from bot.metrics import Metrics
-from bot.service import Answered, Asker, BotService, Silence, Unsupported
+from bot.service import Answered, Asker, Service, Silence, Unsupported
 from bot.slack import render
 from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question
@@ -117,7 +117,7 @@ class Buttons:
 
     def __init__(
         self,
-        service: BotService,
+        service: Service,
         metrics: Metrics,
         replies: Replies,
         poster: Poster,
@@ -175,16 +175,18 @@ class Buttons:
         text = render_words("slack.bad_button", {"how": "`/kueue why NAMESPACE/JOB`"}, language)
         await self.poster.tell(user, channel, text)
 
-    def _namespace(self, click: Click) -> str | None:
-        """The button's namespace, in the cluster the button names (buttons of older messages name none: the
-        question is then asked as it was, in every cluster)."""
-        return self.service.in_cluster(click.value["cl"], click.value["ns"])
+    def _place(self, click: Click) -> tuple[str | None, str | None]:
+        """The button's cluster and namespace: the cluster it names (`cl`, or a `cluster/namespace` of a choice);
+        buttons of older messages name none: the question is then asked as it was, in every cluster."""
+        return self.service.place(click.value["cl"], click.value["ns"])
 
     async def recheck(self, click: Click) -> None:
         language = await self.language(click.user)
         value = click.value
-        namespace = self._namespace(click)
-        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
+        cluster, namespace = self._place(click)
+        outcome = await self.service.ask(
+            click.asker, value["name"] or "", namespace=namespace, kind=value["kind"], cluster=cluster
+        )
         if isinstance(outcome, Answered) and outcome.public:
             # The message as it was made: the first message, and the steps when it held them (an older answer).
             message = self.replies.first(outcome, language)
@@ -202,8 +204,9 @@ class Buttons:
         only when the answer is not for the whole channel)."""
         language = await self.language(click.user)
         value = click.value
+        cluster, namespace = self._place(click)
         outcome = await self.service.ask(
-            click.asker, value["name"] or "", namespace=self._namespace(click), kind=value["kind"]
+            click.asker, value["name"] or "", namespace=namespace, kind=value["kind"], cluster=cluster
         )
         if isinstance(outcome, Answered):
             steps = self.replies.steps(outcome, language)
@@ -219,28 +222,33 @@ class Buttons:
 
     async def show_queue(self, click: Click) -> None:
         language = await self.language(click.user)
-        message = await self.replies.queue(click.asker, self._namespace(click), click.value["lq"] or "", language)
+        cluster, namespace = self._place(click)
+        lq = click.value["lq"] or ""
+        message = await self.replies.queue(click.asker, namespace, lq, language, cluster=cluster)
         await self.poster.answer_in_thread(click.channel, click.thread, [message], user=click.user)
 
     async def watch(self, click: Click) -> None:
         language = await self.language(click.user)
         value = click.value
-        question = Question(Command.WATCH, self._namespace(click), value["name"], value["kind"], raw="watch")
+        cluster, namespace = self._place(click)
+        question = Question(Command.WATCH, namespace, value["name"], value["kind"], raw="watch", cluster=cluster)
         message = await self.replies.watch(question, click.asker, language)
         await self.poster.ephemeral(click.channel, click.user, message, click.thread)
 
     async def pick(self, click: Click) -> None:
-        await self._answer(click, click.value["ns"])
+        await self._answer(click, *self._place(click))
 
     async def why(self, click: Click) -> None:
         """Why? under a DM or a digest's line: the answer about that job, in the message's thread."""
-        await self._answer(click, self._namespace(click))
+        await self._answer(click, *self._place(click))
 
-    async def _answer(self, click: Click, namespace: str | None) -> None:
+    async def _answer(self, click: Click, cluster: str | None, namespace: str | None) -> None:
         """The answer about the job the button names, in the clicked message's thread."""
         language = await self.language(click.user)
         value = click.value
-        outcome = await self.service.ask(click.asker, value["name"] or "", namespace=namespace, kind=value["kind"])
+        outcome = await self.service.ask(
+            click.asker, value["name"] or "", namespace=namespace, kind=value["kind"], cluster=cluster
+        )
         messages = self.replies.to_outcome(outcome, language)
         if not click.channel:  # a button of the App Home: the answer in the person's DM with the bot
             for message in pack(messages):
@@ -252,7 +260,8 @@ class Buttons:
         """Snooze or Stop under a DM (the service: for a namespace the clicker may see, like every read),
         confirmed privately, the job named escaped (a crafted value is shown as text, never as markup)."""
         how = SILENCES[click.action]
-        done = await self.service.silence(click.asker, how, self._namespace(click), click.value["name"])
+        cluster, namespace = self._place(click)
+        done = await self.service.silence(click.asker, how, namespace, click.value["name"], cluster=cluster)
         if isinstance(done, Unsupported):
             return
         language = await self.language(click.user)

@@ -5,7 +5,7 @@ reader of the channel may not see goes to the asker only, as for questions."""
 from __future__ import annotations
 
 from bot.fit.quota import QueueQuota
-from bot.service import Asker, BadJob, BotService, Fitted, Refused
+from bot.service import Asker, BadJob, Fitted, Refused, Service
 from bot.slack import render
 from bot.slack.fitparse import FitAsk
 from bot.slack.posting import joined, private, privately
@@ -17,23 +17,25 @@ _SHORT = {"no-yaml": "fit.slack.no-yaml", "bad-spec": "fit.slack.bad-spec", "quo
 
 
 async def _shown(
-    service: BotService, asker: Asker, namespace: str, answer: SlackMessage, language: str
+    service: Service, asker: Asker, namespace: str, answer: SlackMessage, language: str, cluster: str | None
 ) -> SlackMessage:
-    if await service.audience_sees(asker, [namespace]):
+    if await service.audience_sees(asker, [namespace], cluster=cluster):
         return answer
     return private(joined(privately(namespace, language), answer))
 
 
-async def fit_reply(service: BotService, ask: FitAsk, asker: Asker, language: str) -> list[SlackMessage]:
-    """The messages that answer `ask` (one, usually)."""
+async def fit_reply(
+    service: Service, ask: FitAsk, asker: Asker, language: str, *, cluster: str | None = None
+) -> list[SlackMessage]:
+    """The messages that answer `ask` (one, usually), in `cluster` (the one the question names, if any)."""
     if ask.what in _SHORT:
         return [private(short(_SHORT[ask.what], language))]
     if ask.what == "quota":
-        return [await _quota(service, ask, asker, language)]
+        return [await _quota(service, ask, asker, language, cluster)]
     if ask.what == "spec" and ask.spec is not None:
-        result: object = await service.fit_spec(asker, ask.spec)
+        result: object = await service.fit_spec(asker, ask.spec, cluster=cluster)
     else:
-        result = await service.fit_text(asker, ask.text)
+        result = await service.fit_text(asker, ask.text, cluster=cluster)
     if isinstance(result, BadJob):
         return [private(short("fit.slack.bad-job", language, reason=free_text(result.reason)))]
     if isinstance(result, Fitted):
@@ -41,21 +43,21 @@ async def fit_reply(service: BotService, ask: FitAsk, asker: Asker, language: st
         namespace = fitting.job.meta.namespace or ""
         now = service.clock()
         as_of = now.strftime("%Y-%m-%d %H:%M UTC")
-        show = await service.audience_sees(asker, [namespace])
+        show = await service.audience_sees(asker, [namespace], cluster=cluster)
         answer = fit_message(fitting, language=language, show_names=show, as_of=as_of, at=now)
-        return [await _shown(service, asker, namespace, answer, language)]
-    return [_other(service, result, language)]
+        return [await _shown(service, asker, namespace, answer, language, cluster)]
+    return [_other(service, result, language, cluster)]
 
 
-async def _quota(service: BotService, ask: FitAsk, asker: Asker, language: str) -> SlackMessage:
-    namespace = ask.namespace or await service.default_namespace(asker) or "default"
-    result = await service.quota(asker, namespace, ask.local_queue)
+async def _quota(service: Service, ask: FitAsk, asker: Asker, language: str, cluster: str | None) -> SlackMessage:
+    namespace = ask.namespace or await service.default_namespace(asker, cluster=cluster) or "default"
+    result = await service.quota(asker, namespace, ask.local_queue, cluster=cluster)
     if isinstance(result, QueueQuota):
-        return await _shown(service, asker, namespace, quota_message(result, language=language), language)
-    return _other(service, result, language)
+        return await _shown(service, asker, namespace, quota_message(result, language=language), language, cluster)
+    return _other(service, result, language, cluster)
 
 
-def _other(service: BotService, result: object, language: str) -> SlackMessage:
+def _other(service: Service, result: object, language: str, cluster: str | None) -> SlackMessage:
     if isinstance(result, Refused):
         return private(render.refused(result.namespace, language=language))
-    return render.cluster_unavailable(service.age_seconds(), language=language)
+    return render.cluster_unavailable(service.age_seconds(cluster=cluster), language=language)

@@ -52,6 +52,7 @@ class Question:
     notes: tuple[str, ...] = ()  # truncated | invalid-name | invalid-namespace | conflicting-namespace
     focus: str = ""  # "when" (when will it run?) | "who" (who is using / holds what it needs?)
     subject: tuple[str, ...] = ()  # Command.WHO: the words naming a resource, flavor or ClusterQueue
+    cluster: str | None = None  # the cluster it names, when the bot serves several (Service.scope); None: any
 
     @property
     def target(self) -> str | None:

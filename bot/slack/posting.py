@@ -10,14 +10,13 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import render as render_words
 from bot.metrics import Metrics
 from bot.slack import render
-from bot.slack.calls import RECONCILE_SECONDS, PostLost, post_once
+from bot.slack.calls import RECONCILE_SECONDS, BoundedClient, PostLost, post_once
 from bot.slack.mrkdwn import code
-from bot.slack.pace import QUEUE_BOUND, RateLimited
+from bot.slack.pace import RateLimited
 from bot.slack.people import slack_error, slack_timeout
 from bot.slack.render import SlackMessage
 
@@ -68,7 +67,7 @@ class Poster:
 
     def __init__(
         self,
-        client: AsyncWebClient,
+        client: BoundedClient,
         metrics: Metrics,
         language: Callable[[str], Awaitable[str]],
         default_language: str,
@@ -137,7 +136,7 @@ class Poster:
 
     def too_busy(self, language: str) -> SlackMessage:
         """The apology for an answer that Slack's rate limits kept out past the bound."""
-        bound = int(getattr(self.client, "queue_bound", QUEUE_BOUND))
+        bound = int(self.client.queue_bound)
         text = ":hourglass: " + render_words("delivery.too-busy", {"bound_seconds": bound}, language)
         return SlackMessage(text, [{"type": "section", "text": {"type": "mrkdwn", "text": text}}])
 

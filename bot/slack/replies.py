@@ -11,11 +11,12 @@ from bot.metrics import Metrics
 from bot.service import (
     Answered,
     Asker,
-    BotService,
     Choose,
     Muted,
     NotFound,
+    Outcome,
     Refused,
+    Service,
     Unavailable,
     Unsupported,
     Using,
@@ -31,14 +32,14 @@ from bot.trace.queueview import QueueView
 
 
 class Replies:
-    def __init__(self, service: BotService, metrics: Metrics, links: Links | None = None) -> None:
+    def __init__(self, service: Service, metrics: Metrics, links: Links | None = None) -> None:
         self.service = service
         self.metrics = metrics
         self.links = links or Links()
         self.admin: AdminAnswers | None = None  # set by the composition root when ADMINS is
 
     async def to_question(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
-        """What to say to a question: the answer, a choice, a refusal, help..."""
+        """What to say to a question: the answer, a choice, a refusal, help... (in the cluster it names)."""
         if question.command == Command.HELP:
             return [render.help_message(language=language)]
         if question.command in (Command.MUTE, Command.UNMUTE):
@@ -58,11 +59,16 @@ class Replies:
         if question.command in (Command.UNKNOWN, Command.MUTE, Command.UNMUTE) or not question.name:
             return [render.unknown_command(question.raw, language=language)]
         if question.command == Command.QUEUE:
-            return [await self.queue(asker, question.namespace, question.name, language)]
+            return [await self.queue(asker, question.namespace, question.name, language, cluster=question.cluster)]
         if question.command in (Command.WATCH, Command.UNWATCH):
             return [await self.watch(question, asker, language)]
         outcome = await self.service.ask(
-            asker, question.name, namespace=question.namespace, kind=question.kind, prefer_default=True
+            asker,
+            question.name,
+            namespace=question.namespace,
+            kind=question.kind,
+            prefer_default=True,
+            cluster=question.cluster,
         )
         return self.to_outcome(outcome, language)
 
@@ -71,7 +77,7 @@ class Replies:
         name, None unless X names a resource, flavor or ClusterQueue (then it is that job's holders)."""
         phrase = question.command != Command.WHO
         words = (question.name or "",) if phrase else question.subject
-        found = await self.service.who(asker, words, only_if_known=phrase)
+        found = await self.service.who(asker, words, only_if_known=phrase, cluster=question.cluster)
         if found is None:
             return None
         if isinstance(found, Using):
@@ -80,11 +86,11 @@ class Replies:
             return render_who.unknown_subject(found, language=language)
         return self.to_outcome(found, language)[0]
 
-    def to_outcome(self, outcome: object, language: str) -> list[SlackMessage]:
+    def to_outcome(self, outcome: Outcome, language: str) -> list[SlackMessage]:
         """An outcome of the service as messages: an answer is its first message alone (the steps are one
         click away: `steps`); the cluster it comes from under it when the bot serves several."""
         messages = self._outcome(outcome, language)
-        cluster = str(getattr(outcome, "cluster", "") or "")
+        cluster = outcome.cluster if isinstance(outcome, Answered | Refused | Unavailable) else ""
         if cluster and messages:
             first = messages[-1]  # the answer (after the note of a private one)
             label = {"type": "context", "elements": [{"type": "mrkdwn", "text": cluster_label(cluster, language)}]}
@@ -109,13 +115,13 @@ class Replies:
             outcome.explanation,
             language=language,
             outlook=outcome.outlook,
-            snapshot_age_seconds=self.service.age_seconds(),
+            snapshot_age_seconds=self.service.age_seconds(cluster=outcome.cluster or None),
             cluster=outcome.cluster or "",
             links=self.links,
         )
         return Answer(first.text, first.blocks)
 
-    def _outcome(self, outcome: object, language: str) -> list[SlackMessage]:
+    def _outcome(self, outcome: Outcome, language: str) -> list[SlackMessage]:
         if isinstance(outcome, Answered):
             explanation = outcome.explanation
             self.metrics.questions.labels(explanation.verdict.value, "slack").inc()
@@ -134,34 +140,43 @@ class Replies:
         if isinstance(outcome, Refused):
             return [private(render.refused(outcome.namespace, language=language, cluster=outcome.cluster))]
         if isinstance(outcome, Unavailable):
-            return [render.cluster_unavailable(self.service.age_seconds(), language=language)]
+            return [
+                render.cluster_unavailable(self.service.age_seconds(cluster=outcome.cluster or None), language=language)
+            ]
         raise TypeError(f"unexpected outcome {outcome!r}")
 
-    async def queue(self, asker: Asker, namespace: str | None, name: str, language: str) -> SlackMessage:
-        """The queue view (a LocalQueue named without its namespace: the one the asker may see, or a choice)."""
+    async def queue(
+        self, asker: Asker, namespace: str | None, name: str, language: str, *, cluster: str | None = None
+    ) -> SlackMessage:
+        """The queue view (a LocalQueue named without its namespace: the one the asker may see, or a choice),
+        in `cluster` (or the one a `cluster/namespace` names)."""
         if namespace is None:
-            namespaces = await self.service.local_queue_namespaces(asker, name)
+            namespaces = await self.service.local_queue_namespaces(asker, name, cluster=cluster)
             if len(namespaces) > 1:
                 return render.choose_queue(name, namespaces, language=language)
             if not namespaces:
                 return render.not_found(None, name, "LocalQueue", [], language=language)
             namespace = namespaces[0]
-        view = await self.service.queue(asker, namespace, name)
+        cluster, found = self.service.place(cluster, namespace)
+        namespace = found or namespace
+        view = await self.service.queue(asker, namespace, name, cluster=cluster)
         if not isinstance(view, QueueView):
             return self.to_outcome(view, language)[0]
         waiting = [w.namespace for w in view.waiting]
-        if not await self.service.audience_sees(asker, [namespace]):  # to the asker only, then
-            names = await self.service.may_see_all(asker, waiting)
+        if not await self.service.audience_sees(asker, [namespace], cluster=cluster):  # to the asker only, then
+            names = await self.service.may_see_all(asker, waiting, cluster=cluster)
             shown = render.queue_view(view, language=language, show_names=names)
             return private(joined(privately(namespace, language), shown))
-        names = await self.service.audience_sees(asker, waiting)
+        names = await self.service.audience_sees(asker, waiting, cluster=cluster)
         return render.queue_view(view, language=language, show_names=names)
 
     async def watch(self, question: Question, asker: Asker, language: str) -> SlackMessage:
         """`watch` or `unwatch` confirmed (or why not: a choice, a refusal, no store to keep it)."""
         assert question.name is not None
         on = question.command == Command.WATCH
-        done = await self.service.watch(asker, question.name, namespace=question.namespace, kind=question.kind, on=on)
+        done = await self.service.watch(
+            asker, question.name, namespace=question.namespace, kind=question.kind, on=on, cluster=question.cluster
+        )
         if isinstance(done, Unsupported):
             return render.unknown_command(question.raw, language=language)
         if isinstance(done, Watching):

@@ -10,11 +10,11 @@ import pytest
 from bot.metrics import Metrics
 from bot.service import Asker, BotService, Silence, StaticSource
 from bot.slack import render
+from bot.slack.calls import BoundedClient
 from bot.slack.clicks import SILENCES, BadButton, Buttons, read_click
 from bot.slack.posting import Poster
 from bot.slack.replies import Replies
 from bot.trace.explain import Query, explain
-from slack_sdk.web.async_client import AsyncWebClient
 
 from tests.builders import ago, cluster, pending, snapshot
 
@@ -51,7 +51,7 @@ async def test_every_button_the_renderer_makes_has_a_listener_and_every_listener
     ]
     service = BotService(StaticSource(world), clock=lambda: NOW)
     metrics = Metrics()
-    client = AsyncWebClient(token="xoxb-test")
+    client = BoundedClient(token="xoxb-test")
     buttons = Buttons(
         service, metrics, Replies(service, metrics), Poster(client, metrics, _language, "en"), _language, _asker
     )
