@@ -121,11 +121,17 @@ def _owner_names(workload: Workload) -> tuple[str, ...]:
     return tuple(dict.fromkeys(owner.name for owner in owners))
 
 
+_PRIORITIES: dict[int, int] = {}
+_MAX_PRIORITIES = 1024
+
+
 def _waiting_entry(workload: Workload) -> OrderEntry | None:
     """The Workload's order entry when it waits in its LocalQueue's order, else None."""
     if not (workload.queue_name and waits_in_queue(workload)):
         return None
     priority, since, uid = queue_order_key(workload)
+    if len(_PRIORITIES) < _MAX_PRIORITIES:  # one int per priority (a few), not one per entry
+        priority = _PRIORITIES.setdefault(priority, priority)
     return (priority, since, uid, workload.namespace, workload.name, workload)
 
 

@@ -27,6 +27,7 @@ from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, Va
 from typing import Any, TypeVar
 
 from bot.kube.decode import Parts, View
+from bot.trace.model import JOB_UID_LABEL
 
 T = TypeVar("T")
 
@@ -36,12 +37,17 @@ _ONLY_THE_TABLE = 3
 
 
 def _interned_pairs(value: Mapping[Any, Any]) -> list[str]:
-    """key, value, key, value, ... read as decode reads labels (None: "", anything else: its str), interned."""
+    """key, value, key, value, ... read as decode reads labels (None: "", anything else: its str), interned but
+    for the job-uid label's value (one job's own: interning it would only grow the table of interned strings)."""
     intern = sys.intern
     flat = []
     for key, item in value.items():
-        flat.append(intern(str(key)))
-        flat.append(intern(item) if type(item) is str else ("" if item is None else str(item)))
+        name = intern(str(key))
+        flat.append(name)
+        if type(item) is str:
+            flat.append(item if name == JOB_UID_LABEL else intern(item))
+        else:
+            flat.append("" if item is None else str(item))
     return flat
 
 

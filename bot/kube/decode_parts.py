@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 from bot.trace.model import (
+    JOB_UID_LABEL,
     Condition,
     Container,
     LabelSelector,
@@ -115,12 +116,15 @@ def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
     if not isinstance(name, str) or not name:
         raise DecodeError(f"a {raw.get('kind', 'object')} without metadata.name")
     text = parts.text
+    labels = parts.labels(metadata.get("labels"))
+    job_uid = labels.get(JOB_UID_LABEL)
+    # An owner's name and uid are its own (not shared, so not interned); the job's uid is the job-uid label's.
     owners = tuple(
         OwnerRef(
             api_version=text(_str(ref.get("apiVersion"))),
             kind=text(_str(ref.get("kind"))),
-            name=text(_str(ref.get("name"))),
-            uid=text(_str(ref.get("uid"))),
+            name=_str(ref.get("name")),
+            uid=job_uid if job_uid is not None and job_uid == ref.get("uid") else _str(ref.get("uid")),
             controller=ref.get("controller") is True,
         )
         for ref in map(_map, _list(metadata.get("ownerReferences")))
@@ -133,7 +137,7 @@ def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
         api_version=text(_str(raw.get("apiVersion"))),
         uid=_str(metadata.get("uid")),
         created=parse_time(metadata.get("creationTimestamp")),
-        labels=parts.labels(metadata.get("labels")),
+        labels=labels,
         annotations=parts.labels(metadata.get("annotations")),
         owners=owners,
         resource_version=parts.resource_version(_str(metadata.get("resourceVersion"))),

@@ -15,7 +15,7 @@ import pytest
 import yaml
 from bot.kube.compact import Interner, Labels
 from bot.kube.decode import decode
-from bot.trace.model import Workload
+from bot.trace.model import JOB_UID_LABEL, Workload
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -209,6 +209,7 @@ def test_workloads_admitted_in_other_cluster_queues_share_their_assignments_and_
     assert one.conditions[1].reason is two.conditions[1].reason
     assert next(iter(one.meta.labels)) is next(iter(two.meta.labels))
     assert one.meta.annotations["kueue-bot.io/notify"] is two.meta.annotations["kueue-bot.io/notify"]
+    assert one.meta.owners[0].uid is one.meta.labels[JOB_UID_LABEL]  # the job's uid, held once
 
 
 def test_conditions_that_flipped_together_share_their_time() -> None:
