@@ -5,6 +5,7 @@ cluster or is looked for in both; one cluster going away mid-test never stops th
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -238,6 +239,36 @@ async def test_buttons_name_their_cluster_and_older_buttons_still_work(
             choice = await slack.wait_for_call("chat.postMessage", nth=2)
             text = json.dumps(choice.params.get("blocks") or []) + str(choice.params.get("text"))
             assert "prod-eu/ml-vision" in text and "prod-us/ml-vision" in text
+        finally:
+            await two.server.stop()
+
+
+async def test_a_recheck_in_one_cluster_and_a_question_in_the_other_handled_together_each_keep_theirs(
+    slack: FakeSlack, tmp_path: Path, closing: list[Any]
+) -> None:
+    # The same job in both clusters. An answer from prod-us; then its Re-check and a question naming prod-eu
+    # arrive together (handled at the same time): the Re-check answers from prod-us, the question from prod-eu.
+    async with FakeKubeAPI() as eu, FakeKubeAPI() as us:
+        eu.load_dump(SCENARIOS / EU / "cluster.yaml")
+        us.load_dump(SCENARIOS / EU / "cluster.yaml")
+        two = await _two(slack, tmp_path, closing, eu, us)
+        try:
+            await _ask(slack, two.server, "why is segformer-finetune pending? --cluster prod-us", 1)
+            post = slack.calls("chat.postMessage")[0]
+            assert post.response is not None
+            url = f"{two.server.url}/slack/events"
+            question = slack.app_mention_event(USER, CHANNEL, "why is segformer-finetune pending --cluster prod-eu")
+            await asyncio.gather(
+                slack.deliver_block_action(
+                    url, action_id="kueue_recheck", user_id=USER, channel_id=CHANNEL, message_ts=post.response["ts"]
+                ),
+                slack.deliver_event(url, question),
+            )
+            rechecked = json.dumps((await slack.wait_for_call("chat.update")).params.get("blocks") or [])
+            answered = json.dumps((await slack.wait_for_call("chat.postMessage", nth=2)).params.get("blocks") or [])
+            assert '\\"cl\\":\\"prod-us\\"' in rechecked and "prod-eu" not in rechecked
+            assert "Cluster `prod-eu`" in answered and '\\"cl\\":\\"prod-eu\\"' in answered
+            assert "prod-us" not in answered
         finally:
             await two.server.stop()
 
