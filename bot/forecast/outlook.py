@@ -3,6 +3,9 @@ for (holders), what would admit it (what_if), for one pending Workload, when its
 
     explanation, outlook = explain_with_outlook(snapshot, query, now=now, history=history)
 
+Readers of an answer reach it through the service's one way to explain a job (bot.service.explaining); the dry
+run (bot.fit) calls it on its overlay.
+
 Their sentences are bot.forecast.texts', their JSON bot.forecast.serialize's; the queue's Estimators, kept per
 view, bot.forecast.estimators'.
 """
