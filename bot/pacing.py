@@ -20,7 +20,8 @@ what is alive out of the collector's sight instead (`gc.collect(1)`, `gc.freeze(
 nothing old). Frozen objects are still freed by reference counting when let go; a reference cycle among them
 would never be: the cache, the views, the engine's memos and the watcher make none (tests/unit/test_watcher.py
 fails on one). While a watcher pass runs (`full_collections_wait`), full collections wait until it ends, its
-Explanations let go, and its turns collect both young generations; the first pass may freeze what it leaves.
+Explanations let go, and its turns collect both young generations; where the view is frozen, each pass freezes
+what it leaves (and the full collection that waited is due no more).
 
 `stats()` says how many collections ran at the loop's turns and how long they took (/metrics:
 `kueue_bot_gc_between_questions_total`, `..._seconds_total`; the bench: `between_gc_*`). bench/README.md has the
@@ -203,7 +204,9 @@ def stats() -> dict[str, float]:
 @contextmanager
 def full_collections_wait(*, freeze: bool = False) -> Iterator[None]:
     """While a watcher pass runs: full collections wait (any pass of the process holds them; the first in sets
-    the oldest threshold, the last out puts it back), and with `freeze` what is alive at its end is frozen."""
+    the oldest threshold, the last out puts it back). With `freeze` (the source freezes the collector's view),
+    what is alive at its end is frozen, which starts the full collections' count again: the one that waited does
+    not come at the next allocation of any thread (an informer's), over everything the passes kept."""
     global _passes_running, _oldest_threshold
     if _passes_running == 0:
         first, second, _oldest_threshold = gc.get_threshold()

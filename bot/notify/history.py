@@ -246,10 +246,9 @@ class HistoryRecorder:
         """Record what changed since the last pass; returns how many new records it made."""
         if not self._loaded:
             await self.load()
-        known = self._known_records()
-        found = await self._read(snapshot, namespaces)
-        new_admissions = [a for a in found.admissions if a not in known]
-        new_finishes = [f for f in found.finishes if f not in known]
+        known = await self._known_records()
+        found = await self._read(snapshot, namespaces, known)
+        new_admissions, new_finishes = found.admissions, found.finishes
         if found.went:  # `_gone`: finished at this pass (unless this pass reads their Finished condition)
             finishes = [f for entry in found.scanned.values() for f in entry[1]]
             read = len(finishes)
@@ -260,9 +259,10 @@ class HistoryRecorder:
         self._scanned = found.scanned  # (namespaces no longer listed let go)
         return len(new_admissions) + len(new_finishes)
 
-    async def _read(self, snapshot: Snapshot, namespaces: Iterable[str]) -> _Read:
+    async def _read(self, snapshot: Snapshot, namespaces: Iterable[str], known: set[object]) -> _Read:
         """A namespace at a time, the loop let run after each one read; one whose Workloads are the sequence the
-        last pass read is not read again (what it showed is recorded)."""
+        last pass read is not read again (what it showed is recorded). The admissions and finishes read are
+        those not `known` yet, looked up a namespace at a time too (each lookup hashes a record anew)."""
         scan = _Read()
         for namespace in list(namespaces):
             workloads = snapshot.workloads_in(namespace)
@@ -275,8 +275,8 @@ class HistoryRecorder:
             held: dict[str, tuple[str, tuple[str, ...], datetime]] = {}
             _scan(workloads, found, ended, held)
             scan.scanned[namespace] = (workloads, tuple(ended), held)
-            scan.admissions += found
-            scan.finishes += ended
+            scan.admissions += [a for a in found if a not in known]
+            scan.finishes += [f for f in ended if f not in known]
             if last is not None:
                 scan.went += [(key, value) for key, value in last[2].items() if key not in held]
             await asyncio.sleep(0)
@@ -291,18 +291,17 @@ class HistoryRecorder:
         """The new records in the store (raises: the next pass reads them again), then in memory."""
         await self.store.add(admissions, finishes, now)
         added = History(tuple(admissions), tuple(finishes))
-        known.update(added.admissions)
-        known.update(added.finishes)
-        # in a worker thread (pure, of immutable values), the loop let run
+        # in worker threads (pure, of immutable values; `known` is this recorder's alone), the loop let run
+        await asyncio.to_thread(known.update, (*added.admissions, *added.finishes))
         self.history = await asyncio.to_thread(bounded_union, self.history, added, now)
         self._known = (self.history, known)
 
-    def _known_records(self) -> set[object]:
+    async def _known_records(self) -> set[object]:
         """Every record recorded: the history's, and those this recorder added since (kept up to date, not
-        hashed again each pass; made anew from the history when that was loaded, or once those the bounds
-        let go outnumber it)."""
+        hashed again each pass; made anew from the history, in a worker thread, when that was loaded, or once
+        those the bounds let go outnumber it)."""
         history = self.history
         records = len(history.admissions) + len(history.finishes)
         if self._known is None or self._known[0] is not history or len(self._known[1]) > 2 * records + 10_000:
-            self._known = (history, {*history.admissions, *history.finishes})
+            self._known = (history, await asyncio.to_thread(set, (*history.admissions, *history.finishes)))
         return self._known[1]

@@ -98,7 +98,7 @@ class Notifier:
         self.max_owners_per_job = max_owners_per_job
         self.max_dms_per_pass = max_dms_per_pass
         self.history = history  # admissions and finishes observed, for the ETA
-        self.freeze_gc = freeze_gc  # as the cache's: gc.freeze() once the first pass has left its state (pacing)
+        self.freeze_gc = freeze_gc  # as the cache's: gc.freeze() once each pass has left its state (pacing)
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
@@ -162,7 +162,7 @@ class Notifier:
             if not self.is_leader() or (self.fence is not None and self.fence() is None):
                 return []
             try:
-                with full_collections_wait(freeze=self.freeze_gc and self.passes == 0):
+                with full_collections_wait(freeze=self.freeze_gc):
                     return await self._pass()
             except (LeaseLost, Fenced) as error:
                 self.stopped_passes += 1
@@ -195,9 +195,8 @@ class Notifier:
         await self._observe(snapshot, now)
         candidates = await self._candidates(snapshot, state, now)
         offsets = await self._offsets(candidates)
-        # Pure, and long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
-        decisions = await asyncio.to_thread(decide, state, candidates, now, self.config, utc_offsets=offsets)
-        decisions = self.failures.held_back(self._capped(decisions), now)  # none about a DM gone or pausing
+        # Long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
+        decisions = await asyncio.to_thread(self._decided, state, candidates, now, offsets)
         for decision in [d for d in decisions if not isinstance(d, Close)]:
             try:
                 await self.failures.attempt([decision], self._apply(decision, state, now), now, self._undeliverable)
@@ -212,7 +211,7 @@ class Notifier:
                 raise
             except Exception:  # the delivery stays open: the next pass edits the DM again
                 log.exception("notifier: a DM could not be closed; retried next pass")
-        self.last_decisions = kept = await paced(slim, decisions)
+        self.last_decisions = kept = await paced(slim, decisions, Pacer())  # a digest is no cheap step: clock each
         del candidates
         self._explained, self._by_job = {}, {}
         while decisions:  # their Explanations let go in steps: a broadcast's many freed at once held the loop,
@@ -250,6 +249,13 @@ class Notifier:
         except StoreUnavailable as error:
             log.warning("notifier: could not forget old DMs", extra={"error": str(error)})
 
+    def _decided(
+        self, state: State, candidates: Sequence[Candidate], now: datetime, offsets: Mapping[str, timedelta]
+    ) -> list[Decision]:
+        """What to do now (decide), capped, none about a DM gone or pausing (read before the pass acts on any)."""
+        decisions = decide(state, candidates, now, self.config, utc_offsets=offsets)
+        return self.failures.held_back(self._capped(decisions), now)
+
     def _capped(self, decisions: list[Decision]) -> list[Decision]:
         """At most max_dms_per_pass new DMs; the others are decided again (and sent) on the next passes."""
         sends = [d for d in decisions if isinstance(d, Send)]
@@ -274,7 +280,7 @@ class Notifier:
         walk = Walk(
             snapshot,
             now,
-            {d.key for d in state.deliveries if d.closed_at is None},
+            await asyncio.to_thread(_open_keys, state),  # every delivery's: in a worker thread, the loop let run
             watchers,
             await self._quota.tokens(snapshot, pause),
             await positions(snapshot, pause),
@@ -400,7 +406,7 @@ class Notifier:
         fresh = await self._fresh(decision.candidate, now)
         if fresh is None:
             return
-        siblings = self._same_message(state, delivery)
+        siblings = await self._same_message(state, delivery)
         digest = sum(1 for other in siblings if other.key == delivery.key or other.closed_at is None) > 1
         explanations: list[Explanation] = []
         keys: list[str] = []
@@ -449,7 +455,7 @@ class Notifier:
         closing = {d.delivery.key for d in group}
         remaining = [
             d
-            for d in self._same_message(state, group[0].delivery)
+            for d in await self._same_message(state, group[0].delivery)
             if d.key not in closing and d.closed_at is None and d.ts
         ]
         explanations: list[Explanation] = []
@@ -472,12 +478,13 @@ class Notifier:
         """Slack says this DM can never be delivered (bot.notify.failures): closed, never tried again."""
         await self.store.close(key, target, now, fence=self._held())
 
-    def _same_message(self, state: State, delivery: Delivery) -> list[Delivery]:
-        """Every delivery sharing this DM (a digest covers several Workloads); indexed once a pass."""
+    async def _same_message(self, state: State, delivery: Delivery) -> list[Delivery]:
+        """Every delivery sharing this DM (a digest covers several Workloads); indexed once a pass (every
+        delivery read: in a worker thread, the loop let run)."""
         if delivery.ts is None:
             return [delivery]
         if self._messages is None:
-            self._messages = by_ts(state)
+            self._messages = await asyncio.to_thread(by_ts, state)
         return [d for d in self._messages.get((delivery.channel, delivery.ts), ()) if d.target == delivery.target]
 
     async def _listed(self, key: str, now: datetime, *, digest: bool) -> Explanation | None:
@@ -530,6 +537,11 @@ async def _announced(announcement: Awaitable[None]) -> None:
         await announcement
     except BotError as error:
         log.warning("notifier: news could not be said so that it notifies", extra={"error": str(error)})
+
+
+def _open_keys(state: State) -> set[str]:
+    """The Workloads with an open DM."""
+    return {d.key for d in state.deliveries if d.closed_at is None}
 
 
 def _never_fits(verdict: str) -> bool:

@@ -99,6 +99,23 @@ def test_with_freeze_what_is_alive_at_the_end_is_out_of_the_collector_s_sight() 
         gc.unfreeze()
 
 
+def test_with_freeze_a_pass_leaves_no_full_collection_due() -> None:
+    """Left due, the full collection that waited during the pass would come at the next allocation of any thread
+    (an informer's), over everything the passes kept; without freeze it is the collector's."""
+    due = gc.get_threshold()[2]  # young collections until a full one is due, outside a pass
+    try:
+        with pacing.full_collections_wait(freeze=True):
+            for _ in range(due):
+                gc.collect(1)  # each counts towards the next full collection
+        assert gc.get_count()[2] < due
+        with pacing.full_collections_wait():
+            for _ in range(due):
+                gc.collect(1)
+        assert gc.get_count()[2] >= due
+    finally:
+        gc.unfreeze()
+
+
 async def test_paced_work_lets_the_event_loop_run() -> None:
     def slow(item: int) -> int:
         time.sleep(0.0002)  # 200 µs an item: 500 items hold the loop 0.1 s in one go

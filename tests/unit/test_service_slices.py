@@ -1,5 +1,5 @@
-"""bot.service.slices: `explained`, the answer of `explain` with its ETA's calibrations made first in slices of
-the event loop (bot.pacing.Pacer)."""
+"""bot.service.slices: `explained`, the answer of `explain` with what its outlook reads (its cohort tree's holders,
+its ETA's calibrations) made first in slices of the event loop (bot.pacing.Pacer)."""
 
 from __future__ import annotations
 
@@ -42,3 +42,31 @@ async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain(
     assert estimators.calibrations(view, "cq-0", history=history, now=NOW) == []
     without = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, what_if=False)
     assert without[1].what_if is None and without[1].eta == answer[1].eta
+
+
+def _cohort_view(queues: int) -> Snapshot:
+    """A cohort of `queues` ClusterQueues of 4 GPUs each, every one full; two jobs wait in the first."""
+    objects = base(
+        *(gpu_queue(f"cq-{n}", ("a100", 4), cohort_name="research") for n in range(queues)),
+        namespaces=("team-a",),
+        flavors=[resource_flavor("a100", labels={"gpu": "a100"})],
+    )
+    for n in range(queues):
+        objects += [lq(f"q{n}", "team-a", f"cq-{n}")]
+        objects += running(f"r{n}", "team-a", f"cq-{n}", queue=f"q{n}", gpus_per_pod=4)
+    for n in range(2):
+        objects += waiting(f"w{n}", "team-a", queue="q0", gpus_per_pod=2, minutes=40 - 10 * n)
+    return cache_of(objects).view("team-a", [])
+
+
+async def test_explained_makes_the_cohort_tree_s_holders_a_queue_at_a_time_and_answers_as_explain() -> None:
+    view = _cohort_view(6)
+    async with Turns() as turns:
+        answer = await explained(view, Query("team-a", "w1", "Job"), now=NOW, history=None, slice_seconds=0)
+    assert answer[1].holders is not None
+    assert answer == explain_with_outlook(_cohort_view(6), Query("team-a", "w1", "Job"), now=NOW, history=None)
+    assert turns.count >= 6  # a turn after each queue's part of the tree (slices of 0 s), none at once
+    again = Turns()
+    async with again:  # made: the next question in the tree turns no more
+        await explained(view, Query("team-a", "w0", "Job"), now=NOW, history=None, slice_seconds=0)
+    assert again.count == 0

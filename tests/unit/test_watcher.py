@@ -257,6 +257,27 @@ async def test_a_quota_change_traces_its_cohort_tree_only(store: SQLiteStore) ->
     assert await _traced(notifier) == 5  # the five waiting in "cq"; "other-cq" holds no quota with it
 
 
+async def test_where_the_view_is_frozen_every_pass_freezes_what_it_leaves(store: SQLiteStore) -> None:
+    """Not only the first: else the full collection that waited during a pass comes at the next allocation of
+    any thread (an informer's), over everything the passes since the first kept (bot.pacing)."""
+    cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(20)]))
+    notifier = Notifier(
+        source=cluster, store=store, messenger=Recorder(), clock=lambda: NOW, config=PolicyConfig(), freeze_gc=True
+    )
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        await notifier.run_pass()
+        kept = [[n] for n in range(300)]  # alive when the next pass ends
+        await notifier.run_pass()
+        watched = {id(o) for o in gc.get_objects()}
+        assert not any(id(item) in watched for item in kept)  # frozen: out of the collector's sight
+    finally:
+        gc.unfreeze()
+        if not was:
+            gc.disable()
+
+
 async def test_nobody_to_tell_means_nothing_traced_until_somebody_watches(store: SQLiteStore) -> None:
     cluster = Cluster(_objects([*b.cluster(cpu=4), *_jobs(30, owner=None)]))
     notifier = _notifier(cluster, store)
