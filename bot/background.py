@@ -1,19 +1,22 @@
-"""The background work the server owns besides answering: every cluster's watcher of proactive DMs and its
-queue history (the ETA's basis), and the admins' view and daily digest; each made here, in one pass, from the
-settings, the Slack bot and the state store (bot.server wires them and starts and stops them)."""
+"""The background work the server owns besides answering: every cluster's watcher of proactive DMs, its queue
+history (the ETA's basis) and the watches that wake it, and the admins' view, answers and daily digest; each
+made here, in one pass, from the settings, the line to Slack (bot.slack.app.SlackLink) and the state store.
+
+They are made before the services and the Slack bot (bot.server wires them, starts and stops them), so every
+dependency points one way: a cluster's watches are given its notifier's `wake`, its service is given the
+watches and the history (`Watcher`), the bot is given the admins' answers; nothing here needs the bot."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import cast
 
 from bot.admin.view import AdminView, admin_view, merged
 from bot.config import Settings
+from bot.forecast.history import History
 from bot.kube.configmap_store import ConfigMapStore
 from bot.metrics import Metrics
-from bot.multicluster import ClusterRouter
 from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest, DigestStore, MemoryDigests, SQLiteDigests
 from bot.notify.history import HistoryRecorder, HistoryStore, MemoryHistory, SQLiteHistory
@@ -22,11 +25,11 @@ from bot.notify.scoped import ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import BotService, SnapshotSource
+from bot.service import SnapshotSource
 from bot.service.explaining import explain_job
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
-from bot.slack.app import SlackBot
+from bot.slack.app import SlackLink
 from bot.slack.messenger import SlackMessenger
 
 DIGEST_TICK_SECONDS = 300.0  # the admins' view is looked at this often at most (it explains many Workloads)
@@ -34,10 +37,10 @@ DIGEST_TICK_SECONDS = 300.0  # the admins' view is looked at this often at most 
 
 @dataclass(frozen=True)
 class Notifying:
-    """What every cluster's watcher of proactive DMs is made with: it sends through the bot's Slack client."""
+    """What every cluster's watcher of proactive DMs is made with: it sends through the line to Slack."""
 
     settings: Settings
-    bot: SlackBot
+    slack: SlackLink
     metrics: Metrics
     clock: Callable[[], datetime]
     is_leader: Callable[[], bool] | None
@@ -48,11 +51,11 @@ class Notifying:
         self, source: SnapshotSource, store: StateStore, recorder: HistoryRecorder, cluster: str = ""
     ) -> Notifier:
         """The watcher of `source`'s cluster (its DMs say `cluster` when the bot serves several)."""
-        settings, bot = self.settings, self.bot
+        settings, slack = self.settings, self.slack
         return Notifier(
             source=source,
             store=store,
-            messenger=SlackMessenger(bot.client, bot.language, settings.default_language, cluster=cluster),
+            messenger=SlackMessenger(slack.client, slack.people.language, settings.default_language, cluster=cluster),
             clock=self.clock,
             config=PolicyConfig(
                 notify_after=timedelta(seconds=settings.notify_after_seconds), quiet_hours=settings.quiet_hours
@@ -66,66 +69,52 @@ class Notifying:
             freeze_gc=source.freezes_gc,
         )
 
+    def watcher(self, source: SnapshotSource, store: StateStore, history: HistoryStore, cluster: str = "") -> Watcher:
+        """A cluster's watcher over `store`, recording its queue history in `history`."""
+        recorder = HistoryRecorder(history)
+        notifier = self.notifier(source, store, recorder, cluster)
+        return Watcher(notifier, recorder, StoreWatches(store, wake=notifier.wake))
+
+
+@dataclass(frozen=True)
+class Watcher:
+    """One cluster's watcher of proactive DMs, the queue history it records (the ETA's basis) and the watches
+    that wake it (a new watch runs a pass soon); its service is given `watches` and `history`."""
+
+    notifier: Notifier
+    recorder: HistoryRecorder
+    watches: StoreWatches
+
+    def history(self) -> History:
+        """The admissions and finishes the notifier observed so far."""
+        return self.recorder.history
+
 
 def watchers(
     notify: Notifying,
     store: StateStore | None,
-    service: BotService,
-    watches: StoreWatches | None,
+    source: SnapshotSource,
     clusters: Mapping[str, SnapshotSource] | None,
-    router: ClusterRouter | None,
     stores: Mapping[str, ScopedStore],
-) -> tuple[Notifier | None, dict[str, Notifier], list[Callable[[], Awaitable[None]]]]:
-    """With a state store, every cluster's watcher of proactive DMs (the first cluster's, the others' by name)
-    and what closes their queue history at the end; none without one."""
-    if store is None or watches is None:
-        return None, {}, []
-    if router is not None and clusters:
-        first, others, closing = cluster_notifiers(notify, store, router, clusters, stores)
-        return first, others, [closing]
-    recorder = history_recorder(store)
-    service.history = lambda: recorder.history
-    notifier = notify.notifier(service.source, store, recorder)
-    watches.wake = notifier.wake
-    return notifier, {}, [recorder.store.aclose]
-
-
-def cluster_notifiers(
-    notify: Notifying,
-    store: StateStore,
-    router: ClusterRouter,
-    clusters: Mapping[str, SnapshotSource],
-    stores: Mapping[str, ScopedStore],
-) -> tuple[Notifier | None, dict[str, Notifier], Callable[[], Awaitable[None]]]:
-    """A watcher of proactive DMs and a queue history (the ETA's basis) for every cluster, each over its part
-    of the one state store: the first cluster's, the others' by name, and the history store's closing."""
+) -> tuple[dict[str, Watcher], list[Callable[[], Awaitable[None]]]]:
+    """With a state store, every cluster's watcher, by cluster name (the one cluster's, `source`'s, is named
+    ""), and what closes their queue history at the end; none without one. With CLUSTERS, each watches its
+    cluster over its part of the one state store (`stores`), its history beside the others'."""
+    if store is None:
+        return {}, []
     histories = history_store(store)
-    first: Notifier | None = None
-    others: dict[str, Notifier] = {}
-    for name, cluster in clusters.items():
-        recorder = HistoryRecorder(ScopedHistory(histories, stores[name].scope))
-        service = router.services[name]
-        service.history = lambda recorder=recorder: recorder.history
-        notifier = notify.notifier(cluster, stores[name], recorder, cluster=name)
-        if service.watches is not None:
-            cast("StoreWatches", service.watches).wake = notifier.wake
-        if first is None:
-            first = notifier
-        else:
-            others[name] = notifier
-    return first, others, histories.aclose
+    if not clusters:
+        return {"": notify.watcher(source, store, histories)}, [histories.aclose]
+    made = {
+        name: notify.watcher(cluster, stores[name], ScopedHistory(histories, stores[name].scope), cluster=name)
+        for name, cluster in clusters.items()
+    }
+    return made, [histories.aclose]
 
 
-def history_recorder(store: StateStore) -> HistoryRecorder:
-    """The admissions the notifier sees, kept with its state (the ETA's basis)."""
-    return HistoryRecorder(history_store(store))
-
-
-def admin_look(
-    source: SnapshotSource, router: ClusterRouter | None
-) -> Callable[[datetime], Awaitable[AdminView | None]]:
-    """The admins' view now: of the one cluster, or of every ready cluster (groups named cluster/queue)."""
-    sources = {name: each.source for name, each in router.services.items()} if router is not None else {"": source}
+def admin_look(sources: Mapping[str, SnapshotSource]) -> Callable[[datetime], Awaitable[AdminView | None]]:
+    """The admins' view now: of the one cluster (named ""), or of every ready cluster (groups named
+    cluster/queue)."""
 
     async def look(now: datetime) -> AdminView | None:
         views = {
@@ -138,29 +127,31 @@ def admin_look(
     return look
 
 
-def admin_side(
+def admin_answers(
+    settings: Settings, look: Callable[[datetime], Awaitable[AdminView | None]], clock: Callable[[], datetime]
+) -> AdminAnswers | None:
+    """`/kueue admin`, for the admins in ADMINS (none without them)."""
+    admin = settings.admin
+    return AdminAnswers(look, clock, admin.is_admin) if admin.admins else None
+
+
+def admin_digest(
     settings: Settings,
-    source: SnapshotSource,
-    bot: SlackBot,
+    look: Callable[[datetime], Awaitable[AdminView | None]],
+    slack: SlackLink,
     store: StateStore | None,
     clock: Callable[[], datetime],
     leading: tuple[Callable[[], bool] | None, Callable[[], Fence | None] | None],
     tick_seconds: float,
-    router: ClusterRouter | None = None,
 ) -> AdminDigest | None:
-    """`/kueue admin` for the admins in ADMINS, and (with a state store) their daily digest."""
+    """The daily digest of the admins in ADMINS, to its targets (with a state store, where it is kept)."""
     admin = settings.admin
-    if not admin.admins:
+    if not admin.admins or store is None or not admin.targets:
         return None
-    look = admin_look(source, router)
-    bot.replies.admin = AdminAnswers(look, clock, admin.is_admin)
-    if store is None or not admin.targets:
-        return None
-    digests = digest_store(store)
     return AdminDigest(
         look,
-        digests,
-        AdminPoster(bot.client, bot.language, settings.default_language),
+        digest_store(store),
+        AdminPoster(slack.client, slack.people.language, settings.default_language),
         targets=admin.targets,
         clock=clock,
         at=admin.digest_at,

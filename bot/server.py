@@ -1,5 +1,14 @@
 """The composition root: one aiohttp server with Bolt (HTTP Events API at POST /slack/events, or Socket
-Mode), /healthz, /readyz and /metrics; it owns every background task and shuts them down in order."""
+Mode), /healthz, /readyz and /metrics; it owns every background task and shuts them down in order.
+
+`build_server` makes the parts in one pass, in dependency order, each given what it needs when it is made
+(none is patched afterwards; tests/unit/test_one_pass.py): the line to Slack (its client and who is who:
+bot.slack.app.SlackLink); each cluster's access policy (the reviews read askers' emails over that line); each
+cluster's watcher (bot.background: its notifier, which DMs over the line, its queue history, and the watches
+that wake the notifier); each cluster's service, given its policy, its watcher's watches and history and the
+job reader; the router over them; the Slack bot over the service (or the router), given the line and the
+admins' answers. So the dependency points one way: from the bot to the services to the watchers to Slack's
+client, never back."""
 
 from __future__ import annotations
 
@@ -23,7 +32,6 @@ from bot.httpguard import HEADER_TIMEOUT, GuardedSite, connection_cap
 from bot.kube.jobfile import parse_job_text
 from bot.metrics import CONTENT_TYPE, Metrics
 from bot.multicluster import ClusterRouter, per_cluster_policy
-from bot.notify.actions import StoreWatches
 from bot.notify.admin_digest import AdminDigest
 from bot.notify.scoped import Scope, ScopedStore
 from bot.notify.state import Fence
@@ -31,7 +39,7 @@ from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
 from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource
 from bot.service.warmer import Warmer
-from bot.slack.app import SlackBot, SlackSettings
+from bot.slack.app import SlackBot, SlackSettings, slack_link
 from bot.slack.gate import Ledger
 from bot.slack.transport import SocketConnection, events_handler, slack_state
 
@@ -245,26 +253,25 @@ def build_server(
     metrics = metrics or Metrics()
     _watch_cache(metrics, source)
     metrics.watch_collections(pacing.stats)
-    scopes = _scopes(clusters)
-    stores = {name: ScopedStore(store, scope) for name, scope in scopes.items()} if store is not None else {}
-    watches = StoreWatches(next(iter(stores.values()), store)) if store is not None else None
-    watches_of = {name: StoreWatches(scoped) for name, scoped in stores.items()}
-    service, router = _services(settings, source, clusters, clock, watches, watches_of)
-    if router is not None and clusters:
-        _watch_clusters(metrics, router, clusters)
-    for each in router.services.values() if router is not None else (service,):
-        each.job_reader = parse_job_text  # "will this fit?": a job's YAML read as the CLI reads a job file
-    remember = store.remember_request if isinstance(store, SQLiteStore) else None
-    bot = SlackBot(_slack_settings(settings), router or service, metrics, ledger=Ledger(remember))
-    close_review = _reviewed_access(settings, service, router, bot, access_review, clusters)
-    notify = background.Notifying(settings, bot, metrics, clock, is_leader, fence, tick_seconds)
-    notifier, cluster_notifiers, closers = background.watchers(
-        notify, store, service, watches, clusters, router, stores
-    )
+    # In dependency order (the module's docstring), each part given what it needs when it is made.
+    slack_settings = _slack_settings(settings)
+    slack = slack_link(slack_settings, metrics)
+    policies, close_review = _policies(settings, slack.people.email_of, access_review, clusters)
+    notify = background.Notifying(settings, slack, metrics, clock, is_leader, fence, tick_seconds)
+    stores = {name: ScopedStore(store, scope) for name, scope in _scopes(clusters).items()} if store is not None else {}
+    watchers, closers = background.watchers(notify, store, source, clusters, stores)
     if close_review is not None:
         closers.append(_async(close_review))
+    service, router = _services(settings, source, clusters, clock, policies, watchers)
+    if router is not None and clusters:
+        _watch_clusters(metrics, router, clusters)
+    look = background.admin_look(clusters or {"": source})
+    remember = store.remember_request if isinstance(store, SQLiteStore) else None
+    admin = background.admin_answers(settings, look, clock)
+    bot = SlackBot(slack_settings, router or service, metrics, ledger=Ledger(remember), link=slack, admin=admin)
     warmers = _warmers(service, router)
     metrics.watch_warmers(lambda: [warmer.stats() for warmer in warmers])
+    names = list(watchers)  # the first cluster's (or the one cluster's) first
     server = Server(
         settings=settings,
         source=source,
@@ -275,11 +282,9 @@ def build_server(
         store=store,
         router=router,
         other_sources={name: each for name, each in (clusters or {}).items() if each is not source},
-        notifier=notifier,
-        cluster_notifiers=cluster_notifiers,
-        admin_digest=background.admin_side(
-            settings, source, bot, store, clock, (is_leader, fence), tick_seconds, router
-        ),
+        notifier=watchers[names[0]].notifier if names else None,
+        cluster_notifiers={name: watchers[name].notifier for name in names[1:]},
+        admin_digest=background.admin_digest(settings, look, slack, store, clock, (is_leader, fence), tick_seconds),
         warmers=warmers,
         closers=closers,
     )
@@ -303,7 +308,7 @@ def _watch_cache(metrics: Metrics, source: SnapshotSource) -> None:
 def _warmers(service: BotService, router: ClusterRouter | None) -> list[Warmer]:
     """Every cluster's ETA Estimators made ahead of the questions (bot.service.warmer), where its source is an
     informer cache (it tells of changes, and questions come for as long as it runs); none over a dump. Each reads
-    its service's history (the recorder's, wired above) at each pass."""
+    its service's history (its watcher's) at each pass."""
     services = list(router.services.values()) if router is not None else [service]
     return [Warmer(each) for each in services if each.source.tells_changes]
 
@@ -319,69 +324,75 @@ def _services(
     source: SnapshotSource,
     clusters: Mapping[str, SnapshotSource] | None,
     clock: Callable[[], datetime],
-    watches: StoreWatches | None,
-    watches_of: Mapping[str, StoreWatches] | None = None,
+    policies: Mapping[str, AccessPolicy],
+    watchers: Mapping[str, background.Watcher],
 ) -> tuple[BotService, ClusterRouter | None]:
-    """The one cluster's service; or (CLUSTERS) the first cluster's (`source` is its: the notifier watches it)
-    and a router over one service per cluster, which the Slack side asks."""
+    """The one cluster's service (named ""); or (CLUSTERS) the first cluster's (`source` is its: the notifier
+    watches it) and a router over one service per cluster, which the Slack side asks. Each is given its access
+    policy, and (with a state store) its watcher's watches and queue history."""
     audit = AuditLog() if settings.audit_log else None
-    if not clusters:
-        policy = ChannelPolicy(settings.namespaces_for_channel)
-        return BotService(source, clock=clock, policy=policy, audit=audit, watches=watches), None
-    services = {
-        name: BotService(
+
+    def service(name: str, cluster: SnapshotSource) -> BotService:
+        watcher = watchers.get(name)
+        return BotService(
             cluster,
             clock=clock,
-            policy=per_cluster_policy(settings.namespaces_for_channel, name),
+            policy=policies[name],
             audit=audit,
-            watches=(watches_of or {}).get(name, watches),
+            history=watcher.history if watcher is not None else None,
+            watches=watcher.watches if watcher is not None else None,
+            job_reader=parse_job_text,  # "will this fit?": a job's YAML read as the CLI reads a job file
         )
-        for name, cluster in clusters.items()
-    }
+
+    if not clusters:
+        return service("", source), None
+    services = {name: service(name, cluster) for name, cluster in clusters.items()}
     router = ClusterRouter(services, clock=clock, channel_default=settings.namespaces_for_channel)
     return next(iter(services.values())), router
 
 
-def _reviewed_access(
+def _policies(
     settings: Settings,
-    service: BotService,
-    router: ClusterRouter | None,
-    bot: SlackBot,
+    email_of: Callable[[str], Awaitable[str | None]],
     review: Review | None,
     clusters: Mapping[str, SnapshotSource] | None = None,
-) -> Callable[[], None] | None:
-    """With USER_IDENTITY_TEMPLATE, each asker is also checked with a SubjectAccessReview (by `review`, or one
-    over the kubeconfig / in-cluster client, whose closing is returned). With several clusters, each
-    cluster's reviews go to that cluster's own API server (over its source's client): who may read a namespace
-    of prod-us is prod-us's RBAC's to say; a cluster that cannot answer refuses (fail closed)."""
+) -> tuple[dict[str, AccessPolicy], Callable[[], None] | None]:
+    """Each cluster's access policy (the one cluster's named ""): CHANNEL_NAMESPACES (with CLUSTERS, the
+    entries of that cluster and those naming none), and with it what closes the reviewer made here, if any.
+
+    With USER_IDENTITY_TEMPLATE, each asker (their Slack email: `email_of`) is also checked with a
+    SubjectAccessReview (by `review`, or one over the kubeconfig / in-cluster client, whose closing is
+    returned). With several clusters, each cluster's reviews go to that cluster's own API server (over its
+    source's client): who may read a namespace of prod-us is prod-us's RBAC's to say; a cluster that cannot
+    answer refuses (fail closed)."""
+    mapping = settings.namespaces_for_channel
+    channels: dict[str, AccessPolicy] = (
+        {name: per_cluster_policy(mapping, name) for name in clusters} if clusters else {"": ChannelPolicy(mapping)}
+    )
     if not settings.user_identity_template:
-        return None
+        return channels, None
     close_review: Callable[[], None] | None = None
     from bot.kube.access import source_reviewers
 
     per_cluster: dict[str, Review] = dict(source_reviewers(clusters or {})) if review is None else {}
-    if review is None and router is not None and router.services.keys() <= per_cluster.keys():
-        review = per_cluster[next(iter(router.services))]  # every cluster has its own: no other is made
+    if review is None and clusters and clusters.keys() <= per_cluster.keys():
+        review = per_cluster[next(iter(clusters))]  # every cluster has its own: no other is made
     if review is None:
         from bot.kube.access import cluster_reviewer
 
         review, close_review = cluster_reviewer(settings.kubeconfig, settings.kube_context)
     default = review
-
-    def reviewed(channels: AccessPolicy, reviewer: Review) -> SubjectAccessPolicy:
-        return SubjectAccessPolicy(
-            channels,
+    reviewed: dict[str, AccessPolicy] = {
+        name: SubjectAccessPolicy(
+            policy,
             template=settings.user_identity_template,
-            email_of=bot.email_of,
-            review=reviewer,
+            email_of=email_of,
+            review=per_cluster.get(name, default),
             groups=settings.kube_groups,
         )
-
-    if router is None:
-        service.policy = reviewed(ChannelPolicy(settings.namespaces_for_channel), default)
-    for name, each in router.services.items() if router is not None else ():  # every cluster's, with its own
-        each.policy = reviewed(each.policy, per_cluster.get(name, default))
-    return close_review
+        for name, policy in channels.items()
+    }
+    return reviewed, close_review
 
 
 def _slack_settings(settings: Settings) -> SlackSettings:

@@ -115,7 +115,7 @@ def draft_of(raw: Mapping[str, Any], source: str = "the job file") -> Draft:
     return Draft(decoded, pod_sets, per_pod=kind == "Deployment", replicas=replicas)
 
 
-def parse_job_text(text: str, source: str = "the job file") -> Draft:  # a bot.service.fitting.JobReader
+def parse_job_text(text: str, source: str = "the job file") -> Draft:  # a bot.service.ports.JobReader
     """A job file's text (YAML or JSON, one document) -> its Draft. Raises JobFileInvalid."""
     return draft_of(_one_object(text, source), source)
 

@@ -10,7 +10,7 @@ from bot.errors import ClusterUnavailable
 from bot.forecast.history import History
 from bot.forecast.outlook import Outlook
 from bot.service.explaining import explain_job_in_slices
-from bot.service.ports import AccessPolicy, Clock, OpenPolicy, SnapshotSource, Watches
+from bot.service.ports import AccessPolicy, Clock, JobReader, OpenPolicy, SnapshotSource, Watches
 from bot.service.results import Asker, Audit, AuditEntry
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
@@ -34,6 +34,7 @@ class ServiceBase:
         audit: Audit | None = None,
         history: Callable[[], History] | None = None,
         watches: Watches | None = None,
+        job_reader: JobReader | None = None,
     ) -> None:
         self.source = source
         self.clock = clock
@@ -41,6 +42,7 @@ class ServiceBase:
         self.audit = audit
         self.history = history  # the admissions the notifier observed, for the ETA
         self.watches = watches  # None: no state store (no watch, mute or snooze)
+        self.job_reader = job_reader  # None: "will this fit?" reads no job's YAML (a short spec still)
         self.workers: dict[str, ServiceBase] = {}  # the MultiKueue workers this bot also serves
 
     # A service of one cluster serves every call itself: the `cluster` its callers name (bot.service.Service,

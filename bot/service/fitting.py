@@ -3,7 +3,6 @@ access applies as for questions (a namespace they may not see is refused), one a
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.errors import JobFileInvalid
@@ -14,7 +13,6 @@ from bot.fit.spec import Spec, draft_of_spec
 from bot.service.base import AccessUnknown, ServiceBase
 from bot.service.results import Asker, Refused, Unavailable
 
-JobReader = Callable[[str, str], Draft]  # (text, where it comes from) -> Draft; raises JobFileInvalid
 DEFAULT_NAMESPACE = "default"
 
 
@@ -31,9 +29,7 @@ class BadJob:
 
 
 class FitCases(ServiceBase):
-    """`fit` (a job's YAML, or a short spec) and `quota` (a LocalQueue's quota, now)."""
-
-    job_reader: JobReader | None = None  # set by the composition root (bot.kube.jobfile reads YAML)
+    """`fit` (a job's YAML, read by its `job_reader`, or a short spec) and `quota` (a LocalQueue's quota, now)."""
 
     async def fit_text(
         self, asker: Asker, text: str, namespace: str | None = None, *, cluster: str | None = None

@@ -1,6 +1,6 @@
 """The service's ports (Protocols: where the cluster view comes from, who may see what, where a person's
-watches are kept; and the service itself as its callers see it: `Service`) and the simple adapters that need
-nothing else (a fixed snapshot, open or per-channel access)."""
+watches are kept, what reads a job's YAML; and the service itself as its callers see it: `Service`) and the
+simple adapters that need nothing else (a fixed snapshot, open or per-channel access)."""
 
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from bot.trace.queueview import QueueView
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 if TYPE_CHECKING:  # (bot.service.fitting stands on these ports)
+    from bot.fit.draft import Draft
     from bot.service.fitting import BadJob, Fitted
 
 Clock = Callable[[], datetime]
@@ -141,6 +142,14 @@ class Watches(Protocol):
     async def told(self, user: str) -> Sequence[tuple[str, str]]:
         """The jobs the bot has an open DM about: to the user (their notify annotations name them, or they
         watch it) first, then to a namespace's channel (NAMESPACE_NOTIFY): (namespace, name)."""
+
+
+class JobReader(Protocol):
+    """What reads the job a text holds (YAML or JSON) for "will this fit?" (bot.kube.jobfile.parse_job_text, as
+    the CLI reads a job file); raises JobFileInvalid."""
+
+    def __call__(self, text: str, source: str, /) -> Draft:
+        """The job in `text`, a Draft; `source` says where the text comes from (in the error's words)."""
 
 
 class StaticSource(Source):

@@ -32,6 +32,7 @@ from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
 from bot.service import Asker, Service
 from bot.slack import render
+from bot.slack.admin import AdminAnswers
 from bot.slack.calls import BoundedClient
 from bot.slack.clicks import Buttons
 from bot.slack.fit_replies import fit_reply
@@ -73,8 +74,24 @@ def web_client(settings: SlackSettings, metrics: Metrics) -> BoundedClient:
     )
 
 
+@dataclass(frozen=True)
+class SlackLink:
+    """Slack's Web API client (each call bounded) and who is who there (locales, emails, audiences, remembered),
+    made before the bot: the bot answers through it, and so do the notifier's DMs and the admins' digest; the
+    access reviews read the askers' emails from it."""
+
+    client: BoundedClient
+    people: People
+
+
+def slack_link(settings: SlackSettings, metrics: Metrics) -> SlackLink:
+    client = web_client(settings, metrics)
+    return SlackLink(client, People(client, metrics, settings.default_language))
+
+
 class SlackBot:
-    """The Slack side of the bot: a Bolt AsyncApp with its listeners."""
+    """The Slack side of the bot: a Bolt AsyncApp with its listeners, over `link` (one of its own by default);
+    `admin`: `/kueue admin`'s answers (ADMINS)."""
 
     def __init__(
         self,
@@ -83,17 +100,20 @@ class SlackBot:
         metrics: Metrics,
         *,
         ledger: Ledger | None = None,
+        link: SlackLink | None = None,
+        admin: AdminAnswers | None = None,
     ) -> None:
         self.settings = settings
         self.service = service
         self.metrics = metrics
-        self.client = web_client(settings, metrics)
+        link = link or slack_link(settings, metrics)
+        self.client = link.client
         self._seen = ledger or Ledger()  # event ids (and, over HTTP, signatures) already handled
         self.door = Door(settings.signing_secret, self._seen)
         self.body_timeout = BODY_TIMEOUT
-        self.people = People(self.client, metrics, settings.default_language)
+        self.people = link.people
         self.poster = Poster(self.client, metrics, self.people.language, settings.default_language)
-        self.replies = Replies(service, metrics, Links(settings.headlamp_url))
+        self.replies = Replies(service, metrics, Links(settings.headlamp_url), admin)
         self.buttons = Buttons(service, metrics, self.replies, self.poster, self.people.language, self._asker)
         bolt_logger = logging.getLogger("slack_bolt.AsyncApp")
         if not any(isinstance(f, _TokenFromEnvironment) for f in bolt_logger.filters):

@@ -32,11 +32,13 @@ from bot.trace.queueview import QueueView
 
 
 class Replies:
-    def __init__(self, service: Service, metrics: Metrics, links: Links | None = None) -> None:
+    def __init__(
+        self, service: Service, metrics: Metrics, links: Links | None = None, admin: AdminAnswers | None = None
+    ) -> None:
         self.service = service
         self.metrics = metrics
         self.links = links or Links()
-        self.admin: AdminAnswers | None = None  # set by the composition root when ADMINS is
+        self.admin = admin  # `/kueue admin`, when ADMINS is set
 
     async def to_question(self, question: Question, asker: Asker, language: str) -> list[SlackMessage]:
         """What to say to a question: the answer, a choice, a refusal, help... (in the cluster it names)."""
