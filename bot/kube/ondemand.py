@@ -452,7 +452,7 @@ class CacheSource:
         self.cache.add_listener(listener)
 
     async def job_owners(self, namespace: str, kind: str | None, name: str) -> tuple[str, ...]:
-        """For the notifier (bot.notify.watcher.OwnerSource): who the job's annotations name."""
+        """For the notifier (bot.service.ports.SnapshotSource.job_owners): who the job's annotations name."""
         return await self.ondemand.job_owners(namespace, kind, name)
 
     def stats(self) -> dict[str, dict[str, int]]:

@@ -1,5 +1,6 @@
 """The watcher's ports and the names it keys Workloads by: Slack (`Messenger`, implemented in bot.slack.messenger),
-the owners a live cluster reads on demand (`OwnerSource`), a closed DM's words (`Closing`)."""
+a closed DM's words (`Closing`). The owners a live cluster reads on demand are its source's
+(bot.service.ports.SnapshotSource.job_owners)."""
 
 from __future__ import annotations
 
@@ -20,13 +21,6 @@ class Closing:
     job: str  # "namespace/name" of the job
     outcome: str  # admitted | finished | deleted
     waited_seconds: int
-
-
-class OwnerSource(Protocol):
-    """What a snapshot source may offer when its snapshots do not hold the jobs (a live cluster): the notify
-    annotations of a job and of its owners, read on demand."""
-
-    async def job_owners(self, namespace: str, kind: str | None, name: str) -> Sequence[str]: ...
 
 
 class Messenger(Protocol):
