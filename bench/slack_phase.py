@@ -2,7 +2,7 @@
 Bolt on aiohttp), until its answer is recorded as a threaded `chat.postMessage` at the Slack stand-in
 (`bot.standin`, in this process, over HTTP). The server's source is the benchmark's synced cache (borrowed:
 the phase does not start or stop it). Also the cost of a hop to a worker thread, for the reason `explain`
-runs on the loop (`bot.service.BotService.explain_job`)."""
+runs on the loop (`bot.service.botservice.BotService.explain_job`)."""
 
 from __future__ import annotations
 

@@ -26,7 +26,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, TypeVar
 
 from bot.errors import BotError, ClusterUnavailable
-from bot.service import AccessPolicy, AuditEntry
+from bot.service.ports import AccessPolicy
+from bot.service.results import AuditEntry
 
 log = logging.getLogger(__name__)
 

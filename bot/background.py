@@ -25,8 +25,8 @@ from bot.notify.scoped import ScopedHistory, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import SnapshotSource
 from bot.service.explaining import explain_job
+from bot.service.ports import SnapshotSource
 from bot.slack.admin import AdminAnswers
 from bot.slack.admin_poster import AdminPoster
 from bot.slack.app import SlackLink

@@ -447,7 +447,7 @@ def run_serve(args: argparse.Namespace) -> int:
 async def _serve(settings: Settings, dump: str | None) -> None:
     """Assemble the bot for `serve`: a dump or the live cluster, the state store, the leader election."""
     from bot.server import build_server, utc_now
-    from bot.service import SnapshotSource, StaticSource
+    from bot.service.ports import SnapshotSource, StaticSource
 
     source: SnapshotSource
     clusters: Mapping[str, SnapshotSource] | None = None

@@ -1,6 +1,6 @@
 """Several clusters in one bot: one BotService per cluster (its own informer cache, its own
 access rules), behind a router that the Slack side asks as it would one cluster's service (both are a
-bot.service.Service).
+bot.service.ports.Service).
 
 A question names its cluster (`prod-eu/team-a/train`, `--cluster prod-eu`: `scope`), or the bot looks in
 every cluster whose cache is ready and the channel may see: one match is answered (saying which cluster),
@@ -20,13 +20,13 @@ from bot.clusters import default_cluster, namespaces_in, scope_question
 from bot.fit.quota import QueueQuota
 from bot.fit.spec import Spec
 from bot.forecast.usage import Unknown
-from bot.service import (
+from bot.service.botservice import BotService
+from bot.service.fitting import BadJob, Fitted
+from bot.service.ports import ChannelPolicy, Clock
+from bot.service.results import (
     Answered,
     Asker,
-    BotService,
-    ChannelPolicy,
     Choose,
-    Clock,
     Muted,
     NotFound,
     Outcome,
@@ -38,7 +38,6 @@ from bot.service import (
     Using,
     Watching,
 )
-from bot.service.fitting import BadJob, Fitted
 from bot.trace.explanation import Explanation
 from bot.trace.queueview import QueueView
 from bot.trace.resolve import JOB_KIND_GROUPS
@@ -67,7 +66,7 @@ def per_cluster_policy(mapping: Callable[[str], Sequence[str] | None], cluster: 
 
 
 class ClusterRouter:
-    """The use cases over several clusters (a bot.service.Service): each call goes to the cluster it names
+    """The use cases over several clusters (a bot.service.ports.Service): each call goes to the cluster it names
     (`cluster`, or a `cluster/namespace`), the first by default; a question naming none is looked for in all."""
 
     def __init__(

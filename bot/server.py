@@ -37,7 +37,8 @@ from bot.notify.scoped import Scope, ScopedStore
 from bot.notify.state import Fence
 from bot.notify.store import SQLiteStore, StateStore
 from bot.notify.watcher import Notifier
-from bot.service import AccessPolicy, BotService, ChannelPolicy, SnapshotSource
+from bot.service.botservice import BotService
+from bot.service.ports import AccessPolicy, ChannelPolicy, SnapshotSource
 from bot.service.warmer import Warmer
 from bot.slack.app import SlackBot, SlackSettings, slack_link
 from bot.slack.gate import Ledger

@@ -33,7 +33,7 @@ from bot.kube.dump import parse_text
 from bot.log import setup_logging
 from bot.notify.store import open_store
 from bot.server import Server, build_server
-from bot.service import SnapshotSource, StaticSource
+from bot.service.ports import SnapshotSource, StaticSource
 from bot.standin.slack import FakeSlack
 
 __all__ = [

@@ -19,7 +19,7 @@ from importlib import resources
 
 from bot.copy import render
 from bot.kube.dump import parse_text
-from bot.service import Source
+from bot.service.ports import Source
 from bot.trace.snapshot import MemorySnapshot, Snapshot
 
 log = logging.getLogger(__name__)

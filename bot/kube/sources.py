@@ -18,7 +18,7 @@ from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.lease import LeaderElector
 from bot.kube.ondemand import CacheSource
 from bot.notify.store import StateStore, open_store
-from bot.service import Source
+from bot.service.ports import Source
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)

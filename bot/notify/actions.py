@@ -1,9 +1,9 @@
 """The service's `Watches` port over the notifier's state store: what watch, unwatch, mute, snooze and the
-App Home (`bot.service.BotService`) keep, and where the notifier reads it.
+App Home (`bot.service.botservice.BotService`) keep, and where the notifier reads it. A new watch wakes the
+notifier (a pass runs soon), which is made first (bot.background):
 
-    service = BotService(source, clock=clock, watches=StoreWatches(store))
-    ...
-    watches.wake = notifier.wake  # a new watch runs a pass soon
+    notifier = Notifier(source=source, store=store, ...)
+    service = BotService(source, clock=clock, watches=StoreWatches(store, wake=notifier.wake))
 
 A snooze is keyed by the job ("namespace/name", `job_key`), so it holds whatever Workload the job has (none
 yet, or a new one after a re-creation) and nothing else.

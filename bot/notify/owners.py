@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from bot.metrics import Metrics
 from bot.notify.ports import Messenger
-from bot.service import SnapshotSource
+from bot.service.ports import SnapshotSource
 from bot.trace.model import NOTIFY_ANNOTATION, NOTIFY_EMAIL_ANNOTATION, Job, Workload
 
 log = logging.getLogger(__name__)

@@ -42,13 +42,14 @@ from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
 from bot.pacing import Pacer, full_collections_wait, paced
-from bot.service import SnapshotSource, known_namespaces
 from bot.service.explaining import explain_job_in_slices
+from bot.service.ports import SnapshotSource
 from bot.service.tasks import stop_task
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
 from bot.trace.model import Workload
+from bot.trace.resolve import known_namespaces
 from bot.trace.snapshot import Snapshot
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ class AccessUnknown(Exception):
 
 
 class ServiceBase:
-    """The ports and the shared steps of the use cases (bot.service.BotService puts them together)."""
+    """The ports and the shared steps of the use cases (bot.service.botservice.BotService puts them together)."""
 
     def __init__(
         self,
@@ -45,7 +45,7 @@ class ServiceBase:
         self.job_reader = job_reader  # None: "will this fit?" reads no job's YAML (a short spec still)
         self.workers: dict[str, ServiceBase] = {}  # the MultiKueue workers this bot also serves
 
-    # A service of one cluster serves every call itself: the `cluster` its callers name (bot.service.Service,
+    # A service of one cluster serves every call itself: the `cluster` its callers name (bot.service.ports.Service,
     # whose other implementation routes over several clusters: bot.multicluster) is this one.
 
     def scope(self, text: str) -> tuple[str | None, str]:

@@ -202,7 +202,7 @@ class ChannelPolicy:
 
 
 class Service(Protocol):
-    """The use cases as the Slack side asks them: over one cluster (bot.service.BotService) or several
+    """The use cases as the Slack side asks them: over one cluster (bot.service.botservice.BotService) or several
     (bot.multicluster.ClusterRouter). `cluster` says which cluster a call is about: the one a question names
     (`scope`), or the one an earlier answer came from (`Answered.cluster`, a button's `cl`); None when none is
     named (a question is then looked for in every cluster; the other calls go to the first). A service of one

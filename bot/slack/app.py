@@ -30,7 +30,8 @@ from slack_sdk.http_retry.builtin_async_handlers import (
 
 from bot.httpguard import BODY_TIMEOUT
 from bot.metrics import Metrics
-from bot.service import Asker, Service
+from bot.service.ports import Service
+from bot.service.results import Asker
 from bot.slack import render
 from bot.slack.admin import AdminAnswers
 from bot.slack.calls import BoundedClient

@@ -14,7 +14,8 @@ from typing import Any
 from bot.copy import render as render_words
 from bot.errors import BadQuery
 from bot.metrics import Metrics
-from bot.service import Answered, Asker, Service, Silence, Unsupported
+from bot.service.ports import Service
+from bot.service.results import Answered, Asker, Silence, Unsupported
 from bot.slack import render
 from bot.slack.mrkdwn import code
 from bot.slack.parse import Command, Question

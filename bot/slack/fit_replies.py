@@ -5,7 +5,9 @@ reader of the channel may not see goes to the asker only, as for questions."""
 from __future__ import annotations
 
 from bot.fit.quota import QueueQuota
-from bot.service import Asker, BadJob, Fitted, Refused, Service
+from bot.service.fitting import BadJob, Fitted
+from bot.service.ports import Service
+from bot.service.results import Asker, Refused
 from bot.slack import render
 from bot.slack.fitparse import FitAsk
 from bot.slack.posting import joined, private, privately

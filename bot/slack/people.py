@@ -13,7 +13,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from bot.copy import language_of
 from bot.metrics import Metrics
-from bot.service import MAX_AUDIENCE
+from bot.service.base import MAX_AUDIENCE
 
 log = logging.getLogger(__name__)
 

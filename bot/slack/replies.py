@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from bot.forecast.usage import Unknown
 from bot.metrics import Metrics
-from bot.service import (
+from bot.service.ports import Service
+from bot.service.results import (
     Answered,
     Asker,
     Choose,
@@ -16,7 +17,6 @@ from bot.service import (
     NotFound,
     Outcome,
     Refused,
-    Service,
     Unavailable,
     Unsupported,
     Using,

@@ -25,7 +25,7 @@ from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.dump import read_dump
 from bot.kube.lease import LeaderElector
 from bot.server import build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 LEASE = "kueue-bot-leader"
 

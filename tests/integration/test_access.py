@@ -29,7 +29,7 @@ from bot.kube.dump import parse_text
 from bot.log import setup_logging
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 from tests.fakes.kube_api import FakeKubeAPI
 from tests.fakes.slack_api import FakeSlack, bot_settings

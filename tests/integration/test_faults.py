@@ -35,7 +35,7 @@ from bot.kube.ondemand import CacheSource, OnDemand
 from bot.notify.state import Subscription, Told
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 from tests.cache_support import wait_for, wait_ready
 from tests.clocks import Clock

@@ -17,7 +17,7 @@ import pytest
 import yaml
 from bot.kube.dump import read_dump
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 from bot.slack.render import ACTION_SHOW_STEPS, FIRST_MAX_BLOCKS, FIRST_MAX_VISIBLE
 
 from tests.fakes.slack_api import FakeSlack, bot_settings

@@ -27,7 +27,7 @@ import pytest
 from bot.kube.dump import read_dump
 from bot.notify.store import SQLiteStore
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 from tests.fakes.slack_api import FakeSlack, bot_settings
 from tests.paths import SCENARIOS

@@ -22,7 +22,7 @@ from bot.kube.configmap_store import ConfigMapStore
 from bot.kube.dump import parse_text
 from bot.kube.lease import LeaderElector
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 from bot.standin.slack import Call
 
 from tests.fakes.kube_api import FakeKubeAPI

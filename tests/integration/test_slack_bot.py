@@ -18,7 +18,7 @@ from bot.config import Secret, Settings
 from bot.errors import ClusterUnavailable
 from bot.kube.dump import parse_text, read_dump
 from bot.server import Server, build_server
-from bot.service import Source, StaticSource
+from bot.service.ports import Source, StaticSource
 from bot.trace.snapshot import Snapshot
 
 from tests.fakes.slack_api import FakeSlack, bot_settings

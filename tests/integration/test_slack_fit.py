@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import yaml
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 from bot.slack.app import FIT_SHORTCUT
 from bot.slack.render.blocks import chars
 from bot.slack.render.fit import FIRST_SCREEN_BLOCKS, FIRST_SCREEN_CHARS

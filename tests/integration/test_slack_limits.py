@@ -14,7 +14,7 @@ import aiohttp
 import pytest
 from bot.kube.dump import read_dump
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 from tests.fakes.slack_api import Call, FakeSlack, bot_settings
 from tests.paths import SCENARIOS

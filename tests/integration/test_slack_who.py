@@ -14,7 +14,7 @@ import pytest
 from bot.config import Secret, Settings
 from bot.kube.dump import read_dump
 from bot.server import Server, build_server
-from bot.service import StaticSource
+from bot.service.ports import StaticSource
 
 from tests.fakes.slack_api import FakeSlack
 from tests.paths import SCENARIOS

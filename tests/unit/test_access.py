@@ -13,18 +13,9 @@ import pytest
 from bot.access import AUDIT_LOGGER, AuditLog, SubjectAccessPolicy, identity_for
 from bot.errors import ClusterUnavailable
 from bot.kube.access import review_body
-from bot.service import (
-    Answered,
-    Asker,
-    AuditEntry,
-    BotService,
-    ChannelPolicy,
-    Choose,
-    NotFound,
-    Refused,
-    StaticSource,
-    Unavailable,
-)
+from bot.service.botservice import BotService
+from bot.service.ports import ChannelPolicy, StaticSource
+from bot.service.results import Answered, Asker, AuditEntry, Choose, NotFound, Refused, Unavailable
 from bot.slack import render
 from bot.trace.queueview import QueueView
 from bot.trace.snapshot import Snapshot

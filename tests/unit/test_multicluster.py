@@ -13,7 +13,9 @@ from typing import Any
 from bot.kube.dump import read_dump
 from bot.metrics import Metrics
 from bot.multicluster import ClusterRouter
-from bot.service import AccessPolicy, Answered, Asker, BotService, ChannelPolicy, Choose, StaticSource
+from bot.service.botservice import BotService
+from bot.service.ports import AccessPolicy, ChannelPolicy, StaticSource
+from bot.service.results import Answered, Asker, Choose
 from bot.slack.parse import Command, Question
 from bot.slack.posting import Private
 from bot.slack.replies import Replies

@@ -17,8 +17,8 @@ import pytest
 from bot import pacing
 from bot.kube.dump import read_dump
 from bot.pacing import Pacer
-from bot.service import StaticSource
 from bot.service.base import ServiceBase
+from bot.service.ports import StaticSource
 
 from tests.loop_probe import turns_during
 from tests.loop_support import Turns

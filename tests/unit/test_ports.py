@@ -10,7 +10,8 @@ import ast
 
 from bot.kube.dump import read_dump
 from bot.multicluster import ClusterRouter
-from bot.service import BotService, ChannelPolicy, OpenPolicy, StaticSource
+from bot.service.botservice import BotService
+from bot.service.ports import ChannelPolicy, OpenPolicy, StaticSource
 
 from tests.paths import ROOT, SCENARIOS
 

@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 from bot.metrics import Metrics
-from bot.service import Asker, BotService, Silence, StaticSource
+from bot.service.botservice import BotService
+from bot.service.ports import StaticSource
+from bot.service.results import Asker, Silence
 from bot.slack import render
 from bot.slack.calls import BoundedClient
 from bot.slack.clicks import SILENCES, BadButton, Buttons, read_click

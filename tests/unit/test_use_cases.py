@@ -11,18 +11,17 @@ import pytest
 from bot.errors import BadQuery
 from bot.notify.actions import StoreWatches
 from bot.notify.store import SQLiteStore
-from bot.service import (
+from bot.service.botservice import BotService
+from bot.service.ports import ChannelPolicy, StaticSource
+from bot.service.results import (
     Answered,
     Asker,
     AuditEntry,
-    BotService,
-    ChannelPolicy,
     Choose,
     Muted,
     Refused,
     Silence,
     Silenced,
-    StaticSource,
     Unsupported,
     Watching,
 )
