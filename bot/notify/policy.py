@@ -56,7 +56,7 @@ class Brief:
         )  # fmt: skip
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """A Workload the watcher looked at, with who should hear about it: its Explanation when it was traced in
     this pass, else the Brief of its last trace."""

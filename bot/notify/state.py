@@ -58,7 +58,7 @@ class Subscription:
         _aware(self, "created")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Delivery:
     """A proactive message about one Workload (key "namespace/workload-name/workload-uid") to one target
     (a Slack user ID or a channel ID). `ts is None`: the send was intended but not confirmed (after a crash,

@@ -213,11 +213,10 @@ class Notifier:
             except Exception:  # the delivery stays open: the next pass edits the DM again
                 log.exception("notifier: a DM could not be closed; retried next pass")
         self.last_decisions = kept = await paced(slim, decisions, Pacer())  # a digest is no cheap step: clock each
-        del candidates
         self._explained, self._by_job = {}, {}
-        while decisions:  # their Explanations let go in steps: a broadcast's many freed at once held the loop,
-            del decisions[-8:]  # and alive they made every full collection of the next pass scan them
-            await asyncio.sleep(0)
+        while decisions or candidates:  # let go in steps (every Workload's Candidate, a broadcast's Explanations):
+            del decisions[-8:], candidates[-1024:]  # freed at once they held the loop, and alive they made every
+            await asyncio.sleep(0)  # full collection of the next pass scan them
         await self._forget_old(now)
         return kept
 
