@@ -277,8 +277,8 @@ async def test_explaining_a_job_asks_for_the_collection() -> None:
     assert explanation.position is not None
     await asyncio.sleep(0)
     after = pacing.stats()
-    assert after["collections"] == before["collections"] + 1
-    assert after["seconds"] > before["seconds"] and after["longest_seconds"] >= after["seconds"] - before["seconds"]
+    assert after["collections"] >= before["collections"] + 1  # (and one at each turn of its slices, if any)
+    assert after["seconds"] > before["seconds"] and after["longest_seconds"] > 0
 
 
 async def test_where_the_view_is_frozen_a_due_full_collection_freezes_what_is_alive_instead() -> None:
