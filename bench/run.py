@@ -38,9 +38,12 @@ production (--no-freeze-gc: not). Then this process measures:
                           recorder keeps once its first pass read the Workloads (bot.notify.history), on a cache of
                           their own filled in process from the same objects (every memo cold again); at the end
                           of the run (--no-recorded: not). recorded_admissions: that history's size
-  live_p50_ms             the same question answered by reading the API each time (bot.kube.live.read_live)
-  live_floor_ms           what any read-everything answer costs this process at least: parsing and
-                          decoding the N Workloads once (no server time)
+  live_p50_ms             the one-shot `explain` of the CLI on a live cluster: the same question answered by
+                          reading the API (bot.kube.live.read_live), then explained (read alone:
+                          live_read_p50_ms); live_reads_alone_p50_ms: the same requests, side by side, parsed,
+                          nothing decoded, on the same questions (bench/live_phase.py); live_p50_over_reads_alone
+  live_floor_ms           parsing and decoding the N Workloads once (no server time): what an answer that
+                          decoded every Workload it read would cost at least
   events_per_second       K Workloads modified while the cache is cut off, then the time from the first
                           to the last of the K changes applied by the cache once it watches again;
                           events_cpu_us_each: this process's CPU (every thread) per change in that time
@@ -89,7 +92,6 @@ from bot.kube.client import KubeClient, load_api_client  # noqa: E402
 from bot.kube.compact import Interner  # noqa: E402
 from bot.kube.decode import decode  # noqa: E402
 from bot.kube.informer import InformerSettings, parse_json  # noqa: E402
-from bot.kube.live import read_live  # noqa: E402
 from bot.kube.ondemand import OnDemand  # noqa: E402
 from bot.notify.history import Seen, observations  # noqa: E402
 from bot.slack import render  # noqa: E402
@@ -98,6 +100,7 @@ from tests import raw_objects as raw  # noqa: E402
 from tests.cache_support import wait_for, wait_ready  # noqa: E402
 
 import calibration_phase  # noqa: E402
+import live_phase  # noqa: E402
 import slack_phase  # noqa: E402
 import sweep  # noqa: E402
 import watcher_phase  # noqa: E402
@@ -592,15 +595,8 @@ async def questions(
     result["question_p50_over_floor"] = round(
         (result["trace_p50_ms"] + result["render_p50_ms"]) * 1000 / result["floor_p50_us"]
     )
-    live = []
     timer.phase = "live"
-    for workload in sample[: args.live_samples]:
-        job = workload.meta.owners[0].name
-        started = time.perf_counter()
-        await asyncio.to_thread(read_live, client, workload.namespace, job, "Job")
-        live.append((time.perf_counter() - started) * 1000)
-    result["live_p50_ms"] = round(statistics.median(live), 1) if live else None
-    result["live_samples"] = len(live)
+    result.update(await asyncio.to_thread(live_phase.live_phase, client, sample[: args.live_samples], now=NOW))
     return result
 
 

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+import orjson
 import urllib3
 import yaml
 from kubernetes import client as k8s_client
@@ -134,6 +135,15 @@ def mapped_error(failure: ApiException, what: str, writing: bool) -> BotError:
     return mapped if mapped is not None else ClusterUnavailable(str(failure))  # (every ApiException is mapped)
 
 
+def parse_json(payload: bytes) -> Any:
+    """An answer's JSON: orjson's parser (about twice as fast), else, for what it refuses and JSON allows (an
+    escaped lone surrogate, NaN, an integer past 64 bits), the standard one. Raises ValueError."""
+    try:
+        return orjson.loads(payload)
+    except orjson.JSONDecodeError:
+        return json.loads(payload)
+
+
 def status_error(status: int, reason: str | None, payload: object) -> ApiException:
     """An answer outside 2xx as the client's own exception (then translated like any other)."""
     failure = ApiException(status=status, reason=reason)
@@ -216,7 +226,7 @@ class KubeClient:
             failure = status_error(response.status, response.reason, payload)
             raise mapped_error(failure, what, writing) from failure
         try:
-            data = json.loads(payload)
+            data = parse_json(payload)
         except ValueError as error:
             raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
         if not isinstance(data, dict):

@@ -579,12 +579,12 @@ def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
     return []
 
 
-def read_or_unreadable(raw: Raw) -> list[object]:
+def read_or_unreadable(raw: Raw, parts: Parts = PLAIN) -> list[object]:
     """`decode`, or (what cannot be read: text that is not Unicode, a wrong shape, beyond the API's bounds) the
     object's `Unreadable` record, so that an answer names it instead of missing it."""
     if not readable_text(raw):
         return [unreadable(raw, "it holds text that is not valid Unicode")]
     try:
-        return decode(raw)
+        return decode(raw, parts)
     except DecodeError as error:
         return [unreadable(raw, str(error))]

@@ -4,7 +4,8 @@ Read-only GET and LIST of what the trace needs: the Kueue objects (cluster-wide 
 namespace otherwise), the job, its namespace's pods and events, the nodes when allowed, and the
 pending-workloads API for the Workload's queue (the LocalQueue endpoint first: namespace-scoped users may
 read it). What the identity may not read is left out and said; what the question cannot do without
-(Kueue's API, the job's kind) raises a clear error.
+(Kueue's API, the job's kind) raises a clear error. The Workloads are kept as listed and decoded when the answer
+reads them (`bot.kube.live_snapshot`): an answer reads a few ClusterQueues' worth of a cluster's Workloads.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from bot.errors import Forbidden, NotServed
 from bot.kube import kinds
 from bot.kube.client import KubeClient, NotFound, load_api_client
 from bot.kube.decode import read_or_unreadable
+from bot.kube.live_snapshot import ListedWorkloads, LiveSnapshot
 from bot.kube.reads import Reads
 from bot.trace.resolve import resolve
-from bot.trace.snapshot import MemorySnapshot
+from bot.trace.snapshot import Snapshot
 from bot.trace.unreadable import Unreadable
 
 log = logging.getLogger(__name__)
@@ -30,7 +32,7 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class LiveRead:
-    snapshot: MemorySnapshot
+    snapshot: Snapshot
     kueue_version: str
     notes: list[str] = field(default_factory=list)  # what could not be read, for the reader
     requests: int = 0
@@ -41,6 +43,8 @@ class _Reader:
         self.client = client
         self.namespace = namespace
         self.raw: list[dict[str, Any]] = []
+        self.workloads: list[dict[str, Any]] = []  # kept raw: decoded when the answer reads them (LiveSnapshot)
+        self.workloads_at: int | None = None  # how many objects of `raw` were read before the Workloads
         self.notes: list[str] = []
         self.scope: str | None = None  # the namespace Workloads or LocalQueues were read in, when not all
         self.reads = Reads(client)
@@ -54,22 +58,22 @@ class _Reader:
         return _Reader(self.client, self.namespace, self.kueue_version)
 
     def take(self, part: _Reader) -> None:
+        if part.workloads and self.workloads_at is None:
+            self.workloads_at = len(self.raw)
+        self.workloads.extend(part.workloads)
         self.raw.extend(part.raw)
         self.notes.extend(part.notes)
         self.scope = self.scope or part.scope
 
-    def _keep(self, items: Iterable[dict[str, Any]]) -> int:
-        count = 0
-        for item in items:
-            self.raw.append(item)
-            count += 1
-        return count
+    def _keep(self, items: Iterable[dict[str, Any]], into: list[dict[str, Any]] | None = None) -> None:
+        (self.raw if into is None else into).extend(items)
 
     def kueue(self, kind: str, *, namespaced_fallback: bool = False, optional: bool = False) -> None:
         resource = kinds.KUEUE[kind]
         what = f"{resource.plural}.{resource.group}"
+        into = self.workloads if kind == "Workload" else self.raw
         try:
-            self._keep(self.client.list(resource.path(self.kueue_version), what=what))
+            self._keep(self.client.list(resource.path(self.kueue_version), what=what), into)
             return
         except NotFound:
             if optional:
@@ -83,7 +87,7 @@ class _Reader:
                 raise
         self.scope = self.namespace
         try:
-            self._keep(self.client.list(resource.path(self.kueue_version, self.namespace), what=what))
+            self._keep(self.client.list(resource.path(self.kueue_version, self.namespace), what=what), into)
             self.notes.append(f"{what} read in namespace {self.namespace} only (not allowed cluster-wide)")
         except Forbidden:
             self.notes.append(f"not allowed to list {what} in namespace {self.namespace}")
@@ -125,10 +129,10 @@ class _Reader:
         except (Forbidden, NotFound) as error:
             self.notes.append(f"namespace {self.namespace} not read: {error}")
 
-    def decoded(self, start: int = 0) -> list[object]:
-        """The objects read (from the `start`-th raw one on), decoded; what cannot be is skipped and said."""
+    def decoded(self, start: int = 0, stop: int | None = None) -> list[object]:
+        """The objects read (the raw ones from `start` to `stop`), decoded; what cannot be is said."""
         objects: list[object] = []
-        for raw in self.raw[start:]:
+        for raw in self.raw[start:stop]:
             decoded = read_or_unreadable(raw)
             for item in decoded:
                 if isinstance(item, Unreadable):
@@ -160,8 +164,8 @@ def read_live(
     with ThreadPoolExecutor(max_workers=len(reads), thread_name_prefix="kueue-bot-read") as pool:
         for _ in pool.map(lambda read, part: read(part), reads, parts):
             pass  # the first failure, in order, is raised here
-    *listed, namespace_read = parts
-    for part in listed:
+    *lists, namespace_read = parts
+    for part in lists:
         reader.take(part)
     if any(
         raw.get("kind") == "AdmissionCheck"
@@ -170,8 +174,9 @@ def read_live(
     ):
         reader.provisioning()
     reader.take(namespace_read)
-    objects = reader.decoded()
-    snapshot = MemorySnapshot(objects, taken_at=taken_at, read_scope=reader.scope)
+    split = len(reader.raw) if reader.workloads_at is None else reader.workloads_at
+    earlier, later, listed = reader.decoded(0, split), reader.decoded(split), ListedWorkloads(reader.workloads)
+    snapshot = LiveSnapshot(earlier, listed, later, taken_at=taken_at, read_scope=reader.scope)
     found = resolve(snapshot, namespace, name, kind)
     workload = found.workload
     if workload is not None and workload.queue_name and not workload.is_true("QuotaReserved") and not workload.finished:
@@ -180,10 +185,12 @@ def read_live(
         if local_queue is not None:
             read = len(reader.raw)
             reader.pending_summary(namespace, workload.queue_name, cluster_queue)
-            snapshot = MemorySnapshot([*objects, *reader.decoded(read)], taken_at=taken_at, read_scope=reader.scope)
-    for note in reader.notes:
+            later = [*later, *reader.decoded(read)]
+            snapshot = LiveSnapshot(earlier, listed, later, taken_at=taken_at, read_scope=reader.scope)
+    notes = [*reader.notes, *listed.notes]
+    for note in notes:
         log.info("live read: partial", extra={"note": note})
-    return LiveRead(snapshot, reader.kueue_version, reader.notes, client.requests)
+    return LiveRead(snapshot, reader.kueue_version, notes, client.requests)
 
 
 def _optional_kueue(kind: str) -> Callable[[_Reader], None]:
