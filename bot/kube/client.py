@@ -135,15 +135,6 @@ def mapped_error(failure: ApiException, what: str, writing: bool) -> BotError:
     return mapped if mapped is not None else ClusterUnavailable(str(failure))  # (every ApiException is mapped)
 
 
-def parse_json(payload: bytes) -> Any:
-    """An answer's JSON: orjson's parser (about twice as fast), else, for what it refuses and JSON allows (an
-    escaped lone surrogate, NaN, an integer past 64 bits), the standard one. Raises ValueError."""
-    try:
-        return orjson.loads(payload)
-    except orjson.JSONDecodeError:
-        return json.loads(payload)
-
-
 def status_error(status: int, reason: str | None, payload: object) -> ApiException:
     """An answer outside 2xx as the client's own exception (then translated like any other)."""
     failure = ApiException(status=status, reason=reason)
@@ -158,6 +149,7 @@ class KubeClient:
         self.api_client = api_client
         self.timeout = timeout
         self.requests = 0  # made so far (counted under a lock: reads run in several threads at once)
+        self.lenient_answers = 0  # answers orjson refused and the standard parser read (`parse_answer`)
         self._counting = threading.Lock()
 
     @property
@@ -225,13 +217,24 @@ class KubeClient:
         if not 200 <= response.status <= 299:
             failure = status_error(response.status, response.reason, payload)
             raise mapped_error(failure, what, writing) from failure
-        try:
-            data = parse_json(payload)
-        except ValueError as error:
-            raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
+        data = self.parse_answer(payload, what)
         if not isinstance(data, dict):
             raise ClusterUnavailable(f"the API server answered {what} with something that is not a JSON object")
         return data
+
+    def parse_answer(self, payload: bytes, what: str) -> Any:
+        """An answer's JSON: orjson's parser (about twice as fast, and its strings are Unicode text), else, for
+        what it refuses and JSON allows (an escaped lone surrogate, NaN, an integer past 64 bits), the standard
+        one, counted in `lenient_answers`. Raises ClusterUnavailable when it is not JSON."""
+        try:
+            return orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            with self._counting:
+                self.lenient_answers += 1
+        try:
+            return json.loads(payload)
+        except ValueError as error:
+            raise ClusterUnavailable(f"the API server answered {what} with something that is not JSON") from error
 
     def get(self, path: str, query: Mapping[str, str | int] | None = None, *, what: str = "") -> dict[str, Any]:
         return self.call("GET", path, query=query, what=what or path)

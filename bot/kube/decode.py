@@ -579,10 +579,11 @@ def decode(raw: Raw, parts: Parts = PLAIN) -> list[object]:
     return []
 
 
-def read_or_unreadable(raw: Raw, parts: Parts = PLAIN) -> list[object]:
+def read_or_unreadable(raw: Raw, parts: Parts = PLAIN, *, text_checked: bool = False) -> list[object]:
     """`decode`, or (what cannot be read: text that is not Unicode, a wrong shape, beyond the API's bounds) the
-    object's `Unreadable` record, so that an answer names it instead of missing it."""
-    if not readable_text(raw):
+    object's `Unreadable` record, so that an answer names it instead of missing it. `text_checked`: its strings
+    are known to be Unicode text (a strict parser read them)."""
+    if not text_checked and not readable_text(raw):
         return [unreadable(raw, "it holds text that is not valid Unicode")]
     try:
         return decode(raw, parts)

@@ -161,6 +161,7 @@ def read_live(
         _Reader.namespace_object,
     ]
     parts = [reader.apart() for _ in reads]
+    lenient = client.lenient_answers
     with ThreadPoolExecutor(max_workers=len(reads), thread_name_prefix="kueue-bot-read") as pool:
         for _ in pool.map(lambda read, part: read(part), reads, parts):
             pass  # the first failure, in order, is raised here
@@ -175,7 +176,9 @@ def read_live(
         reader.provisioning()
     reader.take(namespace_read)
     split = len(reader.raw) if reader.workloads_at is None else reader.workloads_at
-    earlier, later, listed = reader.decoded(0, split), reader.decoded(split), ListedWorkloads(reader.workloads)
+    earlier, later = reader.decoded(0, split), reader.decoded(split)
+    # orjson read every answer of the LISTs: their strings are Unicode text (no lone surrogate to look for)
+    listed = ListedWorkloads(reader.workloads, text_checked=client.lenient_answers == lenient)
     snapshot = LiveSnapshot(earlier, listed, later, taken_at=taken_at, read_scope=reader.scope)
     found = resolve(snapshot, namespace, name, kind)
     workload = found.workload
@@ -184,9 +187,12 @@ def read_live(
         cluster_queue = local_queue.cluster_queue if local_queue else ""
         if local_queue is not None:
             read = len(reader.raw)
-            reader.pending_summary(namespace, workload.queue_name, cluster_queue)
-            later = [*later, *reader.decoded(read)]
-            snapshot = LiveSnapshot(earlier, listed, later, taken_at=taken_at, read_scope=reader.scope)
+            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="kueue-bot-read") as pool:
+                asked = pool.submit(reader.pending_summary, namespace, workload.queue_name, cluster_queue)
+                if snapshot.cluster_queue(cluster_queue) is not None:
+                    snapshot.pending_in(cluster_queue)  # the answer's queue order, decoded while the API answers
+                asked.result()
+            snapshot = snapshot.adding(reader.decoded(read))
     notes = [*reader.notes, *listed.notes]
     for note in notes:
         log.info("live read: partial", extra={"note": note})

@@ -46,10 +46,11 @@ def _namespace(raw: Raw) -> str:
 
 class ListedWorkloads:
     """The Workloads of a LIST, raw, each decoded once when first read. `notes` says each one that could not
-    be read (for the reader of the answer)."""
+    be read (for the reader of the answer). `text_checked`: their strings are known to be Unicode text."""
 
-    def __init__(self, raws: Sequence[Raw]) -> None:
+    def __init__(self, raws: Sequence[Raw], *, text_checked: bool = False) -> None:
         self._raws = raws
+        self._text_checked = text_checked
         self._decoded: dict[int, list[object]] = {}
         self._parts = Interner()
         self.notes: list[str] = []
@@ -74,7 +75,9 @@ class ListedWorkloads:
         for index in sorted(set(indexes)):
             objects = self._decoded.get(index)
             if objects is None:
-                objects = self._decoded[index] = read_or_unreadable(self._raws[index], self._parts)
+                objects = self._decoded[index] = read_or_unreadable(
+                    self._raws[index], self._parts, text_checked=self._text_checked
+                )
                 for item in objects:
                     if isinstance(item, Unreadable):
                         self.notes.append(f"could not read {item.kind} {item.namespace}/{item.name}: {item.reason}")
@@ -148,6 +151,7 @@ class LiveSnapshot(Forwarding):
         read_scope: str | None = None,
     ) -> None:
         self._base = MemorySnapshot([*earlier, *later], taken_at=taken_at, read_scope=read_scope)
+        self._earlier, self._later = earlier, later
         self._listed = workloads
         self._earlier_unreadable = [item for item in earlier if isinstance(item, Unreadable)]
         self._later_unreadable = [item for item in later if isinstance(item, Unreadable)]
@@ -155,6 +159,15 @@ class LiveSnapshot(Forwarding):
         self._derived: dict[object, object] = {}
         self._namespaces: dict[str, list[Workload]] = {}
         self._not_ready: Sequence[Workload] | None = None
+
+    def adding(self, later: Sequence[object]) -> LiveSnapshot:
+        """This snapshot and more objects read after the Workloads; what it found of them is kept."""
+        taken_at, read_scope = self._base.taken_at, self._base.read_scope
+        snapshot = LiveSnapshot(
+            self._earlier, self._listed, [*self._later, *later], taken_at=taken_at, read_scope=read_scope
+        )
+        snapshot._queues, snapshot._namespaces = self._queues, self._namespaces
+        return snapshot
 
     def workload(self, namespace: str, name: str) -> Workload | None:
         found = [w for w in self._listed.workloads(self._listed.keyed(namespace, "name", name)) if w.name == name]

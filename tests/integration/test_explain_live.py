@@ -307,3 +307,22 @@ def test_a_workload_beyond_kueues_bounds_is_named_unreadable_on_a_live_cluster(
     answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
     assert answer["verdict"] == "object-unreadable"
     assert str(expect["workload"]) in json.dumps(answer["headline"]) and "at most 18" in json.dumps(answer["headline"])
+
+
+def test_a_workload_with_text_that_is_not_unicode_is_named_unreadable_on_a_live_cluster(
+    server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The asked job's Workload holds a lone surrogate (escaped, as a proxy or another server may write it; the
+    # strict parser refuses the page, the standard one reads it). Fails if the answer is not that Workload named
+    # as unreadable (its text is not Unicode: it cannot be shown or posted).
+    name = "waiting-for-quota-computed-position"
+    expect = _expect(name)
+    objects = server.load_dump(SCENARIOS / name / "cluster.yaml")
+    workload = next(o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == expect["workload"])
+    server.delete("Workload", workload["metadata"]["namespace"], workload["metadata"]["name"])
+    workload["metadata"].setdefault("annotations", {})["note"] = "broken \ud800 text"
+    del workload["metadata"]["resourceVersion"]
+    server.add_all([workload], validate=False)
+    answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
+    assert answer["verdict"] == "object-unreadable"
+    assert str(expect["workload"]) in json.dumps(answer["headline"]) and "Unicode" in json.dumps(answer["headline"])
