@@ -13,11 +13,11 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any
 
-from bot.forecast.outlook import explain_with_outlook
 from bot.kube import kinds
 from bot.kube.client import PAGE_SIZE, KubeClient
 from bot.kube.informer import parse_json
 from bot.kube.live import read_live
+from bot.service.explaining import explain_job
 from bot.trace.explain import Query
 from bot.trace.model import Workload
 
@@ -64,10 +64,11 @@ def live_phase(client: KubeClient, sample: list[Workload], *, now: datetime) -> 
         started = time.perf_counter()
         live = read_live(client, workload.namespace, job, "Job")
         read = time.perf_counter()
-        explanation, _ = explain_with_outlook(live.snapshot, Query(workload.namespace, job, "Job"), now=now)
+        explanation, _ = explain_job(live.snapshot, Query(workload.namespace, job, "Job"), now=now)
         answers.append((time.perf_counter() - started) * 1000)
         read_only.append((read - started) * 1000)
         assert explanation.position is not None, (workload.name, explanation.verdict)
+        del live, explanation  # not alive through the next question's reads (the collector would walk them)
     if not answers:
         return {"live_p50_ms": None, "live_samples": 0}
     result: dict[str, Any] = {

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from bot import pacing
 from bot.errors import Forbidden, NotServed
 from bot.kube import kinds
 from bot.kube.client import KubeClient, NotFound, load_api_client
@@ -147,6 +148,11 @@ def read_live(
     """Read what explaining `namespace/name` needs: one LIST per kind, each made beside the others (they are
     independent), then the pending-workloads summary of its queue. Raises ClusterUnavailable, Forbidden,
     NotServed (the first in the order below, as one read after the other would)."""
+    with pacing.full_collections_wait():  # what is read stays alive until the answer: nothing to collect
+        return _read_live(client, namespace, name, kind, taken_at)
+
+
+def _read_live(client: KubeClient, namespace: str, name: str, kind: str | None, taken_at: datetime | None) -> LiveRead:
     reader = _Reader(client, namespace)
     core = kinds.CORE
     reads: list[Callable[[_Reader], None]] = [

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 import yaml
-from bot.forecast.outlook import explain_with_outlook
 from bot.forecast.serialize import to_json
 from bot.kube import kinds
 from bot.kube.decode import read_or_unreadable
 from bot.kube.live_snapshot import ListedWorkloads, LiveSnapshot
+from bot.service.explaining import explain_job
 from bot.terminal import render_text
 from bot.trace.explain import Query
 from bot.trace.queueview import describe_queue
@@ -98,7 +98,7 @@ def _questions(objects: list[dict[str, Any]]) -> Iterator[Query]:
 
 
 def _answer(snapshot: Snapshot, query: Query) -> tuple[str, str]:
-    explanation, outlook = explain_with_outlook(snapshot, query, now=NOW)
+    explanation, outlook = explain_job(snapshot, query, now=NOW)
     as_json = json.dumps(to_json(explanation, outlook, "en"), sort_keys=True, default=str)
     return as_json, render_text(explanation, colour=False, outlook=outlook)
 
