@@ -141,7 +141,7 @@ def _same_eta(one: Outlook, other: Outlook) -> bool:
 
 
 def _estimator_of(cache: ClusterCache) -> Any:
-    table = cache.derived().get(estimators._ESTIMATORS, {})
+    table = cache.memos().get(estimators._ESTIMATORS, {})
     for entries in table.values():
         for kept in entries:
             if kept.estimator.calibrated:

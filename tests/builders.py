@@ -1,4 +1,4 @@
-"""Small builders of raw Kubernetes and Kueue objects, as `kubectl get -o yaml` returns them.
+"""SmallKinds builders of raw Kubernetes and Kueue objects, as `kubectl get -o yaml` returns them.
 
 The Kueue objects come from the one builder of raw Kueue objects (tests/raw_objects.py, which the benchmark and
 the demo's generator use too); these builders give them the tests' defaults. Every Kueue object they build

@@ -26,7 +26,7 @@ class WithJob(Forwarding):
         self._workload = workload
         self._events = tuple(events)
         self._namespace = job.meta.namespace or ""
-        self._derived: dict[object, object] = {}  # its own: its queues hold one Workload more
+        self._memos: dict[object, object] = {}  # its own: its queues hold one Workload more
         self._in_cq: dict[str, Sequence[Workload]] = {}
         self._pending: dict[str, tuple[Workload, ...]] = {}
 
@@ -91,8 +91,8 @@ class WithJob(Forwarding):
     def sequences_token(self) -> object | None:
         return None
 
-    def derived(self) -> dict[object, object]:
-        return self._derived
+    def memos(self) -> dict[object, object]:
+        return self._memos
 
     def events_about(self, namespace: str, kind: str, name: str) -> Sequence[Event]:
         found = self._base.events_about(namespace, kind, name)

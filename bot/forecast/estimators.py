@@ -102,7 +102,7 @@ def _estimators(
     """The queue's Estimators for `flavors` as of `as_of`, from the view's memo or made (and kept), and how many
     were made. One made knows when a question last read its predecessors' calibration (another minute's, or
     other sources'; `last_read`): questions there get estimates, and will read its calibration."""
-    table: Any = lasting_table(snapshot.derived(), _ESTIMATORS, _current_sources)
+    table: Any = lasting_table(snapshot.memos(), _ESTIMATORS, _current_sources)
     sources = _sources(snapshot, history, cq_name)
     found: list[Estimator] = []
     made = 0
@@ -215,7 +215,7 @@ def forget_before(snapshot: Snapshot, now: datetime) -> int:
     """Let go of the Estimators made as of a minute before `now`'s: no question asks about a minute past (the
     warmer calls it at the turn of each minute, so that two minutes' are kept only while the next one's is made
     ahead). How many it let go."""
-    table = snapshot.derived().get(_ESTIMATORS)
+    table = snapshot.memos().get(_ESTIMATORS)
     if not isinstance(table, dict):
         return 0
     as_of = estimate_as_of(now)
@@ -234,7 +234,7 @@ def forget_before(snapshot: Snapshot, now: datetime) -> int:
 def waiting(snapshot: Snapshot, cluster_queue: str) -> tuple[Waiting, ...]:
     """The Workloads waiting in the ClusterQueue now: since when, and how much of its main resource each
     asks for (their waits so far are lower bounds the estimator counts)."""
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     found = []
     # main_resource per demand: Workloads alike share theirs (demand_in); each held, so its id is not reused
     measured: dict[int, tuple[Mapping[str, Decimal], str]] = {}
@@ -265,7 +265,7 @@ def calibrations_for(
     found, _ = _prepared(snapshot, explanation.cluster_queue, history, now)
     if all(estimator.calibrated or not estimator.estimates for estimator in found):
         return []  # (nearly every question: its amount is not summed for nothing)
-    demand = demand_in(snapshot.derived(), workload)  # kept per pod sets (Workloads alike share it)
+    demand = demand_in(snapshot.memos(), workload)  # kept per pod sets (Workloads alike share it)
     return _due(found, (explanation.position.cluster_queue, demand.get(main_resource(demand))))  # as `_eta` asks
 
 
@@ -292,7 +292,7 @@ def estimates_ahead(
             estimators.append(estimator)
     if not estimators:
         return
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     measured: dict[int, tuple[Mapping[str, Decimal], str]] = {}  # main_resource per demand (as `waiting`)
     for place, workload in enumerate(snapshot.pending_in(cluster_queue), start=1):
         demand = demand_in(memo, workload)

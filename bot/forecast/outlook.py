@@ -82,7 +82,7 @@ def _eta(
 ) -> Eta:
     contest = holders.contests[0] if holders is not None and holders.contests else None
     flavor = contest.flavor if contest is not None else ""
-    demand = demand_in(snapshot.derived(), workload)  # kept per pod sets (Workloads alike share it)
+    demand = demand_in(snapshot.memos(), workload)  # kept per pod sets (Workloads alike share it)
     resource = main_resource(demand)
     amount = demand.get(resource)
     bound = None

@@ -101,7 +101,7 @@ class WithChange(Forwarding):
         self._workload = workload
         self._key = (workload.namespace, workload.name) if workload is not None else None
         self._cqs = dict(cluster_queues or {})
-        self._derived: dict[object, object] = {}  # its own: its ClusterQueues are not the base's
+        self._memos: dict[object, object] = {}  # its own: its ClusterQueues are not the base's
 
     def _swap(self, workloads: Sequence[Workload]) -> list[Workload]:
         return [w for w in workloads if (w.namespace, w.name) != self._key]
@@ -128,8 +128,8 @@ class WithChange(Forwarding):
             found.append(changed)
         return found
 
-    def derived(self) -> dict[object, object]:
-        return self._derived
+    def memos(self) -> dict[object, object]:
+        return self._memos
 
     def sequences_token(self) -> object | None:
         return None  # its sequences are made anew each time

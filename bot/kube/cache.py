@@ -51,7 +51,7 @@ from datetime import datetime
 from bot.errors import NotServed
 from bot.kube import kinds
 from bot.kube.cache_index import SMALL_KEY, CacheIndex, order_key
-from bot.kube.cache_view import CacheView, Small
+from bot.kube.cache_view import CacheView, SmallKinds
 from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.informer import Change, Informer, InformerSettings, Key, default_decoder, wait_all
@@ -124,9 +124,9 @@ class ClusterCache(CacheIndex):
         self._stopped = False
         self._started = False
         self._was_ready = False
-        self._derived: dict[object, object] = {}  # the last views' derived(): what a renewal carries over
+        self._memos: dict[object, object] = {}  # the last views' memos(): what a renewal carries over
         self._carried_at = -1  # `sequences_dropped` at the last renewal (none yet: read them)
-        self._last_small: Small | None = None
+        self._last_small: SmallKinds | None = None
         self._observers: list[Callable[[], None]] = []  # told after every batch, and at stop (waits on the cache)
         self._listeners: list[Callable[[], None]] = []  # told after each batch that changed something
         self._told = 0  # the generation the listeners last heard of
@@ -388,15 +388,15 @@ class ClusterCache(CacheIndex):
 
     # --- a detached view for one question -----------------------------------------------------------
 
-    def _small_view(self) -> Small:
-        small: Small | None = self._views.get(SMALL_KEY)
+    def _small_view(self) -> SmallKinds:
+        small: SmallKinds | None = self._views.get(SMALL_KEY)
         if small is None:
             # Every memo derived from sequences still holds when none was let go since the last renewal (a status
             # update, as Kueue writes with every admission): kept without reading them (reading them, and making
             # the map of what is handed out, cost such a question time that grew with the ClusterQueues).
             live = None if self.sequences_dropped == self._carried_at else self._hands_out()
-            small = self._views[SMALL_KEY] = Small(self, carry_over(self._derived, live), self._last_small)
-            self._derived = small.derived
+            small = self._views[SMALL_KEY] = SmallKinds(self, carry_over(self._memos, live), self._last_small)
+            self._memos = small.memos
             self._carried_at = self.sequences_dropped
             self._last_small = small  # what the next renewal reads again only where it changed
         return small
@@ -438,13 +438,13 @@ class ClusterCache(CacheIndex):
             in_cluster_queue=in_cq,
             extras=MemorySnapshot([*extras, *unreadable]) if extras or unreadable else _NO_EXTRAS,
             owned={name: tuple(self.workloads_of_owner(namespace, name)) for name in owners},
-            derived=small.derived,
+            memos=small.memos,
             lists=(workload_list, small.cluster_queue_list, small.cohort_list),
         )
 
-    def _trees_view(self, small: Small, focus: set[str]) -> dict[str, tuple[Workload, ...]]:
+    def _trees_view(self, small: SmallKinds, focus: set[str]) -> dict[str, tuple[Workload, ...]]:
         """The Workloads of every ClusterQueue of the cohort trees around `focus` (a namespace's queues and where
-        its Workloads are admitted), by ClusterQueue: kept with the small kinds (`Small.trees`: the trees), shared
+        its Workloads are admitted), by ClusterQueue: kept with the small kinds (`SmallKinds.trees`: the trees), shared
         by the namespaces whose queues are in the same trees, while those ClusterQueues' Workloads are the same
         (`_forget_views` lets it go when one of them changes)."""
         key = small.trees_key(focus)
@@ -455,5 +455,5 @@ class ClusterCache(CacheIndex):
                 self._trees_read_by.setdefault(cq, set()).add(key)
         return found
 
-    def derived(self) -> dict[object, object]:
-        return self._small_view().derived
+    def memos(self) -> dict[object, object]:
+        return self._small_view().memos

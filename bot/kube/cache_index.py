@@ -181,7 +181,7 @@ class CacheIndex:
         # in them, or every view cleared): a renewal of the small kinds with none let go since the last one
         # keeps every memo derived from them without reading them (ClusterCache._small_view).
         self.sequences_dropped = 0
-        self._trees_read_by: dict[str, set[Any]] = {}  # cq -> the keys of the trees (Small.trees) that hold it
+        self._trees_read_by: dict[str, set[Any]] = {}  # cq -> the keys of the trees (SmallKinds.trees) that hold it
 
     # --- stores and indexes (loop thread only) ------------------------------------------------------
 

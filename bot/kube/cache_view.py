@@ -35,12 +35,12 @@ if TYPE_CHECKING:
     from bot.kube.cache_index import CacheIndex
 
 
-class Small:
+class SmallKinds:
     """Copies of the small kinds for views (shared by every view until one of them changes), and the
     cohort trees: which ClusterQueues share a tree, and which of those report no reservation."""
 
     def __init__(
-        self, cache: CacheIndex, derived: dict[object, object] | None = None, previous: Small | None = None
+        self, cache: CacheIndex, memos: dict[object, object] | None = None, previous: SmallKinds | None = None
     ) -> None:
         self.local_queues = dict(cache._lqs)
         self.lqs_by_ns: dict[str, tuple[LocalQueue, ...]]
@@ -57,8 +57,8 @@ class Small:
         self.priorities = dict(cache._priorities)
         self.cluster_queue_list = tuple(self.cluster_queues.values())
         self.cohort_list = tuple(self.cohorts.values())
-        # the trace's, for every view of these (Snapshot.derived): what the last one's carries over, if given
-        self.derived: dict[object, object] = derived if derived is not None else {}
+        # the trace's, for every view of these (Snapshot.memos): what the last one's carries over, if given
+        self.memos: dict[object, object] = memos if memos is not None else {}
         # The Workloads of every ClusterQueue of the cohort trees a question reads, by `trees_key` (the namespaces
         # whose queues are in the same trees share them; ClusterCache.view, which drops an entry when a
         # ClusterQueue of its trees changes). Here, so that a renewal lets them all go.
@@ -112,7 +112,7 @@ def _index_in(
 TreesKey = frozenset[tuple[str, str]]
 
 
-def _same_cohorts(previous: Small, small: Small) -> bool:
+def _same_cohorts(previous: SmallKinds, small: SmallKinds) -> bool:
     """The same ClusterQueues, each in the cohort it was in (the same objects mostly: one read of each)."""
     before = previous.cluster_queues
     if before.keys() != small.cluster_queues.keys():
@@ -158,7 +158,7 @@ class CacheView:
         in_cluster_queue: dict[str, tuple[Workload, ...]],
         extras: MemorySnapshot,
         owned: dict[str, tuple[Workload, ...]] | None = None,
-        derived: dict[object, object] | None = None,
+        memos: dict[object, object] | None = None,
         lists: tuple[tuple[Workload, ...], tuple[ClusterQueue, ...], tuple[Cohort, ...]] | None = None,
         order_keys: tuple[dict[str, tuple[OrderEntry, ...]], dict[Key, tuple[OrderEntry, ...]]] | None = None,
     ) -> None:
@@ -186,7 +186,7 @@ class CacheView:
         self._cq_keys, self._lq_keys = order_keys or ({}, {})
         self.extras = extras
         self._owned = owned or {}
-        self._derived = derived if derived is not None else {}
+        self._memos = memos if memos is not None else {}
 
     @property
     def taken_at(self) -> datetime | None:
@@ -295,8 +295,8 @@ class CacheView:
     def pending_in(self, cluster_queue: str) -> Sequence[Workload]:
         return self._cq_orders.get(cluster_queue, ())
 
-    def derived(self) -> dict[object, object]:
-        return self._derived
+    def memos(self) -> dict[object, object]:
+        return self._memos
 
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         order = self._cq_orders.get(cluster_queue)

@@ -156,7 +156,7 @@ class LiveSnapshot(Forwarding):
         self._earlier_unreadable = [item for item in earlier if isinstance(item, Unreadable)]
         self._later_unreadable = [item for item in later if isinstance(item, Unreadable)]
         self._queues: dict[str, MemorySnapshot] = {}
-        self._derived: dict[object, object] = {}
+        self._memos: dict[object, object] = {}
         self._namespaces: dict[str, list[Workload]] = {}
         self._not_ready: Sequence[Workload] | None = None
 
@@ -229,5 +229,5 @@ class LiveSnapshot(Forwarding):
     def pending_entry(self, namespace: str, name: str) -> PendingEntry | None:
         return self._base.pending_entry(namespace, name)
 
-    def derived(self) -> dict[object, object]:
-        return self._derived  # the snapshot never changes
+    def memos(self) -> dict[object, object]:
+        return self._memos  # the snapshot never changes

@@ -263,7 +263,7 @@ class OnDemand:
         """Whether a ClusterQueue the namespace's LocalQueues feed selects namespaces by labels other than the
         name (then the Namespace object is read). From LocalQueues and ClusterQueues only: kept per namespace in
         the cache's memo of the small kinds, which a change to any of them renews."""
-        table = self.cache.derived().setdefault(_NEEDS_NAMESPACE, {})
+        table = self.cache.memos().setdefault(_NEEDS_NAMESPACE, {})
         assert isinstance(table, dict)
         found = table.get(namespace)
         if found is None:

@@ -380,7 +380,7 @@ def advise(walk: Walk, workload: Workload, verdict: Verdict, record: Classificat
 def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:
     """LocalQueues of the namespace whose ClusterQueue could take the job (now, or ever)."""
     current = walk.cluster_queue_name
-    memo = walk.snapshot.derived()
+    memo = walk.snapshot.memos()
     for local_queue, chain in _open_queues(walk.snapshot, memo, workload.namespace):
         if local_queue.name == workload.queue_name or chain.cluster_queue_name == current:
             continue
@@ -398,7 +398,7 @@ def other_queues(walk: Walk, workload: Workload, *, now: bool) -> None:
 
 
 # Cost. A question weighs every other LocalQueue of its namespace; what it reads of them is kept in the view's
-# derived() memo, which the source renews when any LocalQueue, ClusterQueue, flavor or admission check changes
+# memos(), which the source renews when any LocalQueue, ClusterQueue, flavor or admission check changes
 # (the small kinds): the namespace's LocalQueues in name order with their chains (those with nothing in the
 # way), and the fit of a pod-set shape (the same tuple object for every Workload of that shape, the decoder
 # shares them) in a ClusterQueue, kept while the usage it was computed from is the same (quota.usage_inputs).

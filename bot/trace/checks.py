@@ -223,7 +223,7 @@ def fit_in_queue(
     flavor) pairs Kueue recorded as not matching (pod set "" for every pod set)."""
     earlier: dict[tuple[str, str], Decimal] = {}
     results: list[PodSetFit] = []
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     for index, pod_set in enumerate(pod_sets):
         per_pod = transformed(workload, pod_set, pod_requests_in(memo, pod_set.template))
         count = counts[index] if counts is not None else pod_set_count(pod_set, workload)
@@ -268,7 +268,7 @@ def fit_of(snapshot: Snapshot, cq: ClusterQueue, pod_sets: Sequence[PodSet], wor
     if len(pod_sets) != 1:
         return fit_in_queue(snapshot, cq, pod_sets, workload).fit
     pod_set = pod_sets[0]
-    per_pod = transformed(workload, pod_set, pod_requests_in(snapshot.derived(), pod_set.template))
+    per_pod = transformed(workload, pod_set, pod_requests_in(snapshot.memos(), pod_set.template))
     requested = _pod_set_resources(per_pod, cq, pod_set_count(pod_set, workload))
     covered = {r for group in cq.resource_groups for r in group.covered}
     if any(amount > 0 and r not in covered for r, amount in requested.items()):
@@ -322,7 +322,7 @@ def shape_fit(snapshot: Snapshot, cq: ClusterQueue, workload: Workload) -> Queue
     """`fit_in_queue(snapshot, cq, workload.pod_sets, workload)`, the last one kept (see above)."""
     if workload.reclaimable:  # its counts are its own
         return fit_in_queue(snapshot, cq, workload.pod_sets, workload)
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     inputs = usage_inputs(snapshot, cq)
     known = memo.get(_SHAPE_FIT)
     if isinstance(known, tuple) and known[0] is cq and known[1] is workload.pod_sets and same_objects(known[2], inputs):
@@ -336,7 +336,7 @@ def keep_shape_fit(snapshot: Snapshot, cq: ClusterQueue, workload: Workload, fit
     """Keep `fit` as `shape_fit(snapshot, cq, workload)`: a search that is that one (nothing excluded, and no
     preemption weighed in it: its callback, the only thing that tells the two apart, never asked)."""
     if not workload.reclaimable:
-        snapshot.derived()[_SHAPE_FIT] = (cq, workload.pod_sets, usage_inputs(snapshot, cq), fit)
+        snapshot.memos()[_SHAPE_FIT] = (cq, workload.pod_sets, usage_inputs(snapshot, cq), fit)
 
 
 def _search_group(

@@ -125,7 +125,7 @@ _DEMAND_BEFORE = "demand-before"
 
 def demand_before(memo: dict[object, object], key: str, order: Sequence[Workload], count: int) -> dict[str, Decimal]:
     """The total demand of the first `count` Workloads of `order` (a queue order the view hands out, named
-    `key`): running totals are kept in `memo` (a view's `derived()`) every _CHECKPOINT Workloads, grown as
+    `key`): running totals are kept in `memo` (a view's `memos()`) every _CHECKPOINT Workloads, grown as
     far as asked, and start again when the view hands out another order."""
     table = lasting_table(memo, _DEMAND_BEFORE, read_current)  # a renewal carries it over in one pass
     known = table.get(key)

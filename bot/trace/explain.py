@@ -198,7 +198,7 @@ def _with_workload(walk: Walk, found: Resolution) -> Explanation:
     assert workload is not None
     job = found.job
     _workload_step(walk, found, workload)
-    walk.demand = dict(demand_in(walk.snapshot.derived(), workload))  # its own copy: the memo's is shared
+    walk.demand = dict(demand_in(walk.snapshot.memos(), workload))  # its own copy: the memo's is shared
     _demand_steps(walk, workload)
     if workload.finished:
         finished = workload.condition("Finished")

@@ -139,7 +139,7 @@ class Classification:
 
 
 # ------------------------------------------------------------------------------------------------
-# Small helpers
+# SmallKinds helpers
 
 _QUANTITY = re.compile(r"[0-9.]+[a-zA-Z]*")
 _TAINT = re.compile(r"\{(?P<key>[^\s{}]+) (?P<value>[^\s{}]*) (?P<effect>[^\s{}]*)(?: [^{}]*)?\}")

@@ -99,7 +99,7 @@ def _listed(shorts: list[blockers.Short], *, never: bool) -> str:
 
 
 # Cost. Every Workload behind a StrictFIFO head asks about the same head (the watcher asks for each of them in
-# a pass): its evaluation is kept in the view's derived() memo per ClusterQueue, while the head is the same
+# a pass): its evaluation is kept in the view's memos() per ClusterQueue, while the head is the same
 # object and the usage it was computed from is the same (quota.usage_inputs), as advice's fits elsewhere are.
 _MEMO = "head.evaluated"
 
@@ -107,7 +107,7 @@ _MEMO = "head.evaluated"
 def evaluate(snapshot: Snapshot, cq: ClusterQueue, head: Workload, behind: int) -> QueueHead:
     """Whether the head can be admitted (now, once capacity frees, never), as the engine's own checks of its
     flavors and quota find it (partial admission and Kueue's recorded flavor exclusions included)."""
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     table = memo.get(_MEMO)
     if not isinstance(table, dict):
         table = memo[_MEMO] = {}

@@ -56,10 +56,10 @@ def usage_of(workload: Workload, flavor: str, resource: str) -> Decimal:
 
 def cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
     """Every ClusterQueue of the cohort tree `cq` belongs to (itself first); just itself without a cohort.
-    Kept in the view's derived() memo (the source renews it when a ClusterQueue or Cohort changes)."""
+    Kept in the view's memos() (the source renews it when a ClusterQueue or Cohort changes)."""
     if not cq.cohort:
         return [cq]
-    table = snapshot.derived().setdefault(_TREES, {})
+    table = snapshot.memos().setdefault(_TREES, {})
     assert isinstance(table, dict)
     known = table.get(cq.name)
     if known is not None and known[0] is cq:
@@ -81,7 +81,7 @@ def _cohort_tree(snapshot: Snapshot, cq: ClusterQueue) -> list[ClusterQueue]:
             break
         root = cohort.parent
         seen.add(root)
-    table = snapshot.derived().setdefault(_ROOTS, {})
+    table = snapshot.memos().setdefault(_ROOTS, {})
     assert isinstance(table, dict)
     queues = table.get(root)
     if queues is None:  # the tree's ClusterQueues by name, once per root (not once per ClusterQueue of it)
@@ -108,7 +108,7 @@ def _name(cq: ClusterQueue) -> str:
 def _by_name(snapshot: Snapshot, tree: Sequence[ClusterQueue]) -> tuple[tuple[ClusterQueue, ...], tuple[str, ...]]:
     """The tree's ClusterQueues by name, and their names, kept in the view's memo per tree (by its first
     ClusterQueue)."""
-    table = snapshot.derived().setdefault(_BY_NAME, {})
+    table = snapshot.memos().setdefault(_BY_NAME, {})
     assert isinstance(table, dict)
     known = table.get(tree[0].name)
     if known is not None and known[0] is tree[0] and len(known[1]) == len(tree):
@@ -390,7 +390,7 @@ def _queue_part(snapshot: Snapshot, queue: ClusterQueue, flavor: str, resource: 
     """A queue's part from the view's memo, while its Workloads are the same sequence and it borrows as much."""
     workloads = snapshot.workloads_in_cluster_queue(queue.name)
     borrowed = max(capacity(snapshot, queue, flavor, resource).borrowed, ZERO)
-    table = lasting_table(snapshot.derived(), _PARTS, read_current)
+    table = lasting_table(snapshot.memos(), _PARTS, read_current)
     key = (queue.name, flavor, resource)
     known = table.get(key)
     if known is not None and known[0] is workloads and known[1].borrowed == borrowed:
@@ -407,7 +407,7 @@ def tree_of(snapshot: Snapshot, tree: Sequence[ClusterQueue], flavor: str, resou
     """The tree's holders from the view's memo, while its inputs are the same objects: its Workloads, and its
     ClusterQueues (or, when those changed, as after a status update, each queue's part)."""
     members, names = _by_name(snapshot, tree)  # every ClusterQueue of the tree asks with itself first
-    table = lasting_table(snapshot.derived(), _CONTESTS, reads_all_current)
+    table = lasting_table(snapshot.memos(), _CONTESTS, reads_all_current)
     key = (names[0], flavor, resource)  # a ClusterQueue is in one tree: its least name names it
     known = table.get(key)
     token = snapshot.sequences_token()
@@ -494,7 +494,7 @@ def _current(
 ) -> bool:
     """Whether the memo's tree under `key` was read from these ClusterQueues and their Workloads (`tree_of`
     returns it as it is)."""
-    table = snapshot.derived().get(_CONTESTS)
+    table = snapshot.memos().get(_CONTESTS)
     known = table.get(key) if isinstance(table, dict) else None
     if known is None or not same_objects(known[1], members):
         return False

@@ -52,7 +52,7 @@ def place(walk: Walk, workload: Workload) -> None:
     before = computed[0] if detailed and computed is not None else 0  # how many are listed ahead
     ahead = Ahead(
         count=cq_pos - 1,
-        by_priority=_priorities_before(walk.snapshot.derived(), cq_name, pending, before) if detailed else None,
+        by_priority=_priorities_before(walk.snapshot.memos(), cq_name, pending, before) if detailed else None,
         workloads=tuple(
             (w.namespace, job_name(w), w.priority) for w in pending[max(0, before - MAX_AHEAD_LISTED) : before]
         ),
@@ -75,7 +75,7 @@ def place(walk: Walk, workload: Workload) -> None:
     if before and ahead.by_priority:
         summary = ", ".join(f"{count} × {prio}" for prio, count in ahead.by_priority)
         # Running totals along the queue's order, kept with the view (not re-summed per question).
-        demand = demand_before(walk.snapshot.derived(), cq_name, pending, before)
+        demand = demand_before(walk.snapshot.memos(), cq_name, pending, before)
         walk.step("position", Outcome.INFO, "position.ahead", {"by_priority": summary, "demand": amounts(demand)})
     _strict_fifo_head(walk, chain, workload, pending, cq_pos)
 
@@ -122,7 +122,7 @@ def prepare_order(snapshot: Snapshot, cluster_queue: str) -> None:
     pending = snapshot.pending_in(cluster_queue)
     count = min(len(pending), MAX_AHEAD_DETAILED)
     if count:
-        memo = snapshot.derived()
+        memo = snapshot.memos()
         _priorities_before(memo, cluster_queue, pending, count)
         demand_before(memo, cluster_queue, pending, count)
 

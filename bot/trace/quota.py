@@ -6,7 +6,7 @@ is *available now* (Kueue's Available, net of what every queue of the tree uses)
 (hierarchical, with their own quota) or bare names.
 
 Cost. The cohort forest (which ClusterQueues and cohorts sit under each cohort, each one's quota) is built
-once per view (`QuotaState`), kept in the view's `derived()` memo, which the source renews whenever a
+once per view (`QuotaState`), kept in the view's `memos()` memo, which the source renews whenever a
 ClusterQueue, a Cohort (or any small kind) changes, and with it what a ClusterQueue reports as used
 (`flavorsReservation`). Every `capacity()` of a question, and of the questions after it, reads the same
 state; a result is reused while the usage it was computed from is the same: the ClusterQueues of its tree
@@ -295,7 +295,7 @@ _STATE = "quota-state"  # a memo key, not a copy key
 def quota_state(snapshot: Snapshot) -> QuotaState:
     """The view's quota state: built on first use (from what the state before a renewal computed for the trees
     that did not change), then kept with the view's other derived data."""
-    memo = snapshot.derived()
+    memo = snapshot.memos()
     state = memo.get(_STATE)
     if not isinstance(state, QuotaState):
         before = memo.pop(previous(_STATE), None)

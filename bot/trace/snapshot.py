@@ -156,7 +156,7 @@ class Snapshot(Protocol):
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         """0-based (position in the ClusterQueue, position in its LocalQueue), computed; None if absent."""
 
-    def derived(self) -> dict[object, object]:
+    def memos(self) -> dict[object, object]:
         """Where the trace keeps what it derives from this view (the cohort quota trees, running totals of
         demand): kept by the source while its ClusterQueues, Cohorts, LocalQueues, flavors, checks and
         priority classes stay as they are, a new one after any change to them (with what `carry_over`
@@ -168,20 +168,20 @@ class Snapshot(Protocol):
 # --- memos that outlive a renewal of the small kinds ---------------------------------------------------------
 #
 # On a live cluster a ClusterQueue's status changes with every admission (its reservation, its pending count),
-# and the source renews `derived()` with it: what the trace derived from a queue's Workloads alone (its ETA
+# and the source renews `memos()` with it: what the trace derived from a queue's Workloads alone (its ETA
 # Estimator, the running totals of its demand, the holders of its tree) would be rebuilt for the next question
-# though none of it changed. Such a memo is a `LastingTable` in `derived()`, which knows which of its entries
-# still hold: a new `derived()` starts with those whose source sequences are still the ones the source hands
+# though none of it changed. Such a memo is a `LastingTable` in `memos()`, which knows which of its entries
+# still hold: a new `memos()` starts with those whose source sequences are still the ones the source hands
 # out (`live`), so that what was derived from Workloads gone or changed is let go (a kept entry holds its
-# sequence alive). A memo that is a `HandedOver` goes to the next `derived()`'s builder instead. Nothing is
-# registered anywhere else: a memo's policy lives in it, and dies with the `derived()` that holds it.
+# sequence alive). A memo that is a `HandedOver` goes to the next `memos()`'s builder instead. Nothing is
+# registered anywhere else: a memo's policy lives in it, and dies with the `memos()` that holds it.
 
 Live = Mapping[int, object]  # the sequences the source hands out now, by id
 Keep = Callable[[Any, Live], bool]
 
 
 class LastingTable(dict[Any, Any]):
-    """A memo table of `derived()` that outlives a renewal: `keep(entry, live)` tells whether an entry still
+    """A memo table of `memos()` that outlives a renewal: `keep(entry, live)` tells whether an entry still
     holds (`still_handed_out(live, sequence)`: whether the source still hands out that sequence)."""
 
     __slots__ = ("keep",)
@@ -191,7 +191,7 @@ class LastingTable(dict[Any, Any]):
         self.keep = keep
 
     def carried(self, live: Live | None) -> LastingTable:
-        """The table a new `derived()` starts with: the entries that still hold; every one when `live` is None
+        """The table a new `memos()` starts with: the entries that still hold; every one when `live` is None
         (the source tells that none of the sequences it handed out was let go since the last renewal)."""
         table = LastingTable(self.keep)
         if live is None:
@@ -204,16 +204,16 @@ class LastingTable(dict[Any, Any]):
         return table
 
 
-def lasting_table(derived: dict[object, object], name: str, keep: Keep) -> LastingTable:
-    """The LastingTable kept under `name` in `derived` (a view's `derived()`), made empty on first use."""
-    table = derived.get(name)
+def lasting_table(memos: dict[object, object], name: str, keep: Keep) -> LastingTable:
+    """The LastingTable kept under `name` in `memos` (a view's `memos()`), made empty on first use."""
+    table = memos.get(name)
     if not isinstance(table, LastingTable):
-        table = derived[name] = LastingTable(keep)
+        table = memos[name] = LastingTable(keep)
     return table
 
 
 class HandedOver:
-    """A memo of `derived()` that a renewal does not keep but hands to the next one's builder, under the key
+    """A memo of `memos()` that a renewal does not keep but hands to the next one's builder, under the key
     `previous(name)` (what of it still holds, the builder tells)."""
 
     __slots__ = ()
@@ -242,12 +242,12 @@ def reads_all_current(entry: Any, live: Live) -> bool:
     return all(live.get(id(sequence)) is sequence for sequence in entry[0])
 
 
-def carry_over(derived: dict[object, object], live: Live | None) -> dict[object, object]:
-    """What a new `derived()` starts with: of the old one's memos, each LastingTable's entries that still hold
+def carry_over(memos: dict[object, object], live: Live | None) -> dict[object, object]:
+    """What a new `memos()` starts with: of the old one's memos, each LastingTable's entries that still hold
     (every one of them when `live` is None: see `LastingTable.carried`), and each HandedOver under
     `previous(its key)`."""
     kept: dict[object, object] = {}
-    for key, value in derived.items():
+    for key, value in memos.items():
         if isinstance(value, LastingTable):
             kept[key] = value.carried(live)
         elif isinstance(value, HandedOver) and isinstance(key, str):
@@ -280,7 +280,7 @@ class MemorySnapshot:
         self._by_job_uid: dict[tuple[str, str], list[Workload]] = defaultdict(list)
         self._by_owner: dict[tuple[str, str], list[Workload]] = defaultdict(list)
         self._in_cluster_queue: dict[str, tuple[Workload, ...]] = {}
-        self._derived: dict[object, object] = {}
+        self._memos: dict[object, object] = {}
         self._local_queues: dict[tuple[str, str], LocalQueue] = {}
         self._lqs_by_ns: dict[str, list[LocalQueue]] = defaultdict(list)
         self._lqs_by_cq: dict[str, list[LocalQueue]] = defaultdict(list)
@@ -516,8 +516,8 @@ class MemorySnapshot:
     def position_in(self, cluster_queue: str, workload: Workload) -> tuple[int, int] | None:
         return self._order(cluster_queue).positions.get((workload.namespace, workload.name))
 
-    def derived(self) -> dict[object, object]:
-        return self._derived  # the snapshot never changes
+    def memos(self) -> dict[object, object]:
+        return self._memos  # the snapshot never changes
 
 
 _ADDERS: dict[type, Callable[[MemorySnapshot, Any], None]] = {

@@ -563,7 +563,7 @@ async def test_the_eta_warmer_makes_the_queues_estimators_once_synced_and_a_ques
         while warmer.made < 1:  # the pass after the sync (woken by it, or by its poll for readiness)
             await warmer.wait_for_pass(warmer.passes + 1)
     passes = warmer.passes
-    table = live.cache.derived()[("outlook.estimators")]
+    table = live.cache.memos()[("outlook.estimators")]
     assert isinstance(table, dict) and table
     kept = dict(table)
     assert "2nd" in await _ask(slack, live, f"why is {NS}/{JOB} pending?")

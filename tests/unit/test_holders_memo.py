@@ -229,7 +229,7 @@ class _Counting(MemorySnapshot):
         super().__init__(objects)
         self.memo = memo
 
-    def derived(self) -> dict[object, object]:
+    def memos(self) -> dict[object, object]:
         return self.memo
 
     def workloads_in_cluster_queue(self, cluster_queue: str) -> Sequence[Workload]:
@@ -337,14 +337,14 @@ def test_a_change_in_one_queue_rebuilds_its_part_only_and_the_tree_reads_as_a_fu
     cache = _cache(_cluster(5))
     view = cache.view("team-a", [])
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    table = view.derived()[holdings._PARTS]
+    table = view.memos()[holdings._PARTS]
     assert isinstance(table, dict) and table
     parts = dict(table)
     late = running("late", "team-c", "cq-0", queue="gpus-0", gpus_per_pod=4, priority=100, minutes=2)
     _put(cache, late)
     later = cache.view("team-a", [])
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    renewed = later.derived()[holdings._PARTS]
+    renewed = later.memos()[holdings._PARTS]
     assert isinstance(renewed, dict)
     for key, (_, part) in parts.items():
         assert (renewed[key][1] is part) == (key[0] != "cq-0"), key
@@ -363,7 +363,7 @@ def test_a_tree_s_holders_leave_the_garbage_collector_s_sight() -> None:
     them all), and so are its listing's and its ranking's keys."""
     view = snapshot(_cluster(7))
     assert _compare_all(view, "team-a") > 0
-    table = view.derived()[holdings._CONTESTS]
+    table = view.memos()[holdings._CONTESTS]
     assert isinstance(table, dict) and table
     trees = [tree for _, _, tree, _ in table.values()]
     records = [h for tree in trees for h in tree.by_size]
@@ -383,7 +383,7 @@ def _with_pending_count(objects: list[Raw], name: str, count: int) -> list[Raw]:
 
 
 def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() -> None:
-    """On a live Kueue a ClusterQueue's status changes with every admission, and the views' derived() is renewed
+    """On a live Kueue a ClusterQueue's status changes with every admission, and the views' memos() is renewed
     with the small kinds: what was derived from Workloads that did not change (a queue's history, its waiting
     jobs and their Estimator, the tree's parts and holders) carries over; what a Workload change touched does
     not (a kept entry would hold its old Workloads alive); the contests still read as the full walk."""
@@ -392,18 +392,18 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     view = cache.view("team-a", [])
     assert _compare_all(view, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
     estimator = estimators.estimator_for(view, None, "cq-1", "a100", NOW)  # from the queue's own admitted Workloads
-    old = view.derived()
+    old = view.memos()
     parts, trees = dict(old[holdings._PARTS]), dict(old[holdings._CONTESTS])  # type: ignore[call-overload]
     assert parts and trees
 
     _put(cache, _with_pending_count(objects, "cq-0", 99))
     later = cache.view("team-a", [])
-    assert later.derived() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
+    assert later.memos() is not old and later.cluster_queue("cq-0") is not view.cluster_queue("cq-0")
     assert estimators.estimator_for(later, None, "cq-1", "a100", NOW) is estimator
-    kept = later.derived()[holdings._PARTS]
+    kept = later.memos()[holdings._PARTS]
     assert isinstance(kept, dict) and all(kept[key][1] is part for key, (_, part) in parts.items())
     assert _compare_all(later, "team-a") + _compare_all(cache.view("team-b", []), "team-b") > 0
-    renewed = later.derived()[holdings._CONTESTS]
+    renewed = later.memos()[holdings._CONTESTS]
     assert isinstance(renewed, dict)
     assert all(renewed[key][2] is tree for key, (_, _, tree, _) in trees.items())  # the same parts: the same tree
 
@@ -411,10 +411,10 @@ def test_memos_derived_from_workloads_outlive_a_cluster_queue_status_change() ->
     _put(cache, late)
     _put(cache, _with_pending_count(objects, "cq-1", 98))
     last = cache.view("team-a", [])
-    carried = last.derived()[holdings._PARTS]
+    carried = last.memos()[holdings._PARTS]
     assert isinstance(carried, dict)
     assert {key[0] for key in carried} == {key[0] for key in parts} - {"cq-0"}  # cq-0's Workloads changed
-    assert not last.derived()[holdings._CONTESTS]  # every tree holds cq-0
+    assert not last.memos()[holdings._CONTESTS]  # every tree holds cq-0
     assert estimators.estimator_for(last, None, "cq-1", "a100", NOW) is estimator  # cq-1's Workloads are the same
     assert estimators.estimator_for(last, None, "cq-0", "a100", NOW) is not estimators.estimator_for(
         view, None, "cq-0", "a100", NOW
@@ -433,19 +433,19 @@ def test_the_running_totals_along_an_order_outlive_a_status_change_while_the_ord
         for workload in [w for w in view.workloads_in(namespace) if waits_in_queue(w)]:
             job = job_name(workload)
             assert explain(view, Query(namespace, job, "Job"), now=NOW).position is not None
-    old = cache.view("team-a", []).derived()
+    old = cache.view("team-a", []).memos()
     demand, runs = dict(old[demand_module._DEMAND_BEFORE]), dict(old[position._PRIORITY_RUNS])  # type: ignore[call-overload]
     assert demand and set(demand) <= set(runs)  # the demand ahead is summed only where some wait ahead
 
     _put(cache, _with_pending_count(objects, "cq-0", 99))
-    later = cache.view("team-a", []).derived()
+    later = cache.view("team-a", []).memos()
     assert later is not old
     assert later[demand_module._DEMAND_BEFORE] == demand and later[position._PRIORITY_RUNS] == runs
 
     queue = sorted(demand)[0]
     _put(cache, waiting("newcomer", "team-c", queue=f"gpus-{queue[3:]}", gpus_per_pod=1, minutes=0.5))
     _put(cache, _with_pending_count(objects, "cq-1", 98))
-    last = cache.view("team-a", []).derived()
+    last = cache.view("team-a", []).memos()
     assert set(last[demand_module._DEMAND_BEFORE]) == set(demand) - {queue}  # type: ignore[call-overload]
     assert set(last[position._PRIORITY_RUNS]) == set(runs) - {queue}  # type: ignore[call-overload]
 
@@ -489,7 +489,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     target = next(cq.name for cq in view.cluster_queues() if cq.name != source)
     view = cache.view(namespace, [])
     estimator = estimators.estimator_for(view, None, source, "a100", NOW)
-    trees = dict(view.derived()[holdings._CONTESTS])  # type: ignore[call-overload]
+    trees = dict(view.memos()[holdings._CONTESTS])  # type: ignore[call-overload]
     orders = {cq.name: view.pending_in(cq.name) for cq in view.cluster_queues()}
 
     raw = _local_queue_raw(objects, namespace, queue)
@@ -501,7 +501,7 @@ def test_a_local_queue_s_status_update_keeps_the_orders_and_what_was_derived_fro
     assert {cq: later.pending_in(cq) for cq in orders} == orders
     assert all(later.pending_in(cq) is order for cq, order in orders.items() if cq in later._cq_orders)
     assert estimators.estimator_for(later, None, source, "a100", NOW) is estimator
-    kept = later.derived()[holdings._CONTESTS]
+    kept = later.memos()[holdings._CONTESTS]
     assert isinstance(kept, dict) and all(kept[key][2] is tree for key, (_, _, tree, _) in trees.items())
     assert _compare_both(cache) > 0
 
@@ -622,7 +622,7 @@ def test_a_renewal_keeps_exactly_the_memos_whose_sequences_the_cache_still_hands
         elif change == "admitted":
             _put(cache, running(f"ran-{step}", "team-c", cq, queue=f"gpus-{cq[3:]}", minutes=1))
         _put(cache, _with_pending_count(objects, rng.choice(queues), step))  # Kueue's status update
-        renewed = cache.view("team-a", []).derived()
+        renewed = cache.view("team-a", []).memos()
         lasting: dict[object, object] = {key: value for key, value in renewed.items() if key in _LASTING_TABLES}
         assert lasting and lasting == carry_over(lasting, cache._hands_out()), (step, change)
     assert _compare_both(cache) > 0
@@ -635,7 +635,7 @@ def _prepared_steps(cache: ClusterCache) -> int:
 
 
 def _trees(cache: ClusterCache) -> dict[object, object]:
-    table = cache.derived().get(holdings._CONTESTS)
+    table = cache.memos().get(holdings._CONTESTS)
     assert isinstance(table, dict)
     return {key: entry[2] for key, entry in table.items()}
 
@@ -686,7 +686,7 @@ def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as
     ahead, grown = _cache(objects), _cache(objects)
     for cq in ahead.cluster_queues():
         position.prepare_order(ahead, cq.name)
-    memo = ahead.derived()
+    memo = ahead.memos()
     made_totals, made_runs = memo[demand_module._DEMAND_BEFORE], memo[position._PRIORITY_RUNS]
     assert isinstance(made_totals, dict) and isinstance(made_runs, dict)
     demand = {key: (order, list(points)) for key, (order, points) in made_totals.items()}
@@ -698,7 +698,7 @@ def test_the_order_s_totals_made_ahead_are_the_ones_questions_read_and_answer_as
         for workload in [w for w in ahead.workloads_in(namespace) if waits_in_queue(w)]:
             query = Query(namespace, job_name(workload), "Job")
             assert explain(ahead, query, now=NOW) == explain(grown, query, now=NOW)
-    after = ahead.derived()
+    after = ahead.memos()
     totals, priorities = after[demand_module._DEMAND_BEFORE], after[position._PRIORITY_RUNS]
     assert isinstance(totals, dict) and isinstance(priorities, dict)
     for key, (order, points) in demand.items():  # nothing grown nor made again by the questions

@@ -74,7 +74,7 @@ def _service(cache: ClusterCache, at: list[datetime], history: History | None = 
 
 
 def _table(cache: ClusterCache) -> dict[Any, Any]:
-    table = cache.derived().get(_ESTIMATORS, {})
+    table = cache.memos().get(_ESTIMATORS, {})
     assert isinstance(table, dict)
     return table
 
@@ -106,7 +106,7 @@ async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_
     await warmer.run_pass()
     # cq-0's and cq-1's (not cq-idle's), for each resource their flavor covers (two): the part then the tree
     assert warmer.stats()["holders_steps"] == 8
-    memo = cache.derived()
+    memo = cache.memos()
     trees, totals = dict(memo[holdings._CONTESTS]), dict(memo[demand._DEMAND_BEFORE])  # type: ignore[call-overload]
     assert {key[0] for key in trees} == {"cq-0", "cq-1"} and set(totals) == {"cq-0", "cq-1"}
     await warmer.run_pass()
@@ -114,7 +114,7 @@ async def test_a_pass_makes_the_holders_and_the_order_s_totals_a_question_reads_
     for queue in ("cq-0", "cq-1"):
         _, answer = await service.explain_job("team-a", f"w2-{queue}", "Job")
         assert answer.holders is not None and answer.holders.contests, answer
-    memo = cache.derived()
+    memo = cache.memos()
     assert all(memo[holdings._CONTESTS][key][2] is entry[2] for key, entry in trees.items())  # type: ignore[index]
     assert all(memo[demand._DEMAND_BEFORE][key] is entry for key, entry in totals.items())  # type: ignore[index]
     put(cache, running("late", "team-a", "cq-1", queue="q-cq-1", gpus_per_pod=1))

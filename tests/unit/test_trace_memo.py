@@ -81,7 +81,7 @@ def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
     _check_all(cache)
     first = cache.view(NS)
     _check_all(first)
-    assert cache.view(NS).derived() is first.derived()  # shared between questions while nothing changed
+    assert cache.view(NS).memos() is first.memos()  # shared between questions while nothing changed
     a = cache.cluster_queue("a")
     assert a is not None and capacity(cache, a, "default", "cpu").used == Decimal(2)
 
@@ -98,7 +98,7 @@ def test_the_live_cache_and_its_views_follow_usage_and_queue_changes() -> None:
     # A ClusterQueue's reported usage changes: a new state for the views after it; older views keep theirs.
     put(cache, [cluster_queue("b", cpu_group(cpu=6), cohort="root", reservation={"default": {"cpu": 1}})])
     third = cache.view(NS)
-    assert third.derived() is not second.derived()
+    assert third.memos() is not second.memos()
     _check_all(third)
     b = third.cluster_queue("b")
     assert b is not None and capacity(third, b, "default", "cpu").used == Decimal(1)
@@ -183,7 +183,7 @@ def test_running_totals_of_demand_are_the_sums_of_the_workloads_ahead(count: int
     view = _queue(count, seed=count)
     order = view.pending_in("cq")
     assert len(order) == count
-    memo = view.derived()
+    memo = view.memos()
     asked = list(range(count + 2))
     random.Random(count).shuffle(asked)  # grown out of order, asked again
     for upto in [*asked, *asked]:

@@ -191,7 +191,7 @@ def test_prepare_makes_ready_what_a_question_about_the_queue_reads() -> None:
     view, history = _two_flavor_queue()
     assert estimators.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=50)) == 2  # queue's, a100's
     assert estimators.prepare(view, "cq-0", history=history, now=NOW + timedelta(seconds=51)) == 0
-    table = view.derived()[estimators._ESTIMATORS]
+    table = view.memos()[estimators._ESTIMATORS]
     assert isinstance(table, dict) and set(table) == {("cq-0", ""), ("cq-0", "a100"), ("cq-0", "h100")}
     ahead = estimators.next_estimate_at(NOW + timedelta(seconds=50))
     assert ahead == NOW + timedelta(seconds=60)
@@ -309,7 +309,7 @@ def test_calibrations_are_due_ahead_only_where_a_question_read_the_calibration()
     read (its questions got estimates), else left to the question that reads it."""
     view, history = _two_flavor_queue()
     assert estimators.calibrations(view, "cq-0", history=history, now=NOW) == []  # made, none due
-    table = view.derived()[estimators._ESTIMATORS]
+    table = view.memos()[estimators._ESTIMATORS]
     assert isinstance(table, dict)
     assert not any(kept.estimator.calibrated for entries in table.values() for kept in entries)
     answer = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history)[1]
@@ -349,7 +349,7 @@ def test_a_question_s_calibrations_are_those_of_its_queue_s_estimators_that_stat
     steps = estimators.calibrations_for(view, traced, history=history, now=NOW)
     assert len(steps) == 2  # the queue's and a100's (h100 shares the queue's): it reads one of them
     assert _run(steps) > 0
-    table = view.derived()[estimators._ESTIMATORS]
+    table = view.memos()[estimators._ESTIMATORS]
     assert isinstance(table, dict)
     assert all(entries[0][4].calibrated for entries in table.values())
     answer = outlook.outlook_of(view, traced, history=history, now=NOW)
@@ -419,7 +419,7 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
     whose steps would all run at once there) and are the full answer's but for the ETA."""
     view, history = _two_flavor_queue()
     without = explain_with_outlook(view, Query("team-a", "w2", "Job"), now=NOW, history=history, eta=False)
-    assert without[1].eta is None and not view.derived().get(estimators._ESTIMATORS)
+    assert without[1].eta is None and not view.memos().get(estimators._ESTIMATORS)
     full = explain_with_outlook(_two_flavor_queue()[0], Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert full[1].eta is not None and without == (full[0], replace(full[1], eta=None))
 
@@ -427,7 +427,7 @@ def test_an_answer_without_its_eta_reads_no_queue_s_history() -> None:
 def test_the_admins_view_makes_no_estimator() -> None:
     cache = cache_of(_busy_queue_objects())
     view = admin_view(cache, now=NOW, explain=explain_job)
-    assert view.groups and not cache.derived().get(estimators._ESTIMATORS)
+    assert view.groups and not cache.memos().get(estimators._ESTIMATORS)
 
 
 def _busy_queue_objects() -> list[dict[str, object]]:

@@ -314,7 +314,7 @@ def test_the_cache_tells_its_listeners_once_per_batch_that_changed_something() -
 # collections waiting, so a cycle is freed late, if ever. (A quota tree once held its view, whose memo held
 # the tree: every renewal of the small kinds left such a cycle behind.)
 _KEPT_TYPES = {
-    "CacheView", "Small", "QuotaState", "Tree", "Estimator", "History", "AmountPool", "_Ranked", "Seen", "Brief",
+    "CacheView", "SmallKinds", "QuotaState", "Tree", "Estimator", "History", "AmountPool", "_Ranked", "Seen", "Brief",
 }  # fmt: skip
 
 
