@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 
-from bot.notify.policy import Brief, Candidate
+from bot.notify.policy import Candidate, JobFacts
 from bot.notify.ports import workload_key
 from bot.pacing import Pacer
 from bot.trace import messages
@@ -36,26 +36,26 @@ VALUES = (str, int, tuple, type(None))
 
 @dataclass(slots=True)
 class Seen:
-    """A Workload's last trace: the inputs it was traced from, its Brief, who was to be told, when, and its
-    place in its ClusterQueue's order then."""
+    """A Workload's last trace: the inputs it was traced from, the facts the policy reads of it (JobFacts),
+    who was to be told, when, and its place in its ClusterQueue's order then."""
 
     inputs: tuple[object, ...]
-    brief: Brief
+    facts: JobFacts
     targets: tuple[str, ...]
     at: datetime
     place: int | None
-    exact: bool = True  # the Brief is its trace's (False: moved since, its headline's count ahead is old)
+    exact: bool = True  # the JobFacts is its trace's (False: moved since, its headline's count ahead is old)
 
     def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
-        return self.brief.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and same(self.inputs, inputs)
+        return self.facts.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and same(self.inputs, inputs)
 
     def moved(self, place: int | None) -> Seen | None:
         """Only its place in the order changed (others were added, removed or moved ahead of it): the same
         answer at the new position, when the trace's position was the order's (else None: trace again)."""
-        if place is None or self.place is None or self.brief.position != self.place + 1:
+        if place is None or self.place is None or self.facts.position != self.place + 1:
             return None
-        brief = dataclass_replace(self.brief, position=place + 1)
-        return Seen(self.inputs, brief, self.targets, self.at, place, exact=False)
+        facts = dataclass_replace(self.facts, position=place + 1)
+        return Seen(self.inputs, facts, self.targets, self.at, place, exact=False)
 
 
 async def positions(snapshot: Snapshot, pause: Pacer) -> dict[str, int]:
@@ -177,7 +177,7 @@ class Walk:
     pause: Pacer = field(default_factory=lambda: Pacer(every=64))
 
 
-def still(last: Seen | None, inputs: tuple[object, ...], place: int | None, now: datetime) -> Seen | None:
+def still_valid(last: Seen | None, inputs: tuple[object, ...], place: int | None, now: datetime) -> Seen | None:
     """The last trace, when it still holds for these inputs (moved to the new place when only that changed)."""
     if last is None or not last.holds(inputs, now):
         return None

@@ -35,9 +35,9 @@ class PolicyConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Brief:
+class JobFacts:
     """What the policy needs of an Explanation, kept by the watcher between passes instead of the whole
-    Explanation (a Workload unchanged since its last trace is decided on its Brief)."""
+    Explanation (a Workload unchanged since its last trace is decided on its JobFacts)."""
 
     job: JobRef
     verdict: Verdict
@@ -48,7 +48,7 @@ class Brief:
     waiting_since: datetime | None
 
     @classmethod
-    def of(cls, explanation: Explanation) -> Brief:
+    def of(cls, explanation: Explanation) -> JobFacts:
         position = explanation.position
         return cls(
             explanation.job, explanation.verdict, position.cluster_queue if position is not None else None,
@@ -59,10 +59,10 @@ class Brief:
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A Workload the watcher looked at, with who should hear about it: its Explanation when it was traced in
-    this pass, else the Brief of its last trace."""
+    this pass, else the JobFacts of its last trace."""
 
     key: str  # namespace/workload/uid
-    explanation: Explanation | Brief
+    explanation: Explanation | JobFacts
     targets: tuple[str, ...]  # Slack user IDs (U.../W...) or channel IDs (C.../G...)
     waiting_since: datetime | None
     eta: Eta | None = None  # with an Explanation: when it will likely run (bot.forecast.outlook)
@@ -72,10 +72,10 @@ class Candidate:
         return self.explanation.verdict
 
     def slim(self) -> Candidate:
-        """The same with the Brief of its Explanation: what is kept once the pass has acted on it."""
-        if isinstance(self.explanation, Brief):
+        """The same with the JobFacts of its Explanation: what is kept once the pass has acted on it."""
+        if isinstance(self.explanation, JobFacts):
             return self
-        return replace(self, explanation=Brief.of(self.explanation), eta=None)
+        return replace(self, explanation=JobFacts.of(self.explanation), eta=None)
 
     @property
     def job_label(self) -> str:
@@ -83,7 +83,7 @@ class Candidate:
 
     @property
     def position(self) -> int | None:
-        if isinstance(self.explanation, Brief):
+        if isinstance(self.explanation, JobFacts):
             return self.explanation.position
         position = self.explanation.position
         return position.cluster_queue if position is not None else None
@@ -240,7 +240,7 @@ def _changed(delivery: Delivery, candidate: Candidate) -> bool:
     return (
         candidate.verdict.value != delivery.verdict
         or position_moved(delivery.position, candidate.position)
-        or (  # the ETA moved meaningfully (a Brief means the Workload did not change)
+        or (  # the ETA moved meaningfully (a JobFacts means the Workload did not change)
             isinstance(candidate.explanation, Explanation) and eta_moved(delivery.eta, candidate.eta)
         )
     )

@@ -229,7 +229,7 @@ class FileWatch:
             raise StoreUnavailable(self.lost)
 
 
-def lasting(error: sqlite3.Error) -> bool:
+def cannot_keep_writes(error: sqlite3.Error) -> bool:
     """A write error that says the store cannot keep what it is given (full, read-only, I/O): readiness fails
     until a write succeeds again."""
     name = getattr(error, "sqlite_errorname", "")

@@ -41,7 +41,7 @@ from bot.errors import ConfigError, StoreUnavailable
 from bot.notify.sqlite import BUSY_ROUNDS as BUSY_ROUNDS
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT as DEFAULT_BUSY_TIMEOUT
 from bot.notify.sqlite import MIGRATIONS as MIGRATIONS
-from bot.notify.sqlite import FileWatch, connect, lasting, unavailable
+from bot.notify.sqlite import FileWatch, cannot_keep_writes, connect, unavailable
 from bot.notify.sqlite import check_fence as check_fence
 from bot.notify.sqlite import migrate as migrate
 from bot.notify.sqlite import schema_version as schema_version
@@ -220,7 +220,7 @@ class SQLiteStore:
                         log.info("state database busy, others progress: waiting again", extra={"round": rounds})
                         continue
                     failure = unavailable(error, self.path, self.busy_timeout)
-                    if write and lasting(error):
+                    if write and cannot_keep_writes(error):
                         self._write_failure = str(failure)
                     raise failure from error
                 if write:

@@ -35,9 +35,9 @@ from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures
 from bot.notify.grouping import by_message, by_ts
 from bot.notify.history import HistoryRecorder
-from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still
+from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still_valid
 from bot.notify.owners import Audience
-from bot.notify.policy import Brief, Candidate, Close, Decision, PolicyConfig, Reconcile, Send, Update, decide, slim
+from bot.notify.policy import Candidate, Close, Decision, JobFacts, PolicyConfig, Reconcile, Send, Update, decide, slim
 from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
 from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
@@ -272,7 +272,7 @@ class Notifier:
 
     async def _candidates(self, snapshot: Snapshot, state: State, now: datetime) -> list[Candidate]:
         """Every Workload somebody may be told about (or with an open DM). Only those whose inputs changed
-        since their last trace are traced again; the others are decided on their Brief."""
+        since their last trace are traced again; the others are decided on their JobFacts."""
         watchers: dict[tuple[str, str], list[str]] = defaultdict(list)
         for subscription in state.subscriptions:
             watchers[(subscription.namespace, subscription.name)].append(subscription.user)
@@ -295,7 +295,7 @@ class Notifier:
         return walk.found
 
     async def _consider(self, walk: Walk, namespace: str, mapped: str | None, workload: Workload) -> None:
-        """One Workload of the pass: skipped when nobody can be told, its last Brief when its inputs hold,
+        """One Workload of the pass: skipped when nobody can be told, its last JobFacts when its inputs hold,
         else traced again."""
         key = workload_key(workload)
         is_open = key in walk.open_keys
@@ -315,16 +315,16 @@ class Notifier:
         quota = walk.quota.get(cluster_queue_of(workload, local_queue))
         inputs = (workload, *jobs, queue, quota, subscribers, values, mapped)
         place = walk.places.get(key)
-        last = still(self._seen.get(key), inputs, place, walk.now)
+        last = still_valid(self._seen.get(key), inputs, place, walk.now)
         if last is not None:
             walk.seen[key] = last
             if last.targets or is_open:
-                walk.found.append(Candidate(key, last.brief, last.targets, last.brief.waiting_since))
+                walk.found.append(Candidate(key, last.facts, last.targets, last.facts.waiting_since))
             return
         explanation, eta = self._explained[key] = await self._explain(Query(namespace, name, kind), walk.now)
         walk.pause.look_soon()
         targets = await self.audience.targets(namespace, subscribers, values)
-        walk.seen[key] = Seen(inputs, Brief.of(explanation), targets, walk.now, place)
+        walk.seen[key] = Seen(inputs, JobFacts.of(explanation), targets, walk.now, place)
         if targets or is_open:
             walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since, eta))
 
@@ -339,8 +339,8 @@ class Notifier:
             await self._update(decision, state, now)
 
     async def _fresh(self, candidate: Candidate, now: datetime) -> Candidate | None:
-        """The candidate with a full Explanation of now (decided on its Brief; None: the Workload is gone)."""
-        if not isinstance(candidate.explanation, Brief):
+        """The candidate with a full Explanation of now (decided on its JobFacts; None: the Workload is gone)."""
+        if not isinstance(candidate.explanation, JobFacts):
             return candidate
         found = await self._explain_key(candidate.key, now)
         if found is None:
@@ -489,14 +489,14 @@ class Notifier:
 
     async def _listed(self, key: str, now: datetime, *, digest: bool) -> Explanation | None:
         """A job of a message being rewritten: traced in this pass, or, in a digest (which lists each job by
-        its verdict and headline, bot.slack.render.digest), its line from the Brief of its last trace when
+        its verdict and headline, bot.slack.render.digest), its line from the JobFacts of its last trace when
         that still holds and it did not move since (its headline counts those ahead); else traced now."""
         explained = self._explained.get(key)
         if explained is not None:
             return explained[0]
-        seen = self._seen.get(key)  # this pass's: its Brief checked against its inputs of now
+        seen = self._seen.get(key)  # this pass's: its JobFacts checked against its inputs of now
         if digest and seen is not None and seen.exact:
-            return _listed_from(seen.brief)
+            return _listed_from(seen.facts)
         found = await self._explain_key(key, now)
         return found[0] if found is not None else None
 
@@ -552,10 +552,10 @@ def _never_fits(verdict: str) -> bool:
         return False
 
 
-def _listed_from(brief: Brief) -> Explanation:
-    """A job's line in a digest, from its Brief: what a digest shows of each job (its job, verdict and
+def _listed_from(facts: JobFacts) -> Explanation:
+    """A job's line in a digest, from its JobFacts: what a digest shows of each job (its job, verdict and
     headline); nothing else of it is read (a digest has no steps, advice or ETA per job)."""
-    return Explanation(job=brief.job, workload=None, verdict=brief.verdict, headline=brief.headline, steps=())
+    return Explanation(job=facts.job, workload=None, verdict=facts.verdict, headline=facts.headline, steps=())
 
 
 def _told(candidate: Candidate, target: str, digest: bool) -> Told:

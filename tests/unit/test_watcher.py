@@ -20,7 +20,7 @@ from bot.kube.client import KubeClient
 from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.notify.inputs import QuotaStamps
-from bot.notify.policy import Brief, PolicyConfig, Send
+from bot.notify.policy import JobFacts, PolicyConfig, Send
 from bot.notify.ports import Closing, workload_key
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
@@ -150,11 +150,11 @@ async def test_a_steady_pass_traces_nothing_and_keeps_briefs_not_explanations(st
     assert messenger.sent == [(OWNER, 20)]  # one digest
     kept = [item for d in notifier.last_decisions if isinstance(d, Send) for item in d.items]
     assert len(kept) == 20 and all(
-        isinstance(item.explanation, Brief) for item in kept
+        isinstance(item.explanation, JobFacts) for item in kept
     )  # no Explanation outlives its pass
     assert await _traced(notifier) == 0
     assert notifier.last_decisions == []
-    assert all(isinstance(seen.brief, Brief) for seen in notifier._seen.values())
+    assert all(isinstance(seen.facts, JobFacts) for seen in notifier._seen.values())
     assert not any(isinstance(value, Explanation) for seen in notifier._seen.values() for value in seen.inputs)
 
 
@@ -233,10 +233,10 @@ async def test_a_change_of_order_moves_the_others_without_tracing_them(store: SQ
     assert earlier is not None
     cluster.swap(old, replace(old, meta=replace(old.meta, created=earlier - timedelta(seconds=1))))
     moved = workload_key(cluster.workload("train-009"))
-    before = notifier._seen[moved].brief.position
+    before = notifier._seen[moved].facts.position
     assert before is not None
     assert await _traced(notifier) == 1  # train-010 changed; train-009 only moved back one place: not traced
-    assert notifier._seen[moved].brief.position == before + 1
+    assert notifier._seen[moved].facts.position == before + 1
     assert await _traced(notifier) == 0
 
 
@@ -314,7 +314,8 @@ def test_the_cache_tells_its_listeners_once_per_batch_that_changed_something() -
 # collections waiting, so a cycle is freed late, if ever. (A quota tree once held its view, whose memo held
 # the tree: every renewal of the small kinds left such a cycle behind.)
 _KEPT_TYPES = {
-    "CacheView", "SmallKinds", "QuotaState", "Tree", "Estimator", "History", "AmountPool", "_Ranked", "Seen", "Brief",
+    "CacheView", "SmallKinds", "QuotaState", "Tree", "Estimator", "History", "AmountPool", "_Ranked", "Seen",
+    "JobFacts",
 }  # fmt: skip
 
 
