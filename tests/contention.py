@@ -9,6 +9,7 @@ from decimal import Decimal
 from typing import Any
 
 from bot.forecast.history import History, Observed
+from bot.trace.snapshot import Snapshot
 
 from tests.builders import (
     NOW,
@@ -29,6 +30,7 @@ from tests.builders import (
     taint,
     workload,
 )
+from tests.cache_support import cache_of
 
 GPU = "nvidia.com/gpu"
 
@@ -180,3 +182,18 @@ def dense_admissions(cq: str = "cq-0") -> History:
         amount = Decimal((1, 2, 3, 8)[step % 4])
         found.append(Observed(cq, "a100", admitted - wait, admitted, amount, f"uid-{step}"))
     return History(tuple(found))
+
+
+def gpu_waiters() -> Snapshot:
+    """A cache's view of team-a: one ClusterQueue of 4 A100s held by one running job, three jobs of 2 GPUs
+    waiting in it (w0 the oldest)."""
+    objects = base(
+        gpu_queue("cq-0", ("a100", 4)),
+        namespaces=("team-a",),
+        flavors=[resource_flavor("a100", labels={"gpu": "a100"})],
+    )
+    objects += [lq("gpus", "team-a", "cq-0")]
+    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
+    for n in range(3):
+        objects += waiting(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
+    return cache_of(objects).view("team-a", [])

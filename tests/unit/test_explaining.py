@@ -10,11 +10,9 @@ from dataclasses import replace
 
 from bot.service.explaining import explain_job, explain_job_in_slices
 from bot.trace.explain import Query
-from bot.trace.snapshot import Snapshot
 
-from tests.builders import NOW, resource_flavor
-from tests.cache_support import cache_of
-from tests.contention import base, dense_admissions, gpu_queue, lq, running, waiting
+from tests.builders import NOW
+from tests.contention import dense_admissions, gpu_waiters
 from tests.paths import ROOT
 
 BOT = ROOT / "bot"
@@ -72,30 +70,20 @@ def test_the_bare_trace_is_read_only_under_the_use_case() -> None:
     assert users == {"bot/forecast/outlook.py", "bot/service/slices.py"}
 
 
-def _view() -> Snapshot:
-    objects = base(
-        gpu_queue("cq-0", ("a100", 4)),
-        namespaces=("team-a",),
-        flavors=[resource_flavor("a100", labels={"gpu": "a100"})],
-    )
-    objects += [lq("gpus", "team-a", "cq-0")]
-    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
-    for n in range(3):
-        objects += waiting(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
-    return cache_of(objects).view("team-a", [])
-
-
 async def test_in_one_go_or_in_slices_a_job_gets_one_answer() -> None:
     history, query = dense_admissions(), Query("team-a", "w2", "Job")
-    sliced = await explain_job_in_slices(_view(), query, now=NOW, history=history)
-    at_once = explain_job(_view(), query, now=NOW, history=history)
+    sliced = await explain_job_in_slices(gpu_waiters(), query, now=NOW, history=history)
+    at_once = explain_job(gpu_waiters(), query, now=NOW, history=history)
     assert sliced == at_once
     assert at_once[1].eta is not None and at_once[1].eta.status == "estimate" and at_once[1].holders is not None
-    without = await explain_job_in_slices(_view(), query, now=NOW, history=history, what_if=False)
+    without = await explain_job_in_slices(gpu_waiters(), query, now=NOW, history=history, what_if=False)
     assert without == (at_once[0], replace(at_once[1], what_if=None))
 
 
 def test_without_its_eta_the_answer_is_the_same_but_for_the_eta() -> None:
     history, query = dense_admissions(), Query("team-a", "w2", "Job")
-    full = explain_job(_view(), query, now=NOW, history=history)
-    assert explain_job(_view(), query, now=NOW, history=history, eta=False) == (full[0], replace(full[1], eta=None))
+    full = explain_job(gpu_waiters(), query, now=NOW, history=history)
+    assert explain_job(gpu_waiters(), query, now=NOW, history=history, eta=False) == (
+        full[0],
+        replace(full[1], eta=None),
+    )

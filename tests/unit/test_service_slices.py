@@ -11,29 +11,16 @@ from bot.trace.snapshot import Snapshot
 
 from tests.builders import NOW, resource_flavor
 from tests.cache_support import cache_of
-from tests.contention import base, dense_admissions, gpu_queue, lq, running, waiting
+from tests.contention import base, dense_admissions, gpu_queue, gpu_waiters, lq, running, waiting
 from tests.loop_support import Turns
 
 
-def _view() -> Snapshot:
-    objects = base(
-        gpu_queue("cq-0", ("a100", 4)),
-        namespaces=("team-a",),
-        flavors=[resource_flavor("a100", labels={"gpu": "a100"})],
-    )
-    objects += [lq("gpus", "team-a", "cq-0")]
-    objects += running("big", "team-a", "cq-0", gpus_per_pod=4)
-    for n in range(3):
-        objects += waiting(f"w{n}", "team-a", gpus_per_pod=2, minutes=40 - 10 * n)
-    return cache_of(objects).view("team-a", [])
-
-
 async def test_explained_makes_the_calibration_in_slices_and_answers_as_explain() -> None:
-    view, history = _view(), dense_admissions()
+    view, history = gpu_waiters(), dense_admissions()
     async with Turns() as turns:
         answer = await explained(view, Query("team-a", "w2", "Job"), now=NOW, history=history, slice_seconds=0)
     assert answer[1].eta is not None and answer[1].eta.status == "estimate"
-    assert answer == explain_with_outlook(_view(), Query("team-a", "w2", "Job"), now=NOW, history=history)
+    assert answer == explain_with_outlook(gpu_waiters(), Query("team-a", "w2", "Job"), now=NOW, history=history)
     assert turns.count > 5  # a turn after each step (slices of 0 s)
     again = Turns()
     async with again:  # made: the next question about the queue turns no more
