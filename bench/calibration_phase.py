@@ -10,7 +10,7 @@ For each scenario, the first question about the queue whose answer states an int
 time on a cache of its own (every memo cold):
 
   sliced      as the bot asks it (ServiceBase.explain_job: the trace, then the calibrations the answer reads
-              made in slices with the loop's turn between them, bot.service.slices), with a probe coroutine
+              made in slices with the loop's turn between them, bot.service.explaining), with a probe coroutine
               sleeping 1 ms at a time (bench/watcher_phase.py: LagProbe): the question's time and the loop's
               worst lag meanwhile;
   at once     the baseline, in the same run: `explain` on the loop, the calibration made inside the trace

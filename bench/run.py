@@ -48,7 +48,7 @@ production (--no-freeze-gc: not). Then this process measures:
                           to the last of the K changes applied by the cache once it watches again;
                           events_cpu_us_each: this process's CPU (every thread) per change in that time
   calibration_question_ms the first question whose answer reads its queue's ETA calibration, asked as the bot
-                          asks it (the calibration made in slices, bot.service.slices), on queues replayed from
+                          asks it (the calibration made in slices, bot.service.explaining), on queues replayed from
                           bench/eta_calibration.py (the generated cluster's history never gives an interval);
                           calibration_loop_lag_max_ms / _loop_hold_max_ms: the loop's worst lag and hold
                           meanwhile; calibration_at_once_ms: the same question answered at once (the baseline:

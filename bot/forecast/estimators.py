@@ -184,7 +184,7 @@ def calibrations(
     them). Due: one begun and not finished; one whose predecessors' calibration a question read within the
     last CALIBRATED_AHEAD_FOR (`last_read`: questions there get estimates; the warmer makes it ahead, and lets a
     queue nobody asks about any more go after that); and with `asked` (the position and amount of a question's
-    job waiting in the queue: bot.service.slices) every one whose estimate there reads it. Without them, a
+    job waiting in the queue: bot.service.explaining) every one whose estimate there reads it. Without them, a
     question that reads a calibration makes it at once, longer the longer the queue's jobs wait
     (bench/README.md)."""
     return _due(_prepared(snapshot, cluster_queue, history, now)[0], asked)

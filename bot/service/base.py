@@ -74,7 +74,7 @@ class ServiceBase:
         # On the loop thread: the trace is short and pure, and a worker thread buys no parallelism under the
         # GIL while its hop costs more than the trace (bench/run.py, thread_hop_*).
         history = self.history() if self.history is not None else None
-        # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.slices).
+        # A calibration its ETA reads and the warmer did not make is made first, in slices (bot.service.explaining).
         found = await explain_job_in_slices(
             snapshot, Query(namespace, name, kind), now=self.clock(), history=history, freeze=self._freezes()
         )

@@ -19,7 +19,7 @@ A queue's calibration (what widens or narrows its intervals; the longer its jobs
 made ahead too, step by step within the same slices (`estimators.calibrations`), but only where a question read
 the calibration in the last hour (`estimators.CALIBRATED_AHEAD_FOR`): all queues' every minute would cost more
 than every question. A question that reads one not made yet makes it in slices before its answer
-(bot.service.slices, bot.pacing).
+(bot.service.explaining, bot.pacing).
 
 Every job waiting gets its ETA estimate made too (`estimators.estimates_ahead`: the waits near its place for its
 amount and their central share), once per Estimator, so once a minute and after a change of the queue's order.

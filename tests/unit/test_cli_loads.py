@@ -26,4 +26,4 @@ def test_explain_from_a_file_loads_no_use_case_of_the_service() -> None:
     )
     code, loaded = json.loads(run.stdout.strip().splitlines()[-1])
     assert code == 0
-    assert loaded == ["bot.service", "bot.service.explaining", "bot.service.slices"]
+    assert loaded == ["bot.service", "bot.service.explaining"]

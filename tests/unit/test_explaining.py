@@ -61,13 +61,9 @@ def test_only_the_use_case_and_the_dry_run_explain_with_the_outlook() -> None:
     }
 
 
-def test_only_the_use_case_explains_in_slices() -> None:
-    assert _users("explained", "bot.service.slices") == {"bot/service/explaining.py"}
-
-
 def test_the_bare_trace_is_read_only_under_the_use_case() -> None:
     users = {path for path in _users("explain", "bot.trace.explain") if not path.startswith("bot/trace/")}
-    assert users == {"bot/forecast/outlook.py", "bot/service/slices.py"}
+    assert users == {"bot/forecast/outlook.py", "bot/service/explaining.py"}
 
 
 async def test_in_one_go_or_in_slices_a_job_gets_one_answer() -> None:

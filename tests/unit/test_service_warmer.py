@@ -258,7 +258,7 @@ async def test_what_a_slice_built_is_collected_at_the_loop_s_turn_not_in_the_nex
 
 
 async def test_a_calibration_questions_read_is_made_ahead_of_the_next_minute_in_steps_with_turns() -> None:
-    """A question reads its queue's calibration (made in slices before its answer, bot.service.slices); the
+    """A question reads its queue's calibration (made in slices before its answer, bot.service.explaining); the
     pass ahead of the next minute makes that minute's calibration too, step by step with the loop's turns, and
     the question of the next minute finds it made. Where no question read one, none is made ahead."""
     cache = cache_of(_objects(("cq-0", "cq-1")))
