@@ -5,13 +5,12 @@ place in its ClusterQueue's order, who is to be told; and the pause that yields 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
+from dataclasses import dataclass
 from dataclasses import replace as dataclass_replace
 from datetime import datetime, timedelta
 
-from bot.notify.policy import Candidate, JobFacts
-from bot.notify.ports import workload_key
+from bot.notify.policy import JobFacts
 from bot.pacing import Pacer
 from bot.trace import messages
 from bot.trace.codes import Verdict
@@ -49,6 +48,10 @@ class Seen:
     def holds(self, inputs: tuple[object, ...], now: datetime) -> bool:
         return self.facts.verdict not in _TIME_BOUND and now - self.at < RETRACE_AFTER and same(self.inputs, inputs)
 
+    def renew_at(self) -> datetime:
+        """When this trace is to be renewed whatever its inputs (at once for a verdict that time alone ends)."""
+        return self.at if self.facts.verdict in _TIME_BOUND else self.at + RETRACE_AFTER
+
     def moved(self, place: int | None) -> Seen | None:
         """Only its place in the order changed (others were added, removed or moved ahead of it): the same
         answer at the new position, when the trace's position was the order's (else None: trace again)."""
@@ -56,17 +59,6 @@ class Seen:
             return None
         facts = dataclass_replace(self.facts, position=place + 1)
         return Seen(self.inputs, facts, self.targets, self.at, place, exact=False)
-
-
-async def positions(snapshot: Snapshot, pause: Pacer) -> dict[str, int]:
-    """Every waiting Workload's place in its ClusterQueue's order (a change of order changes it); yields to the
-    event loop between ClusterQueues (at 50,000 Workloads this takes tens of milliseconds)."""
-    places: dict[str, int] = {}
-    for cq in snapshot.cluster_queues():
-        await pause.step()
-        for index, workload in enumerate(snapshot.pending_in(cq.meta.name)):
-            places[workload_key(workload)] = index
-    return places
 
 
 def cluster_queue_of(workload: Workload, local_queue: LocalQueue | None) -> str:
@@ -162,19 +154,15 @@ def might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
     return not workload.active
 
 
-@dataclass
-class Walk:
-    """One pass over the Workloads: what it reads once, what it finds."""
-
-    snapshot: Snapshot
-    now: datetime
-    open_keys: set[str]
-    watchers: Mapping[tuple[str, str], list[str]]
-    quota: Mapping[str, object]
-    places: Mapping[str, int]
-    seen: dict[str, Seen] = field(default_factory=dict)
-    found: list[Candidate] = field(default_factory=list)
-    pause: Pacer = field(default_factory=lambda: Pacer(every=64))
+def due_at(workload: Workload, after: timedelta) -> datetime | None:
+    """When `might_be_due` turns true with time alone (None: time alone never makes it)."""
+    if workload.finished or workload.admitted:
+        return None
+    since = workload.meta.created
+    evicted = workload.condition("Evicted")
+    if evicted is not None and evicted.is_true and evicted.since:
+        since = evicted.since
+    return since + after if since is not None else None
 
 
 def still_valid(last: Seen | None, inputs: tuple[object, ...], place: int | None, now: datetime) -> Seen | None:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections import defaultdict
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from datetime import datetime, timedelta
 
@@ -35,12 +34,12 @@ from bot.metrics import Metrics
 from bot.notify.failures import SlackFailures
 from bot.notify.grouping import by_message, by_ts
 from bot.notify.history import HistoryRecorder
-from bot.notify.inputs import QuotaStamps, Seen, Walk, cluster_queue_of, lq_value, might_be_due, positions, still_valid
 from bot.notify.owners import Audience
 from bot.notify.policy import Candidate, Close, Decision, JobFacts, PolicyConfig, Reconcile, Send, Update, decide, slim
-from bot.notify.ports import Closing, Messenger, job_of, split_key, workload_key
+from bot.notify.ports import Closing, Messenger, job_of, split_key
 from bot.notify.state import Delivery, Fence, State, Told
 from bot.notify.store import StateStore
+from bot.notify.walk import Walker
 from bot.pacing import Pacer, full_collections_wait, paced
 from bot.service.explaining import explain_job_in_slices
 from bot.service.ports import SnapshotSource
@@ -48,7 +47,6 @@ from bot.service.tasks import stop_task
 from bot.trace.codes import Verdict
 from bot.trace.explain import Query
 from bot.trace.explanation import Explanation
-from bot.trace.model import Workload
 from bot.trace.resolve import known_namespaces
 from bot.trace.snapshot import Snapshot
 
@@ -104,8 +102,7 @@ class Notifier:
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self.audience = Audience(source, messenger, self.namespace_notify, max_owners_per_job, metrics)
-        self._seen: dict[str, Seen] = {}  # per Workload: the inputs of its last trace, and what it said
-        self._quota = QuotaStamps()  # per cohort tree: its objects, its token
+        self.walker = Walker(self.audience, self.namespace_notify, config.notify_after)  # the last traces
         # This pass only (emptied when it ends: no Explanation outlives its pass): the Explanations traced,
         # and the deliveries grouped by the message they share.
         self._explained: dict[str, tuple[Explanation, Eta | None]] = {}  # with its ETA
@@ -194,7 +191,7 @@ class Notifier:
         self._store_was_empty = not state.deliveries
         snapshot = await self.source.snapshot()
         await self._observe(snapshot, now)
-        candidates = await self._candidates(snapshot, state, now)
+        candidates = await self.walker.candidates(snapshot, state, now, self._explain, self._explained)
         offsets = await self._offsets(candidates)
         # Long at 50,000 candidates: in a worker thread, so the event loop runs between its GIL slices.
         decisions = await asyncio.to_thread(self._decided, state, candidates, now, offsets)
@@ -269,64 +266,6 @@ class Notifier:
         if self.metrics is not None:
             self.metrics.notify_capped.labels("dms-per-pass").inc(len(held))
         return [d for d in decisions if id(d) not in held]
-
-    async def _candidates(self, snapshot: Snapshot, state: State, now: datetime) -> list[Candidate]:
-        """Every Workload somebody may be told about (or with an open DM). Only those whose inputs changed
-        since their last trace are traced again; the others are decided on their JobFacts."""
-        watchers: dict[tuple[str, str], list[str]] = defaultdict(list)
-        for subscription in state.subscriptions:
-            watchers[(subscription.namespace, subscription.name)].append(subscription.user)
-        pause = Pacer(every=64)
-        walk = Walk(
-            snapshot,
-            now,
-            await asyncio.to_thread(_open_keys, state),  # every delivery's: in a worker thread, the loop let run
-            watchers,
-            await self._quota.tokens(snapshot, pause),
-            await positions(snapshot, pause),
-            pause=pause,
-        )
-        for namespace in known_namespaces(snapshot):
-            mapped = self.namespace_notify.get(namespace)
-            for workload in snapshot.workloads_in(namespace):
-                await walk.pause.step()
-                await self._consider(walk, namespace, mapped, workload)
-        self._seen = walk.seen  # what left the cluster is forgotten with it
-        return walk.found
-
-    async def _consider(self, walk: Walk, namespace: str, mapped: str | None, workload: Workload) -> None:
-        """One Workload of the pass: skipped when nobody can be told, its last JobFacts when its inputs hold,
-        else traced again."""
-        key = workload_key(workload)
-        is_open = key in walk.open_keys
-        if workload.finished and not is_open:
-            return
-        name, kind = job_of(workload)
-        subscribers = tuple(sorted(walk.watchers.get((namespace, name), ())))
-        told = is_open or bool(subscribers) or bool(mapped)
-        if not (told or might_be_due(workload, walk.now, self.config.notify_after)):
-            return
-        jobs = tuple(walk.snapshot.jobs_named(namespace, name)) if kind != "Workload" else ()
-        values = await self.audience.owner_values(namespace, name, kind, workload, jobs)
-        if not (told or values):
-            return  # nobody to tell: not traced at all
-        local_queue = walk.snapshot.local_queue(namespace, workload.queue_name) if workload.queue_name else None
-        queue = lq_value(local_queue) if local_queue is not None else None
-        quota = walk.quota.get(cluster_queue_of(workload, local_queue))
-        inputs = (workload, *jobs, queue, quota, subscribers, values, mapped)
-        place = walk.places.get(key)
-        last = still_valid(self._seen.get(key), inputs, place, walk.now)
-        if last is not None:
-            walk.seen[key] = last
-            if last.targets or is_open:
-                walk.found.append(Candidate(key, last.facts, last.targets, last.facts.waiting_since))
-            return
-        explanation, eta = self._explained[key] = await self._explain(Query(namespace, name, kind), walk.now)
-        walk.pause.look_soon()
-        targets = await self.audience.targets(namespace, subscribers, values)
-        walk.seen[key] = Seen(inputs, JobFacts.of(explanation), targets, walk.now, place)
-        if targets or is_open:
-            walk.found.append(Candidate(key, explanation, targets, explanation.waiting_since, eta))
 
     # --- doing what was decided ---------------------------------------------------------------------
 
@@ -494,7 +433,7 @@ class Notifier:
         explained = self._explained.get(key)
         if explained is not None:
             return explained[0]
-        seen = self._seen.get(key)  # this pass's: its JobFacts checked against its inputs of now
+        seen = self.walker.seen(key)  # this pass's: its JobFacts checked against its inputs of now
         if digest and seen is not None and seen.exact:
             return _listed_from(seen.facts)
         found = await self._explain_key(key, now)
@@ -537,11 +476,6 @@ async def _announced(announcement: Awaitable[None]) -> None:
         await announcement
     except BotError as error:
         log.warning("notifier: news could not be said so that it notifies", extra={"error": str(error)})
-
-
-def _open_keys(state: State) -> set[str]:
-    """The Workloads with an open DM."""
-    return {d.key for d in state.deliveries if d.closed_at is None}
 
 
 def _never_fits(verdict: str) -> bool:

@@ -154,8 +154,8 @@ async def test_a_steady_pass_traces_nothing_and_keeps_briefs_not_explanations(st
     )  # no Explanation outlives its pass
     assert await _traced(notifier) == 0
     assert notifier.last_decisions == []
-    assert all(isinstance(seen.facts, JobFacts) for seen in notifier._seen.values())
-    assert not any(isinstance(value, Explanation) for seen in notifier._seen.values() for value in seen.inputs)
+    assert all(isinstance(seen.facts, JobFacts) for seen in notifier.walker.kept())
+    assert not any(isinstance(value, Explanation) for seen in notifier.walker.kept() for value in seen.inputs)
 
 
 class Rewrites(Recorder):
@@ -233,10 +233,12 @@ async def test_a_change_of_order_moves_the_others_without_tracing_them(store: SQ
     assert earlier is not None
     cluster.swap(old, replace(old, meta=replace(old.meta, created=earlier - timedelta(seconds=1))))
     moved = workload_key(cluster.workload("train-009"))
-    before = notifier._seen[moved].facts.position
-    assert before is not None
+    seen = notifier.walker.seen(moved)
+    assert seen is not None and seen.facts.position is not None
+    before = seen.facts.position
     assert await _traced(notifier) == 1  # train-010 changed; train-009 only moved back one place: not traced
-    assert notifier._seen[moved].facts.position == before + 1
+    seen = notifier.walker.seen(moved)
+    assert seen is not None and seen.facts.position == before + 1
     assert await _traced(notifier) == 0
 
 
