@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from bot.errors import ConfigError, StoreUnavailable
+from bot.notify.loaded import Loaded, Touch, read_again, read_all
 from bot.notify.sqlite import BUSY_ROUNDS as BUSY_ROUNDS
 from bot.notify.sqlite import DEFAULT_BUSY_TIMEOUT as DEFAULT_BUSY_TIMEOUT
 from bot.notify.sqlite import MIGRATIONS as MIGRATIONS
@@ -45,7 +46,7 @@ from bot.notify.sqlite import FileWatch, cannot_keep_writes, connect, unavailabl
 from bot.notify.sqlite import check_fence as check_fence
 from bot.notify.sqlite import migrate as migrate
 from bot.notify.sqlite import schema_version as schema_version
-from bot.notify.state import Delivery, Fence, Mute, Snooze, State, Subscription, Told, format_time, parse_time
+from bot.notify.state import Fence, State, Subscription, Told, format_time
 
 log = logging.getLogger(__name__)
 
@@ -136,35 +137,12 @@ def open_store(
     raise ConfigError(f"STATE_URL: {state_url!r} is neither sqlite:///PATH nor kubernetes://")
 
 
-def _subscription(row: sqlite3.Row) -> Subscription:
-    return Subscription(row["user"], row["namespace"], row["name"], row["kind"], parse_time(row["created"]))
-
-
 def _told_row(t: Told) -> tuple[str, str, str, int | None, str, str]:
     return (t.key, t.target, t.verdict, t.position, t.headline, t.eta)
 
 
 def _time_or_none(moment: datetime | None) -> str | None:
     return format_time(moment) if moment is not None else None
-
-
-def _delivery(row: sqlite3.Row) -> Delivery:
-    return Delivery(
-        key=row["key"],
-        target=row["target"],
-        channel=row["channel"],
-        ts=row["ts"],
-        verdict=row["verdict"],
-        position=row["position"],
-        headline=row["headline"],
-        sent_at=parse_time(row["sent_at"]),
-        updated_at=parse_time(row["updated_at"]),
-        closed_at=parse_time(row["closed_at"]) if row["closed_at"] is not None else None,
-        digest=bool(row["digest"]),
-        job=row["job"],
-        since=parse_time(row["since"]) if row["since"] is not None else None,
-        eta=row["eta"],
-    )
 
 
 class SQLiteStore:
@@ -184,9 +162,7 @@ class SQLiteStore:
         self._closed = False
         self._file = FileWatch(self.path)  # the file opened, to notice it deleted or replaced under us
         self._write_failure: str | None = None  # the last write's lasting failure (full disk...), for readiness
-        # The last State loaded and the database's data_version then: load() returns it again while no other
-        # connection committed and this one wrote nothing (a watcher pass at 30,000 deliveries decodes nothing).
-        self._loaded: tuple[int, State] | None = None
+        self._loaded: Loaded | None = None  # the last State loaded, and what this connection wrote since
 
     def __repr__(self) -> str:
         return f"SQLiteStore({self.path!r})"
@@ -196,7 +172,9 @@ class SQLiteStore:
     def _connect(self) -> sqlite3.Connection:
         return connect(self.path, self.busy_timeout, max_bytes=self.max_bytes)
 
-    def _run(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None = None) -> T:
+    def _run(
+        self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None = None, touch: Touch | None
+    ) -> T:
         """In a worker thread: `work` in one transaction, with the connection to ourselves (after the fence
         check, in the same transaction, for a fenced write).
 
@@ -211,7 +189,7 @@ class SQLiteStore:
                 rounds += 1
                 progress = self._progress()
                 try:
-                    result = self._attempt(work, write=write, fence=fence)
+                    result = self._attempt(work, write=write, fence=fence, touch=touch)
                 except (sqlite3.ProgrammingError, sqlite3.IntegrityError):
                     raise  # our bugs, not the database's state
                 except sqlite3.DatabaseError as error:  # locked, full, unreadable, corrupt...
@@ -227,7 +205,9 @@ class SQLiteStore:
                     self._write_failure = None
                 return result
 
-    def _attempt(self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None) -> T:
+    def _attempt(
+        self, work: Callable[[sqlite3.Connection], T], *, write: bool, fence: Fence | None, touch: Touch | None
+    ) -> T:
         if self._db is None:
             self._db = self._connect()
             self._file.opening()
@@ -245,8 +225,11 @@ class SQLiteStore:
                 )
             result = work(db)
             db.execute("COMMIT")
-            if db.total_changes != changes:  # our own writes do not change data_version
-                self._loaded = None
+            if self._loaded is not None and db.total_changes != changes:  # our writes leave data_version as it is
+                if touch is None:
+                    self._loaded = None
+                else:
+                    self._loaded.note(touch)
         except BaseException:
             if db.in_transaction:
                 db.rollback()
@@ -267,25 +250,25 @@ class SQLiteStore:
         return tuple(marks)
 
     async def _read(self, work: Callable[[sqlite3.Connection], T]) -> T:
-        return await asyncio.to_thread(self._run, work, write=False)
+        return await asyncio.to_thread(self._run, work, write=False, touch=Touch())
 
-    async def _write(self, work: Callable[[sqlite3.Connection], T], fence: Fence | None = None) -> T:
-        return await asyncio.to_thread(self._run, work, write=True, fence=fence)
+    async def _write(
+        self, work: Callable[[sqlite3.Connection], T], fence: Fence | None = None, *, touch: Touch | None
+    ) -> T:
+        """`touch`: what the write may change of the State (None: anything, the next load reads all)."""
+        return await asyncio.to_thread(self._run, work, write=True, fence=fence, touch=touch)
 
     # -- the port ------------------------------------------------------------------------------------
 
     async def load(self) -> State:
         def work(db: sqlite3.Connection) -> State:
             version = int(db.execute("PRAGMA data_version").fetchone()[0])
-            if self._loaded is not None and self._loaded[0] == version:
-                return self._loaded[1]
-            state = State.of(
-                map(_subscription, db.execute("SELECT * FROM subscriptions")),
-                map(_delivery, db.execute("SELECT * FROM deliveries")),
-                (Snooze(r["user"], r["key"], parse_time(r["until"])) for r in db.execute("SELECT * FROM snoozes")),
-                (Mute(r["user"], parse_time(r["since"])) for r in db.execute("SELECT * FROM mutes")),
-            )
-            self._loaded = (version, state)
+            loaded = self._loaded
+            if loaded is not None and loaded.version == version and not loaded.written:
+                return loaded.state
+            # what this connection wrote read again; everything when another connection committed
+            state = read_again(db, loaded) if loaded is not None and loaded.version == version else read_all(db)
+            self._loaded = Loaded(version, state)
             return state
 
         return await self._read(work)
@@ -300,7 +283,8 @@ class SQLiteStore:
                     row,
                 ).rowcount
                 == 1
-            )
+            ),
+            touch=Touch(tables=("subscriptions",)),
         )
 
     async def unsubscribe(self, user: str, namespace: str, name: str, *, fence: Fence | None = None) -> bool:
@@ -312,6 +296,7 @@ class SQLiteStore:
                 > 0
             ),
             fence,
+            touch=Touch(tables=("subscriptions",)),
         )
 
     async def record_intent(
@@ -333,7 +318,7 @@ class SQLiteStore:
             )
             return True
 
-        return await self._write(work, fence)
+        return await self._write(work, fence, touch=Touch(deliveries=((t.key, t.target),)))
 
     async def record_sent(
         self, told: Told, channel: str, ts: str, now: datetime, *, fence: Fence | None = None
@@ -347,6 +332,7 @@ class SQLiteStore:
                 (*_told_row(t), channel, ts, at, at, int(t.digest), t.job, _time_or_none(t.since)),
             ),
             fence,
+            touch=Touch(deliveries=((t.key, t.target),)),
         )
 
     async def record_update(self, told: Told, now: datetime, *, fence: Fence | None = None) -> bool:
@@ -361,6 +347,7 @@ class SQLiteStore:
                 > 0
             ),
             fence,
+            touch=Touch(deliveries=((t.key, t.target),)),
         )
 
     async def close(self, key: str, target: str, now: datetime, *, fence: Fence | None = None) -> bool:
@@ -374,6 +361,7 @@ class SQLiteStore:
                 > 0
             ),
             fence,
+            touch=Touch(deliveries=((key, target),)),
         )
 
     async def forget_closed(self, before: datetime, *, fence: Fence | None = None) -> int:
@@ -383,27 +371,33 @@ class SQLiteStore:
             db.execute("DELETE FROM snoozes WHERE until < ?", (limit,))
             return db.execute("DELETE FROM deliveries WHERE closed_at IS NOT NULL AND closed_at < ?", (limit,)).rowcount
 
-        return await self._write(work, fence)
+        return await self._write(work, fence, touch=Touch(forgotten_before=before))
 
     async def snooze(self, user: str, key: str, until: datetime) -> None:
         row = (user, key, format_time(until))
         await self._write(
-            lambda db: db.execute("INSERT OR REPLACE INTO snoozes (user, key, until) VALUES (?, ?, ?)", row)
+            lambda db: db.execute("INSERT OR REPLACE INTO snoozes (user, key, until) VALUES (?, ?, ?)", row),
+            touch=Touch(tables=("snoozes",)),
         )
 
     async def unsnooze(self, user: str, key: str) -> bool:
         return await self._write(
-            lambda db: db.execute("DELETE FROM snoozes WHERE user = ? AND key = ?", (user, key)).rowcount > 0
+            lambda db: db.execute("DELETE FROM snoozes WHERE user = ? AND key = ?", (user, key)).rowcount > 0,
+            touch=Touch(tables=("snoozes",)),
         )
 
     async def mute(self, user: str, now: datetime) -> bool:
         row = (user, format_time(now))
         return await self._write(
-            lambda db: db.execute("INSERT OR IGNORE INTO mutes (user, since) VALUES (?, ?)", row).rowcount == 1
+            lambda db: db.execute("INSERT OR IGNORE INTO mutes (user, since) VALUES (?, ?)", row).rowcount == 1,
+            touch=Touch(tables=("mutes",)),
         )
 
     async def unmute(self, user: str) -> bool:
-        return await self._write(lambda db: db.execute("DELETE FROM mutes WHERE user = ?", (user,)).rowcount > 0)
+        return await self._write(
+            lambda db: db.execute("DELETE FROM mutes WHERE user = ?", (user,)).rowcount > 0,
+            touch=Touch(tables=("mutes",)),
+        )
 
     # -- requests already seen (replay protection of Slack's deliveries; see bot.slack.gate) ------------
     # A table outside the versioned schema: it holds only keys that expire within minutes, nothing that a
@@ -418,7 +412,7 @@ class SQLiteStore:
             row = (key, format_time(until))
             return db.execute("INSERT OR IGNORE INTO seen_requests (key, until) VALUES (?, ?)", row).rowcount == 1
 
-        return await self._write(work)
+        return await self._write(work, touch=Touch())  # nothing of the State
 
     async def ping(self) -> None:
         """Raise StoreUnavailable unless the database can be read now and its file is still the one opened, nor

@@ -5,10 +5,11 @@ tests/integration/test_configmap_store.py (a subclass of StoreContract with its 
 from __future__ import annotations
 
 import asyncio
+import random
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -584,6 +585,48 @@ async def test_a_load_after_another_connections_write_sees_it_and_an_unchanged_o
     finally:
         await one.aclose()
         await two.aclose()
+
+
+async def test_a_load_after_its_own_writes_reads_only_what_they_touched_and_equals_a_full_read(
+    tmp_path: Path,
+) -> None:
+    """Every kind of write, in a random order, each followed by a load: the load equals what a new connection
+    reads of the whole database, and a delivery no write touched is the very object of the last load."""
+    path = tmp_path / "state.sqlite3"
+    store = SQLiteStore(path)
+    keys = [f"team-{n % 3}/job-{n}/uid-{n}" for n in range(12)]
+    writes: list[Callable[[int], Awaitable[object]]] = [
+        lambda n: store.record_intent(Told(keys[n % 12], "U1", "v", n, "h"), _at(n)),
+        lambda n: store.record_sent(Told(keys[n % 12], f"U{n % 2}", "v", n, "h", "eta"), "D1", f"{n}.1", _at(n)),
+        lambda n: store.record_update(Told(keys[n % 12], "U1", "w", n + 1, "h2"), _at(n)),
+        lambda n: store.close(keys[n % 12], f"U{n % 2}", _at(n)),
+        lambda n: store.forget_closed(_at(n - 20)),
+        lambda n: store.subscribe(_sub(f"U{n % 4}", "team-a", f"job-{n % 5}")),
+        lambda n: store.unsubscribe(f"U{n % 4}", "team-a", f"job-{n % 5}"),
+        lambda n: store.snooze("U1", keys[n % 12], _at(n + 30)),
+        lambda n: store.unsnooze("U1", keys[n % 12]),
+        lambda n: store.mute(f"U{n % 3}", _at(n)),
+        lambda n: store.unmute(f"U{n % 3}"),
+    ]
+    rng = random.Random(7)
+    try:
+        last = await store.load()
+        for n in range(300):
+            write = rng.randrange(len(writes))
+            touched = keys[n % 12]
+            await writes[write](n)
+            state = await store.load()
+            reader = SQLiteStore(path)
+            try:
+                assert state == await reader.load(), (n, write)
+            finally:
+                await reader.aclose()
+            if write < 4:  # a delivery written by its identity: the others are the objects loaded before
+                before = {(d.key, d.target): d for d in last.deliveries if d.key != touched}
+                assert all(before.get((d.key, d.target), d) is d for d in state.deliveries if d.key != touched)
+            last = state
+    finally:
+        await store.aclose()
 
 
 def test_processes_opening_a_new_database_together_all_get_in(tmp_path: Path) -> None:
