@@ -10,13 +10,17 @@ connection's commit, or a write that says nothing of what it touched, reads ever
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from bot.notify.state import Delivery, Mute, Snooze, State, Subscription, parse_time
 
-SMALL_TABLES = ("subscriptions", "snoozes", "mutes")
+# In the order of Delivery's fields.
+DELIVERIES = "SELECT key, target, channel, ts, verdict, position, headline, sent_at, updated_at, closed_at, digest,"
+DELIVERIES += " job, since, eta FROM deliveries"
+REREAD_ROWS = 1024  # deliveries written since the last load read again one by one, up to an eighth of them
 
 
 @dataclass(frozen=True)
@@ -50,26 +54,29 @@ class Loaded:
 
 
 def read_all(db: sqlite3.Connection) -> State:
-    return State.of(
-        _subscriptions(db), map(delivery_of, db.execute("SELECT * FROM deliveries")), _snoozes(db), _mutes(db)
-    )
+    decode = Decoder()
+    rows = db.execute(DELIVERIES)
+    return State.of(_subscriptions(db), map(decode.delivery, rows), _snoozes(db), _mutes(db))
 
 
 def read_again(db: sqlite3.Connection, loaded: Loaded) -> State:
     """The loaded State with what this connection wrote since read again."""
     state = loaded.state
     deliveries: Iterable[Delivery] = state.deliveries
+    if len(loaded.deliveries) > max(REREAD_ROWS, len(state.deliveries) // 8):
+        return read_all(db)  # most of them: one scan costs less than a lookup each
     if loaded.deliveries or loaded.forgotten_before is not None:
+        decode = Decoder()
         by_id = {(d.key, d.target): d for d in state.deliveries}
         before = loaded.forgotten_before
         if before is not None:
             by_id = {i: d for i, d in by_id.items() if d.closed_at is None or d.closed_at >= before}
         for ident in loaded.deliveries:
-            row = db.execute("SELECT * FROM deliveries WHERE key = ? AND target = ?", ident).fetchone()
+            row = db.execute(DELIVERIES + " WHERE key = ? AND target = ?", ident).fetchone()
             if row is None:
                 by_id.pop(ident, None)
             else:
-                by_id[ident] = delivery_of(row)
+                by_id[ident] = decode.delivery(row)
         deliveries = by_id.values()
     tables = loaded.tables
     return State.of(
@@ -84,23 +91,26 @@ def subscription_of(row: sqlite3.Row) -> Subscription:
     return Subscription(row["user"], row["namespace"], row["name"], row["kind"], parse_time(row["created"]))
 
 
-def delivery_of(row: sqlite3.Row) -> Delivery:
-    return Delivery(
-        key=row["key"],
-        target=row["target"],
-        channel=row["channel"],
-        ts=row["ts"],
-        verdict=row["verdict"],
-        position=row["position"],
-        headline=row["headline"],
-        sent_at=parse_time(row["sent_at"]),
-        updated_at=parse_time(row["updated_at"]),
-        closed_at=parse_time(row["closed_at"]) if row["closed_at"] is not None else None,
-        digest=bool(row["digest"]),
-        job=row["job"],
-        since=parse_time(row["since"]) if row["since"] is not None else None,
-        eta=row["eta"],
-    )
+class Decoder:
+    """Rows into records; each distinct time text parsed once (the deliveries of one pass share theirs)."""
+
+    def __init__(self) -> None:
+        self._times: dict[str, datetime] = {}
+
+    def time(self, text: str) -> datetime:
+        moment = self._times.get(text)
+        if moment is None:
+            moment = self._times[text] = parse_time(text)
+        return moment
+
+    def delivery(self, row: Sequence[Any]) -> Delivery:
+        """A row of DELIVERIES."""
+        key, target, channel, ts, verdict, position, headline, sent, updated, closed_at, digest, job, since, eta = row
+        return Delivery(
+            key, target, channel, ts, verdict, position, headline, self.time(sent), self.time(updated),
+            self.time(closed_at) if closed_at is not None else None, bool(digest), job,
+            self.time(since) if since is not None else None, eta,
+        )  # fmt: skip
 
 
 def _subscriptions(db: sqlite3.Connection) -> Iterable[Subscription]:

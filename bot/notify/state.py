@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 
 ALL = "*"  # a snooze key: every notification of the user (no button makes one any more)
 
@@ -40,7 +41,7 @@ def parse_time(text: str) -> datetime:
 def _aware(record: object, *names: str) -> None:
     for name in names:
         value = getattr(record, name)
-        if value is not None:
+        if value is not None and value.tzinfo is not UTC:  # (one in UTC already is kept as it is)
             object.__setattr__(record, name, utc(value))
 
 
@@ -195,12 +196,28 @@ class State:
 
     def is_snoozed(self, user: str, key: str, now: datetime, *, job: str | None = None) -> bool:
         """Whether `user` snoozed `key` (a Workload's), its `job` (job_key), or everything until after `now`."""
+        snoozes = self._snoozes_by_user.get(user)
+        if not snoozes:
+            return False
         now = utc(now)
         keys = (key, ALL, job) if job else (key, ALL)
-        return any(s.user == user and s.key in keys and s.until > now for s in self.snoozes)
+        return any(s.key in keys and s.until > now for s in snoozes)
 
     def is_muted(self, user: str) -> bool:
-        return any(m.user == user for m in self.mutes)
+        return user in self._muted
+
+    @cached_property
+    def _snoozes_by_user(self) -> dict[str, list[Snooze]]:
+        """Each user's snoozes (the policy asks about every open DM: a scan of every snooze each time grew with
+        the product of both)."""
+        found: dict[str, list[Snooze]] = {}
+        for snooze in self.snoozes:
+            found.setdefault(snooze.user, []).append(snooze)
+        return found
+
+    @cached_property
+    def _muted(self) -> frozenset[str]:
+        return frozenset(m.user for m in self.mutes)
 
     def subscriptions_of(self, user: str) -> tuple[Subscription, ...]:
         return tuple(s for s in self.subscriptions if s.user == user)
