@@ -1,6 +1,6 @@
 """What a Workload's last trace depended on, so that the watcher traces again only what changed: its own
 object and its job's, its LocalQueue's (by value), version stamps of the quota state of its cohort tree, its
-place in its ClusterQueue's order, who is to be told; and the pause that yields to the event loop."""
+place in its ClusterQueue's order, who is to be told; and when time alone makes it due (bot.notify.walk)."""
 
 from __future__ import annotations
 
@@ -142,11 +142,8 @@ def might_be_due(workload: Workload, now: datetime, after: timedelta) -> bool:
     """A cheap pre-filter before explaining: waiting long enough, or Kueue already says it can never fit."""
     if workload.finished or workload.admitted:
         return False
-    since = workload.meta.created
-    evicted = workload.condition("Evicted")
-    if evicted is not None and evicted.is_true and evicted.since:
-        since = evicted.since
-    if since is not None and now - since >= after:
+    due = due_at(workload, after)
+    if due is not None and now >= due:
         return True
     condition = workload.condition("QuotaReserved")
     if condition is not None and condition.is_false:
@@ -158,7 +155,7 @@ def due_at(workload: Workload, after: timedelta) -> datetime | None:
     """When `might_be_due` turns true with time alone (None: time alone never makes it)."""
     if workload.finished or workload.admitted:
         return None
-    since = workload.meta.created
+    since = workload.meta.created  # or since its last eviction
     evicted = workload.condition("Evicted")
     if evicted is not None and evicted.is_true and evicted.since:
         since = evicted.since
