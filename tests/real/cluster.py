@@ -120,12 +120,15 @@ class Cluster:
         body["metadata"]["namespace"] = namespace
         self.admin.create(self.kueue_path("localqueues", namespace), body)
 
-    def job(self, namespace: str, name: str, queue: str, cpu: str) -> dict[str, Any]:
+    def job(
+        self, namespace: str, name: str, queue: str, cpu: str, *, annotations: dict[str, str] | None = None
+    ) -> dict[str, Any]:
         container = {"name": "main", "image": "busybox", "resources": {"requests": {"cpu": cpu}}}
+        metadata = {"name": name, "namespace": namespace, "labels": {"kueue.x-k8s.io/queue-name": queue}}
         body = {
             "apiVersion": "batch/v1",
             "kind": "Job",
-            "metadata": {"name": name, "namespace": namespace, "labels": {"kueue.x-k8s.io/queue-name": queue}},
+            "metadata": {**metadata, "annotations": annotations or {}},
             "spec": {
                 "suspend": True,
                 "template": {"spec": {"restartPolicy": "Never", "containers": [container]}},
