@@ -19,6 +19,8 @@ from bot.kube.client import KubeClient
 from bot.kube.compact import Interner
 from bot.kube.decode import decode
 from bot.kube.informer import Change
+from bot.service.ports import Source
+from bot.trace.snapshot import Snapshot
 from kubernetes import client as k8s_client
 
 from tests.builders import NOW
@@ -37,6 +39,24 @@ def put(cache: ClusterCache, objects: Iterable[dict[str, Any]]) -> None:
     for raw in objects:
         for obj in decode(raw, parts):
             cache.apply([Change(raw["kind"], "upsert", obj.meta.key if hasattr(obj, "meta") else ("", ""), obj)])
+
+
+class CacheViews(Source):
+    """The cache's views as the production source hands them out, with nothing read from a server."""
+
+    ready = True
+
+    def __init__(self, cache: ClusterCache) -> None:
+        self.cache = cache
+
+    def taken_at(self) -> datetime | None:
+        return None
+
+    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
+        return self.cache.view(namespace, [], owners=(name,))
+
+    async def snapshot(self) -> Snapshot:
+        return self.cache
 
 
 async def wait_for(cache: ClusterCache, predicate: Callable[[], bool], timeout: float = 60.0) -> None:  # noqa: ASYNC109

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from bot.kube.client import DEFAULT_TIMEOUT, KubeClient, load_api_client
+from bot.notify.store import SQLiteStore
 from kubernetes.client import ApiClient
 
 from tests.fakes.kube_api import FakeKubeAPI
@@ -86,3 +87,11 @@ def client_for(api: FakeKubeAPI, tmp_path: Path) -> Iterator[Callable[..., KubeC
 def client(client_for: Callable[..., KubeClient]) -> KubeClient:
     """A KubeClient for the `api` fake, as the admin."""
     return client_for()
+
+
+@pytest.fixture
+async def state_store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
+    """The watcher's state in a SQLite file of the test's own."""
+    store = SQLiteStore(tmp_path / "state.sqlite3")
+    yield store
+    await store.aclose()

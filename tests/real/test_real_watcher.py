@@ -5,11 +5,8 @@ once the cluster is quiet a pass walks no namespace (bot.notify.walk); a new Job
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
-import pytest
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient
 from bot.kube.ondemand import CacheSource, OnDemand
@@ -30,13 +27,6 @@ def _an_hour_on() -> datetime:
     return datetime.now(UTC) + timedelta(hours=1)
 
 
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "state.sqlite3")
-    yield store
-    await store.aclose()
-
-
 async def _quiet_pass(notifier: Notifier) -> None:
     """Passes until one walks no namespace: the cluster is quiet (Kueue done writing what it admitted)."""
     async with asyncio.timeout(60):
@@ -49,7 +39,7 @@ async def _quiet_pass(notifier: Notifier) -> None:
 
 
 async def test_the_watcher_tells_each_owner_once_and_a_quiet_pass_walks_nothing(
-    cluster: Cluster, reader: KubeClient, cache: ClusterCache, queues: Queues, store: SQLiteStore
+    cluster: Cluster, reader: KubeClient, cache: ClusterCache, queues: Queues, state_store: SQLiteStore
 ) -> None:
     q = queues
     for name, cpu in (("one-a", "1"), ("one-b", "1"), ("three", "3")):
@@ -57,7 +47,7 @@ async def test_the_watcher_tells_each_owner_once_and_a_quiet_pass_walks_nothing(
     await wait_for(cache, lambda: all(_condition(cache, q.namespace, j, "Admitted") for j in ("one-a", "one-b")), 60)
     await wait_for(cache, lambda: _condition(cache, q.namespace, "three", "QuotaReserved") is not None, 60)
     messenger = Recorder()
-    notifier = watcher(CacheSource(cache, OnDemand(reader, cache)), store, messenger, _an_hour_on)
+    notifier = watcher(CacheSource(cache, OnDemand(reader, cache)), state_store, messenger, _an_hour_on)
     await notifier.run_pass()
     assert messenger.sent == [(OWNER, 1)]  # "three": it can never fit; the two admitted are not told
     await _quiet_pass(notifier)

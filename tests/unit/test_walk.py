@@ -5,62 +5,40 @@ watches would; the store is a real SQLite file. Counts, not times."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
-from bot.kube.cache import ClusterCache
-from bot.kube.client import KubeClient
-from bot.kube.decode import decode
 from bot.kube.informer import Change
 from bot.notify.ports import workload_key
 from bot.notify.state import Subscription
 from bot.notify.store import SQLiteStore
 from bot.notify.walk import RECHECK
 from bot.notify.watcher import Notifier, watcher
-from bot.service.ports import Source
 from bot.trace.model import Workload
-from bot.trace.snapshot import Snapshot
-from kubernetes import client as k8s_client
 
 from tests import builders as b
+from tests.cache_support import CacheViews, cache_of, put
 from tests.unit.test_watcher import Recorder
 
 NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
 OWNER = "U0OWNER01"
 
 
-class CacheSource(Source):
-    """The informer cache as the production source hands it to the watcher, with nothing read from a server."""
-
-    ready = True
+class Cluster(CacheViews):
+    """The informer cache, fed objects as its watches would (jobs are not cached in production)."""
 
     def __init__(self, raws: list[dict[str, Any]]) -> None:
-        self.cache = ClusterCache(KubeClient(k8s_client.ApiClient()), clock=lambda: NOW)
-        self.put(*raws)
+        super().__init__(cache_of(r for r in raws if r["kind"] != "Job"))
 
     def put(self, *raws: dict[str, Any]) -> None:
-        """Objects added or changed, as the cache's watches apply them (jobs are not cached in production)."""
-        decoded: list[tuple[str, Any]] = [(r["kind"], obj) for r in raws if r["kind"] != "Job" for obj in decode(r)]
-        self.cache.apply([Change(kind, "upsert", obj.meta.key, obj) for kind, obj in decoded])
+        put(self.cache, (r for r in raws if r["kind"] != "Job"))
 
     def replace(self, old: Workload, new: Workload) -> None:
         self.cache.apply([Change("Workload", "upsert", old.meta.key, new)])
 
     def workload(self, prefix: str) -> Workload:
         return next(w for ns in ("team-a", "team-b") for w in self.cache.workloads_in(ns) if prefix in w.name)
-
-    def taken_at(self) -> datetime | None:
-        return None
-
-    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
-        return self.cache.view(namespace, [], owners=(name,))
-
-    async def snapshot(self) -> Snapshot:
-        return self.cache
 
 
 class Clock:
@@ -100,13 +78,6 @@ def _cluster(*jobs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SQLiteStore]:
-    store = SQLiteStore(tmp_path / "state.sqlite3")
-    yield store
-    await store.aclose()
-
-
 async def _walked(notifier: Notifier) -> int:
     """Namespaces walked by one pass (not taken from the last one)."""
     before = notifier.walker.namespaces_walked
@@ -118,10 +89,10 @@ def _told(messenger: Recorder) -> int:
     return sum(count for _, count in messenger.sent)
 
 
-async def test_a_pass_with_nothing_changed_walks_no_namespace_and_decides_the_same(store: SQLiteStore) -> None:
-    source = CacheSource(_cluster(*(_waiting(f"a-{i}", "team-a") for i in range(3)), _waiting("b-0", "team-b")))
+async def test_a_pass_with_nothing_changed_walks_no_namespace_and_decides_the_same(state_store: SQLiteStore) -> None:
+    source = Cluster(_cluster(*(_waiting(f"a-{i}", "team-a") for i in range(3)), _waiting("b-0", "team-b")))
     messenger = Recorder()
-    notifier = watcher(source, store, messenger, Clock())
+    notifier = watcher(source, state_store, messenger, Clock())
     assert await _walked(notifier) == 3
     assert _told(messenger) == 4
     traced = notifier.traced
@@ -131,9 +102,9 @@ async def test_a_pass_with_nothing_changed_walks_no_namespace_and_decides_the_sa
     assert await _walked(notifier) == 0 and messenger.updates == 0 and notifier.last_decisions == []
 
 
-async def test_a_changed_workload_walks_its_namespace_only(store: SQLiteStore) -> None:
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
-    notifier = watcher(source, store, Recorder(), Clock())
+async def test_a_changed_workload_walks_its_namespace_only(state_store: SQLiteStore) -> None:
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
+    notifier = watcher(source, state_store, Recorder(), Clock())
     await notifier.run_pass()
     old = source.workload("b-0")
     source.replace(old, replace(old, meta=replace(old.meta, annotations={**old.meta.annotations, "note": "x"})))
@@ -142,12 +113,12 @@ async def test_a_changed_workload_walks_its_namespace_only(store: SQLiteStore) -
     assert notifier.traced == traced + 1
 
 
-async def test_a_workload_that_becomes_due_is_told_though_nothing_changed(store: SQLiteStore) -> None:
+async def test_a_workload_that_becomes_due_is_told_though_nothing_changed(state_store: SQLiteStore) -> None:
     """Time alone makes it due (NOTIFY_AFTER): its namespace is walked again at that moment, not before."""
     clock = Clock()
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("a-new", "team-a", minutes=8)))
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("a-new", "team-a", minutes=8)))
     messenger = Recorder()
-    notifier = watcher(source, store, messenger, clock)
+    notifier = watcher(source, state_store, messenger, clock)
     await notifier.run_pass()
     assert _told(messenger) == 1
     clock.now = NOW + timedelta(minutes=6)
@@ -158,21 +129,21 @@ async def test_a_workload_that_becomes_due_is_told_though_nothing_changed(store:
     assert _told(messenger) == 2
 
 
-async def test_a_new_watcher_walks_the_namespace_of_its_job(store: SQLiteStore) -> None:
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-quiet", "team-b", owner=None)))
+async def test_a_new_watcher_walks_the_namespace_of_its_job(state_store: SQLiteStore) -> None:
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-quiet", "team-b", owner=None)))
     messenger = Recorder()
-    notifier = watcher(source, store, messenger, Clock())
+    notifier = watcher(source, state_store, messenger, Clock())
     await notifier.run_pass()
-    await store.subscribe(Subscription("U0WATCHER", "team-b", "b-quiet", "Job", NOW))
+    await state_store.subscribe(Subscription("U0WATCHER", "team-b", "b-quiet", "Job", NOW))
     assert await _walked(notifier) == 1
     assert ("U0WATCHER", 1) in messenger.sent
 
 
-async def test_an_admission_in_its_cohort_walks_the_namespace_again(store: SQLiteStore) -> None:
+async def test_an_admission_in_its_cohort_walks_the_namespace_again(state_store: SQLiteStore) -> None:
     """team-c's Workload takes quota in "cq-c", of the cohort "cq" borrows from: team-a, waiting in "cq", is
     walked again; team-b is not."""
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
-    notifier = watcher(source, store, Recorder(), Clock())
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
+    notifier = watcher(source, state_store, Recorder(), Clock())
     await notifier.run_pass()
     source.put(*_admitted("c-running", "team-c", "cq-c"))
     assert await _walked(notifier) == 2  # team-a (its cohort's quota) and team-c (its Workloads)
@@ -181,22 +152,22 @@ async def test_an_admission_in_its_cohort_walks_the_namespace_again(store: SQLit
     assert await _walked(notifier) == 2  # team-a (its queue) and team-b (its Workloads)
 
 
-async def test_a_closed_dm_walks_its_namespace_again(store: SQLiteStore) -> None:
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
+async def test_a_closed_dm_walks_its_namespace_again(state_store: SQLiteStore) -> None:
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
     messenger = Recorder()
-    notifier = watcher(source, store, messenger, Clock())
+    notifier = watcher(source, state_store, messenger, Clock())
     await notifier.run_pass()
     assert await _walked(notifier) == 0  # the DMs it opened were about its candidates
-    key = next(d.key for d in (await store.load()).deliveries if d.key.startswith("team-b/"))
-    await store.close(key, OWNER, NOW)  # closed by another replica, say
+    key = next(d.key for d in (await state_store.load()).deliveries if d.key.startswith("team-b/"))
+    await state_store.close(key, OWNER, NOW)  # closed by another replica, say
     assert await _walked(notifier) == 1
 
 
-async def test_every_namespace_is_walked_again_after_a_while(store: SQLiteStore) -> None:
+async def test_every_namespace_is_walked_again_after_a_while(state_store: SQLiteStore) -> None:
     """What no snapshot shows changing (the owners a live cluster reads on demand) is read again."""
     clock = Clock()
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
-    notifier = watcher(source, store, Recorder(), clock)
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
+    notifier = watcher(source, state_store, Recorder(), clock)
     await notifier.run_pass()
     clock.now = NOW + RECHECK - timedelta(seconds=1)
     assert await _walked(notifier) == 0
@@ -204,10 +175,12 @@ async def test_every_namespace_is_walked_again_after_a_while(store: SQLiteStore)
     assert await _walked(notifier) == 3
 
 
-async def test_a_workload_queued_ahead_from_another_namespace_walks_the_namespace_again(store: SQLiteStore) -> None:
+async def test_a_workload_queued_ahead_from_another_namespace_walks_the_namespace_again(
+    state_store: SQLiteStore,
+) -> None:
     """Nothing of team-a changed, nor any quota: a Workload of team-c queued ahead of it in "cq" moves it back."""
-    source = CacheSource(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
-    notifier = watcher(source, store, Recorder(), Clock())
+    source = Cluster(_cluster(_waiting("a-0", "team-a"), _waiting("b-0", "team-b")))
+    notifier = watcher(source, state_store, Recorder(), Clock())
     await notifier.run_pass()
     await notifier.run_pass()
     key = workload_key(source.workload("a-0"))

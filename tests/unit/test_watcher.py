@@ -34,6 +34,7 @@ from bot.trace.snapshot import MemorySnapshot, Snapshot
 from kubernetes import client as k8s_client
 
 from tests import builders as b
+from tests.cache_support import CacheViews
 from tests.loop_probe import turns_during
 
 NOW = datetime(2026, 10, 14, 10, 30, tzinfo=UTC)
@@ -321,24 +322,6 @@ _KEPT_TYPES = {
 }  # fmt: skip
 
 
-class _CacheViews(Source):
-    """The cache's views as the production source hands them out, with nothing read from a server."""
-
-    ready = True
-
-    def __init__(self, cache: ClusterCache) -> None:
-        self.cache = cache
-
-    def taken_at(self) -> datetime | None:
-        return None
-
-    async def snapshot_for(self, namespace: str, name: str, kind: str | None) -> Snapshot:
-        return self.cache.view(namespace, [], owners=(name,))
-
-    async def snapshot(self) -> Snapshot:
-        return self.cache
-
-
 async def test_views_memos_and_passes_leave_no_reference_cycle(store: SQLiteStore) -> None:
     from bot.forecast.outlook import explain_with_outlook
     from bot.trace.explain import Query
@@ -351,7 +334,7 @@ async def test_views_memos_and_passes_leave_no_reference_cycle(store: SQLiteStor
         (raw["kind"], obj) for raw in raws if raw["kind"] not in ("Namespace", "Job") for obj in decode(raw)
     ]
     cache.apply([Change(kind, "upsert", obj.meta.key, obj) for kind, obj in decoded])
-    source = _CacheViews(cache)
+    source = CacheViews(cache)
     notifier = Notifier(
         source=source, store=store, messenger=Recorder(), clock=lambda: NOW,
         config=PolicyConfig(), namespace_notify={"team-a": "C0TEAMA", "team-b": "C0TEAMB"},
