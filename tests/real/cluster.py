@@ -24,6 +24,16 @@ RBAC = "/apis/rbac.authorization.k8s.io/v1"
 FINALIZERS = [{"op": "replace", "path": "/metadata/finalizers", "value": []}]
 
 
+@dataclass
+class Queues:
+    """A 2-CPU ClusterQueue fed by a LocalQueue in a namespace of its own, and the Jobs made there."""
+
+    namespace: str
+    flavor: str
+    cluster_queue: str
+    local_queue: str = "lq"
+
+
 class Cluster:
     def __init__(self, admin: KubeClient, run_id: str) -> None:
         self.admin = admin

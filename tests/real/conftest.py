@@ -24,7 +24,7 @@ from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient, load_api_client
 
 from tests.cache_support import wait_ready
-from tests.real.cluster import Cluster
+from tests.real.cluster import Cluster, Queues
 
 ENV = "KUEUE_BOT_REAL_KUBECONFIG"
 ROOT = Path(__file__).resolve().parents[2]
@@ -85,3 +85,21 @@ async def cache(reader: KubeClient) -> AsyncIterator[ClusterCache]:
         yield cache
     finally:
         await cache.stop()
+
+
+@pytest.fixture
+def queues(cluster: Cluster, run_id: str, request: pytest.FixtureRequest) -> Iterator[Queues]:
+    if not cluster.kueue_running:
+        pytest.skip("the Kueue manager does not run on this cluster (cluster.sh start kueue): nothing admits Jobs")
+    suffix = f"{run_id}-{abs(hash(request.node.name)) % 10000}"
+    made = Queues(f"real-{suffix}", f"flavor-{suffix}", f"cq-{suffix}")
+    cluster.create_namespace(made.namespace)
+    cluster.flavor(made.flavor)
+    cluster.cluster_queue(made.cluster_queue, made.flavor, "2")
+    cluster.local_queue(made.namespace, made.local_queue, made.cluster_queue)
+    try:
+        yield made
+    finally:
+        cluster.remove_namespace(made.namespace)
+        cluster.remove_cluster_scoped("clusterqueues", made.cluster_queue)
+        cluster.remove_cluster_scoped("resourceflavors", made.flavor)

@@ -10,8 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -28,39 +27,11 @@ from bot.trace.explanation import Explanation
 
 from tests.cache_support import wait_for, wait_ready
 from tests.fakes.slack_api import FakeSlack
-from tests.real.cluster import Cluster
+from tests.real.cluster import Cluster, Queues
 
 
 def _now() -> datetime:
     return datetime.now(UTC)
-
-
-@dataclass
-class Queues:
-    """A 2-CPU ClusterQueue fed by a LocalQueue in a namespace of its own, and the Jobs made there."""
-
-    namespace: str
-    flavor: str
-    cluster_queue: str
-    local_queue: str = "lq"
-
-
-@pytest.fixture
-def queues(cluster: Cluster, run_id: str, request: pytest.FixtureRequest) -> Iterator[Queues]:
-    if not cluster.kueue_running:
-        pytest.skip("the Kueue manager does not run on this cluster (cluster.sh start kueue): nothing admits Jobs")
-    suffix = f"{run_id}-{abs(hash(request.node.name)) % 10000}"
-    made = Queues(f"real-{suffix}", f"flavor-{suffix}", f"cq-{suffix}")
-    cluster.create_namespace(made.namespace)
-    cluster.flavor(made.flavor)
-    cluster.cluster_queue(made.cluster_queue, made.flavor, "2")
-    cluster.local_queue(made.namespace, made.local_queue, made.cluster_queue)
-    try:
-        yield made
-    finally:
-        cluster.remove_namespace(made.namespace)
-        cluster.remove_cluster_scoped("clusterqueues", made.cluster_queue)
-        cluster.remove_cluster_scoped("resourceflavors", made.flavor)
 
 
 def _owned(cache: ClusterCache, namespace: str, job: str) -> Any:

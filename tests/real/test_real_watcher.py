@@ -14,8 +14,8 @@ from bot.notify.store import SQLiteStore
 from bot.notify.watcher import Notifier, watcher
 
 from tests.cache_support import wait_for
-from tests.real.cluster import Cluster
-from tests.real.test_real_cluster import Queues, _condition
+from tests.real.cluster import Cluster, Queues
+from tests.real.test_real_cluster import _condition
 from tests.unit.test_watcher import Recorder
 
 OWNER = "U0REALOWNER"
