@@ -81,6 +81,18 @@ def json_parser() -> Callable[[bytes], Any]:
 
 
 parse_json = json_parser()
+# Whether what `parse_json` accepts is Unicode text through and through: orjson refuses bytes that are not UTF-8
+# and lone surrogates, escaped or not (the standard parser keeps an escaped one), so what it read needs no check.
+PARSES_TEXT = parse_json is not json.loads
+
+
+def parsed(payload: bytes) -> tuple[Any, bool]:
+    """The JSON of a LIST page or a watch line, and whether its strings are known to be Unicode text (read by
+    the strict parser); what that parser refuses is read by `tolerant_json` (None when not JSON at all)."""
+    try:
+        return parse_json(payload), PARSES_TEXT
+    except ValueError:
+        return tolerant_json(payload), False
 
 
 def tolerant_json(payload: bytes) -> Any:
@@ -165,17 +177,15 @@ def _lines(response: urllib3.BaseHTTPResponse) -> Iterator[bytes]:
         yield pending
 
 
-def _page(payload: bytes, what: str) -> dict[str, Any]:
-    """A LIST page; one object's text the decoder refuses does not hide the others (`tolerant_json`)."""
-    try:
-        page = parse_json(payload)
-    except ValueError as error:
-        page = tolerant_json(payload)
-        if not isinstance(page, dict):
-            raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not JSON") from error
+def _page(payload: bytes, what: str) -> tuple[dict[str, Any], bool]:
+    """A LIST page, and whether its text is checked (`parsed`); one object's text the strict parser refuses
+    does not hide the others (`tolerant_json`)."""
+    page, text_checked = parsed(payload)
+    if page is None:
+        raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not JSON")
     if not isinstance(page, dict):
         raise ClusterUnavailable(f"the API server answered a LIST of {what} with something not a list")
-    return page
+    return page, text_checked
 
 
 class Informer:
@@ -316,11 +326,12 @@ class Informer:
         with contextlib.suppress(Exception):
             response.close()
 
-    def _decoded(self, raw: Mapping[str, Any]) -> Change:
+    def _decoded(self, raw: Mapping[str, Any], text_checked: bool) -> Change:
         """The upsert of a raw object, or (what the bot cannot read: text that is not Unicode, a field of a
-        wrong shape, beyond the API's bounds) its unreadable record, said once in the log and counted."""
+        wrong shape, beyond the API's bounds) its unreadable record, said once in the log and counted.
+        `text_checked`: the strict parser read it (its text is Unicode)."""
         key = object_key(raw)
-        reason = "" if readable_text(raw) else "it holds text that is not valid Unicode"
+        reason = "" if text_checked or readable_text(raw) else "it holds text that is not valid Unicode"
         if not reason:
             try:
                 decoded = self.decoder(raw)
@@ -363,11 +374,11 @@ class Informer:
                 raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
             finally:
                 self._release(response)
-            page = _page(payload, what)
+            page, text_checked = _page(payload, what)
             if not started:
                 self.sink([Change(self.kind, "list-start")])
                 started = True
-            changes = self._page_changes(page)
+            changes = self._page_changes(page, text_checked)
             if changes:
                 self.sink(changes)
             metadata = page.get("metadata") or {}
@@ -384,7 +395,7 @@ class Informer:
         self.failures = 0
         self.sink([Change(self.kind, "list-end", ("", self.resource_version))])
 
-    def _page_changes(self, page: dict[str, Any]) -> list[Change]:
+    def _page_changes(self, page: dict[str, Any], text_checked: bool) -> list[Change]:
         """A LIST page's objects, decoded (or recorded as unreadable)."""
         kind = str(page.get("kind", "")).removesuffix("List") or self.kind
         api_version = page.get("apiVersion") or f"{self.resource.group}/{self.version}"
@@ -397,7 +408,7 @@ class Informer:
                 continue
             item.setdefault("kind", kind)
             item.setdefault("apiVersion", api_version)
-            change = self._decoded(item)
+            change = self._decoded(item, text_checked)
             if change.op == "unreadable" or change.obj is not None:
                 changes.append(change)
         return changes
@@ -461,10 +472,7 @@ class Informer:
         return received
 
     def _event(self, line: bytes, what: str, initial: bool) -> None:
-        try:
-            event = parse_json(line)
-        except ValueError:  # one line the decoder refuses: read it as far as it goes, never stall the watch
-            event = tolerant_json(line)
+        event, text_checked = parsed(line)  # a line the strict parser refuses is read as far as it goes
         kind = event.get("type") if isinstance(event, dict) else None
         raw = event.get("object") if isinstance(event, dict) else None
         if not isinstance(kind, str) or not isinstance(raw, dict):
@@ -497,7 +505,7 @@ class Informer:
             return
         if kind not in ("ADDED", "MODIFIED"):
             return
-        change = self._decoded(raw)
+        change = self._decoded(raw, text_checked)
         self.resource_version = rv
         self.sink([change] if change.op == "unreadable" or change.obj is not None else [])
 
