@@ -196,10 +196,10 @@ class State:
 
     def is_snoozed(self, user: str, key: str, now: datetime, *, job: str | None = None) -> bool:
         """Whether `user` snoozed `key` (a Workload's), its `job` (job_key), or everything until after `now`."""
+        now = utc(now)
         snoozes = self._snoozes_by_user.get(user)
         if not snoozes:
             return False
-        now = utc(now)
         keys = (key, ALL, job) if job else (key, ALL)
         return any(s.key in keys and s.until > now for s in snoozes)
 
