@@ -8,8 +8,9 @@ a wrong token, no Kueue and no server each give one clear line and a non-zero ex
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from bot.cli import EXIT_NOT_FOUND, EXIT_OK, EXIT_UNAVAILABLE, main
@@ -289,21 +290,31 @@ def test_one_namespace_only_without_the_api_says_the_position_is_a_lower_bound(
     assert (answer["position"]["clusterQueue"], answer["position"]["source"]) == (2, "namespace-lower-bound")
 
 
+def _asked_workload_changed(server: FakeKubeAPI, change: Callable[[dict[str, Any]], None]) -> dict[str, object]:
+    """The scenario waiting-for-quota-computed-position on the fake, its asked job's Workload replaced by one
+    `change` made (unchecked by the fake, as a server that does not validate keeps it); its expect.yaml."""
+    name = "waiting-for-quota-computed-position"
+    expect = _expect(name)
+    objects = server.load_dump(SCENARIOS / name / "cluster.yaml")
+    workload = next(o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == expect["workload"])
+    server.delete("Workload", workload["metadata"]["namespace"], workload["metadata"]["name"])
+    change(workload)
+    del workload["metadata"]["resourceVersion"]
+    server.add_all([workload], validate=False)
+    return expect
+
+
 def test_a_workload_beyond_kueues_bounds_is_named_unreadable_on_a_live_cluster(
     server: FakeKubeAPI, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # A server that does not validate (the fake, told not to) holds the asked job's Workload with 30 pod sets
     # (Kueue keeps 18). Fails if the answer is "Kueue has created no Workload for it" (the Workload skipped
     # without a word) rather than that Workload named as unreadable.
-    name = "waiting-for-quota-computed-position"
-    expect = _expect(name)
-    objects = server.load_dump(SCENARIOS / name / "cluster.yaml")
-    workload = next(o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == expect["workload"])
-    pod_set = workload["spec"]["podSets"][0]
-    server.delete("Workload", workload["metadata"]["namespace"], workload["metadata"]["name"])
-    workload["spec"]["podSets"] = [{**pod_set, "name": f"p{i}"} for i in range(30)]
-    del workload["metadata"]["resourceVersion"]
-    server.add_all([workload], validate=False)
+    def thirty_pod_sets(workload: dict[str, Any]) -> None:
+        pod_set = workload["spec"]["podSets"][0]
+        workload["spec"]["podSets"] = [{**pod_set, "name": f"p{i}"} for i in range(30)]
+
+    expect = _asked_workload_changed(server, thirty_pod_sets)
     answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
     assert answer["verdict"] == "object-unreadable"
     assert str(expect["workload"]) in json.dumps(answer["headline"]) and "at most 18" in json.dumps(answer["headline"])
@@ -315,14 +326,10 @@ def test_a_workload_with_text_that_is_not_unicode_is_named_unreadable_on_a_live_
     # The asked job's Workload holds a lone surrogate (escaped, as a proxy or another server may write it; the
     # strict parser refuses the page, the standard one reads it). Fails if the answer is not that Workload named
     # as unreadable (its text is not Unicode: it cannot be shown or posted).
-    name = "waiting-for-quota-computed-position"
-    expect = _expect(name)
-    objects = server.load_dump(SCENARIOS / name / "cluster.yaml")
-    workload = next(o for o in objects if o["kind"] == "Workload" and o["metadata"]["name"] == expect["workload"])
-    server.delete("Workload", workload["metadata"]["namespace"], workload["metadata"]["name"])
-    workload["metadata"].setdefault("annotations", {})["note"] = "broken \ud800 text"
-    del workload["metadata"]["resourceVersion"]
-    server.add_all([workload], validate=False)
+    def lone_surrogate(workload: dict[str, Any]) -> None:
+        workload["metadata"].setdefault("annotations", {})["note"] = "broken \ud800 text"
+
+    expect = _asked_workload_changed(server, lone_surrogate)
     answer = _explain_json(capsys, server.write_kubeconfig(tmp_path / "kubeconfig"), expect)
     assert answer["verdict"] == "object-unreadable"
     assert str(expect["workload"]) in json.dumps(answer["headline"]) and "Unicode" in json.dumps(answer["headline"])
