@@ -11,10 +11,12 @@ the same admissions. `Interner` is the `bot.kube.decode.Parts` the informer cach
     annotations kept in a `Labels`, an immutable mapping a quarter the size of a dict;
   * the per-object resourceVersion is dropped (the informer keeps the stream's).
 
-The key of a view is its `repr()`: for the values JSON decodes to (dict, list, str, int, float, bool,
-None) and tuples of them, two reprs are equal only when the values are (`1`, `1.0`, `True` and `"1"`
-all differ), so a part found is exactly the part that would have been built. Key order in a mapping is
-part of the key: the same data in another order is only a miss (the API server writes keys sorted).
+The key of a view is its `marshal` serialization (format 2, which writes no references between objects): for the
+values JSON decodes to (dict, list, str, int, float, bool, None) and tuples of them, each value is written with its
+type (`1`, `1.0`, `True` and `"1"` all differ), and equal bytes read back as one value, so a part found is exactly
+the part that would have been built. What marshal cannot write is keyed by its `repr()` (equal only when the values
+are). Key order in a mapping is part of the key: the same data in another order is only a miss (the API server
+writes keys sorted); so is a string interned in one view and not in the other.
 
 The table is swept of the parts no object holds any more, so it stays the size of what is in use. Safe
 to call from several threads: a race only loses a chance to share.
@@ -22,6 +24,7 @@ to call from several threads: a race only loses a chance to share.
 
 from __future__ import annotations
 
+import marshal
 import sys
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, ValuesView
 from typing import Any, TypeVar
@@ -103,9 +106,17 @@ class Labels(tuple[str, ...], Mapping[str, str]):
         return repr(dict(self.items()))
 
 
+def _key(view: View) -> bytes | str:
+    """What a view is looked up by (see the module): its marshal bytes, else its repr."""
+    try:
+        return marshal.dumps(view, 2)
+    except ValueError:  # a type marshal does not write (never one JSON decodes to)
+        return repr(view)
+
+
 class Interner(Parts):
     def __init__(self, *, sweep_every: int = 20_000) -> None:
-        self._table: dict[tuple[Callable[..., Any], str], Any] = {}
+        self._table: dict[tuple[Callable[..., Any], bytes | str], Any] = {}
         self._sweep_every = sweep_every
         self._added = 0
         self.hits = 0
@@ -131,7 +142,7 @@ class Interner(Parts):
         return ""
 
     def part(self, build: Callable[[View, Parts], T], view: View) -> T:
-        key = (build, repr(view))
+        key = (build, _key(view))
         found = self._table.get(key)
         if found is not None:
             self.hits += 1

@@ -13,7 +13,8 @@ dozen shapes share their parts and a watch update decodes only what it changed. 
 its view alone, by construction, whichever `Parts` decodes it.
 
 The ground floor (the error, `Parts`, readers of raw values, metadata, conditions, selectors, pod templates)
-is `bot.kube.decode_parts`; this module decodes each kind and dispatches (`decode`).
+is `bot.kube.decode_parts`; a Workload is `bot.kube.decode_workload`; this module decodes the other kinds and
+dispatches (`decode`).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from decimal import Decimal
 from bot.kube.decode_core import event, node, pending_entries, pod
 from bot.kube.decode_limits import check_bounds, readable_text, unreadable
 from bot.kube.decode_parts import (
-    _EMPTY,
     KUEUE_GROUP,
     PLAIN,
     VISIBILITY_GROUP,
@@ -35,8 +35,6 @@ from bot.kube.decode_parts import (
     _int,
     _list,
     _map,
-    _pod_spec_view,
-    _pod_template,
     _str,
     _strings,
     _taints,
@@ -48,10 +46,9 @@ from bot.kube.decode_parts import (
     parse_time,
     pod_template,
 )
+from bot.kube.decode_workload import workload
 from bot.trace.model import (
-    Admission,
     AdmissionCheck,
-    CheckState,
     ClusterQueue,
     Cohort,
     FlavorQuotas,
@@ -59,19 +56,14 @@ from bot.trace.model import (
     JobTemplate,
     LocalQueue,
     Namespace,
-    PodSet,
-    PodSetAssignment,
-    PodSetUpdate,
     PriorityClass,
     ProvisioningConfig,
     ProvisioningRequest,
-    RequeueState,
     ResourceFlavor,
     ResourceGroup,
     ResourceQuota,
-    Workload,
 )
-from bot.trace.quantity import Quantities, parse_map, parse_or_none
+from bot.trace.quantity import Quantities, parse_or_none
 
 __all__ = [
     "KUEUE_GROUP",
@@ -130,174 +122,6 @@ def _resource_groups(raw: object) -> tuple[ResourceGroup, ...]:
         covered = tuple(_str(r) for r in _list(group.get("coveredResources")))
         groups.append(ResourceGroup(covered=covered, flavors=tuple(flavors)))
     return tuple(groups)
-
-
-def _pod_sets_view(raw: object) -> View:
-    return tuple(
-        (
-            item.get("name"),
-            item.get("count"),
-            item.get("minCount"),
-            item.get("topologyRequest"),
-            _pod_spec_view(_map(item.get("template")).get("spec")),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def _pod_sets(view: View, parts: Parts) -> tuple[PodSet, ...]:
-    return tuple(
-        PodSet(
-            name=_str(name, "main") or "main",
-            count=_int(count, 1),
-            template=parts.part(_pod_template, template),
-            min_count=_int(min_count) if min_count is not None else None,
-            topology_request=_strings(topology),
-        )
-        for name, count, min_count, topology, template in view
-    )
-
-
-def _assignments_view(raw: Raw) -> View:
-    return tuple(
-        (
-            item.get("name"),
-            item.get("flavors"),
-            item.get("resourceUsage"),
-            item.get("count"),
-            item.get("delayedTopologyRequest"),
-        )
-        for item in map(_map, _list(raw.get("podSetAssignments")))
-    )
-
-
-def _assignments(view: View, parts: Parts) -> tuple[PodSetAssignment, ...]:
-    return tuple(
-        PodSetAssignment(
-            name=_str(name, "main"),
-            flavors=parts.words(flavors),
-            usage=parse_map(usage),
-            count=_int(count) if count is not None else None,
-            delayed_topology=_str(delayed),
-        )
-        for name, flavors, usage, count, delayed in view
-    )
-
-
-def _admission(raw: Raw, parts: Parts) -> Admission:
-    """The ClusterQueue's name and the pod sets' assignments, a shared part: the same shapes admitted in
-    many ClusterQueues share their assignments (a part per ClusterQueue and shape held a copy of each)."""
-    return Admission(
-        cluster_queue=parts.text(_str(raw.get("clusterQueue"))),
-        assignments=parts.part(_assignments, _assignments_view(raw)),
-    )
-
-
-def _checks_view(raw: object) -> View:
-    return tuple(
-        (
-            item.get("name"),
-            item.get("state"),
-            item.get("message"),
-            item.get("lastTransitionTime"),
-            item.get("requeueAfterSeconds"),
-            item.get("retryCount"),
-            tuple(
-                (
-                    _str(update.get("name")),
-                    tuple(sorted(_strings(update.get("nodeSelector")).items())),
-                    tuple(sorted(_strings(update.get("labels")).items())),
-                    len(_list(update.get("tolerations"))),
-                )
-                for update in map(_map, _list(item.get("podSetUpdates")))
-            ),
-        )
-        for item in map(_map, _list(raw))
-    )
-
-
-def _checks(view: View, parts: Parts) -> tuple[CheckState, ...]:
-    return tuple(
-        CheckState(
-            name=parts.text(_str(name)),
-            state=parts.text(_str(state, "Pending")),
-            message=parts.text(_str(message)),
-            since=parse_time(since),
-            requeue_after_seconds=_int(requeue_after) if requeue_after else None,
-            retry_count=_int(retries) if retries is not None else None,
-            pod_set_updates=tuple(
-                PodSetUpdate(update, dict(selector), dict(labels), tolerations)
-                for update, selector, labels, tolerations in updates
-            ),
-        )
-        for name, state, message, since, requeue_after, retries, updates in view
-    )
-
-
-def _resource_requests_view(raw: object) -> View:
-    return tuple((item.get("name"), item.get("resources")) for item in map(_map, _list(raw)))
-
-
-def _resource_requests(view: View, parts: Parts) -> tuple[tuple[str, Quantities], ...]:
-    return tuple((_str(name, "main"), parse_map(resources)) for name, resources in view)
-
-
-def _reclaimable_view(raw: object) -> View:
-    return tuple((item.get("name"), item.get("count")) for item in map(_map, _list(raw)))
-
-
-def _reclaimable(view: View, parts: Parts) -> Mapping[str, int]:
-    return {_str(name): _int(count) for name, count in view}
-
-
-def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
-    spec = _map(raw.get("spec"))
-    status = _map(raw.get("status"))
-    text = parts.text
-    # v1beta2 priorityClassRef {group, kind, name}; v1beta1 priorityClassName + priorityClassSource.
-    priority_class = _str(_map(spec.get("priorityClassRef")).get("name")) or _str(spec.get("priorityClassName"))
-    admission_raw = status.get("admission")
-    requeue_raw = status.get("requeueState")
-    requeue = None
-    if isinstance(requeue_raw, Mapping):
-        requeue = RequeueState(
-            count=_int(requeue_raw["count"]) if requeue_raw.get("count") is not None else None,
-            requeue_at=parse_time(requeue_raw.get("requeueAt")),
-        )
-    checks = _checks_view(status.get("admissionChecks"))
-    requests = _resource_requests_view(status.get("resourceRequests"))
-    reclaimable = _reclaimable_view(status.get("reclaimablePods"))
-    return Workload(
-        meta=meta(raw, parts),
-        queue_name=text(_str(spec.get("queueName"))),
-        pod_sets=parts.part(_pod_sets, _pod_sets_view(spec.get("podSets"))),
-        priority=_int(spec.get("priority"), 0),
-        priority_class=text(priority_class),
-        active=spec.get("active") is not False,
-        conditions=conditions(status.get("conditions"), parts),
-        admission=_admission(admission_raw, parts) if isinstance(admission_raw, Mapping) else None,
-        requeue=requeue,
-        checks=parts.part(_checks, checks) if checks else (),
-        resource_requests=parts.part(_resource_requests, requests) if requests else (),
-        reclaimable=parts.part(_reclaimable, reclaimable) if reclaimable else _EMPTY,
-        cluster_name=text(_str(status.get("clusterName"))),
-        nominated_clusters=tuple(
-            text(name) for name in status.get("nominatedClusterNames") or () if isinstance(name, str) and name
-        ),
-        maximum_execution_seconds=_int(spec["maximumExecutionTimeSeconds"])
-        if spec.get("maximumExecutionTimeSeconds") is not None
-        else None,
-        past_execution_seconds=_past_execution(status),
-    )
-
-
-def _past_execution(status: Raw) -> int | None:
-    """status.accumulatedPastExecutionTimeSeconds (v1beta2), accumulatedPastExexcutionTimeSeconds (v1beta1's
-    spelling, FACTS §1)."""
-    for key in ("accumulatedPastExecutionTimeSeconds", "accumulatedPastExexcutionTimeSeconds"):
-        if status.get(key) is not None:
-            return _int(status[key])
-    return None
 
 
 def local_queue(raw: Raw, parts: Parts = PLAIN) -> LocalQueue:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NoReturn, TypeGuard
 
 from bot.kube.decode_parts import DecodeError, Raw
 from bot.trace.model import JOB_UID_LABEL
@@ -29,17 +29,14 @@ MAX_FLAVORS = 64  # per resource group; also resources per flavor and covered re
 MAX_ANNOTATIONS = 256 * 1024  # bytes of keys and values together (Kubernetes' TotalAnnotationSizeLimitB)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-_WORKLOAD_LISTS = (
-    ("spec", "podSets", MAX_POD_SETS),
-    ("status", "resourceRequests", MAX_POD_SETS),
-    ("status", "reclaimablePods", MAX_POD_SETS),
-    ("status", "admissionChecks", MAX_CHECKS),
-    ("status", "conditions", MAX_CONDITIONS),
-)
+
+
+def _mapping(raw: object) -> TypeGuard[Mapping[str, Any]]:
+    return type(raw) is dict or isinstance(raw, Mapping)
 
 
 def _items(raw: object, field: str, limit: int) -> list[Any]:
-    value = raw.get(field) if isinstance(raw, Mapping) else None
+    value = raw.get(field) if _mapping(raw) else None
     if isinstance(value, list):
         if len(value) > limit:
             raise DecodeError(f"{field} has {len(value)} items; Kueue allows at most {limit}")
@@ -49,36 +46,43 @@ def _items(raw: object, field: str, limit: int) -> list[Any]:
 
 def _texts(items: list[Any]) -> None:
     for item in items:
-        if not isinstance(item, Mapping):
+        if not _mapping(item):
             continue
-        for field, limit in (("message", MAX_MESSAGE), ("reason", MAX_REASON)):
-            value = item.get(field)
-            if isinstance(value, str) and len(value) > limit:
-                raise DecodeError(f"a {field} of {len(value)} characters; Kubernetes allows at most {limit}")
+        message, reason = item.get("message"), item.get("reason")
+        if isinstance(message, str) and len(message) > MAX_MESSAGE:
+            _too_long("message", len(message), MAX_MESSAGE)
+        if isinstance(reason, str) and len(reason) > MAX_REASON:
+            _too_long("reason", len(reason), MAX_REASON)
+
+
+def _too_long(field: str, length: int, limit: int) -> NoReturn:
+    raise DecodeError(f"a {field} of {length} characters; Kubernetes allows at most {limit}")
 
 
 def _metadata(raw: Raw) -> None:
     metadata = raw.get("metadata")
-    if not isinstance(metadata, Mapping):
+    if not _mapping(metadata):
         return
-    for field in ("name", "namespace"):
-        value = metadata.get(field)
-        if isinstance(value, str) and len(value) > MAX_NAME:
-            raise DecodeError(f"a {field} of {len(value)} characters; Kubernetes allows at most {MAX_NAME}")
+    name, namespace = metadata.get("name"), metadata.get("namespace")
+    if isinstance(name, str) and len(name) > MAX_NAME:
+        _too_long("name", len(name), MAX_NAME)
+    if isinstance(namespace, str) and len(namespace) > MAX_NAME:
+        _too_long("namespace", len(namespace), MAX_NAME)
     annotations = metadata.get("annotations")
-    if isinstance(annotations, Mapping):
+    if annotations and _mapping(annotations):
         size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
         if size > MAX_ANNOTATIONS:
             raise DecodeError(f"annotations of {size} characters; Kubernetes allows at most {MAX_ANNOTATIONS}")
 
 
 def _workload(raw: Raw) -> None:
-    for part, field, limit in _WORKLOAD_LISTS:
-        items = _items(raw.get(part), field, limit)
-        if field in ("conditions", "admissionChecks"):
-            _texts(items)
-    admission = raw.get("status")
-    _items(admission.get("admission") if isinstance(admission, Mapping) else None, "podSetAssignments", MAX_POD_SETS)
+    spec, status = raw.get("spec"), raw.get("status")
+    _items(spec, "podSets", MAX_POD_SETS)
+    _items(status, "resourceRequests", MAX_POD_SETS)
+    _items(status, "reclaimablePods", MAX_POD_SETS)
+    _texts(_items(status, "admissionChecks", MAX_CHECKS))
+    _texts(_items(status, "conditions", MAX_CONDITIONS))
+    _items(status.get("admission") if _mapping(status) else None, "podSetAssignments", MAX_POD_SETS)
 
 
 def _queue(raw: Raw) -> None:

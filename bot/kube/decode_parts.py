@@ -100,6 +100,11 @@ def parse_time(value: object) -> datetime | None:
     """An RFC 3339 timestamp as an aware datetime (UTC when no offset), None when absent or invalid."""
     if not isinstance(value, str) or not value:
         return None
+    if value[-1] == "Z":  # as the API server writes it: Python reads RFC 3339's "Z" as UTC
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            pass
     text = value.strip().replace("z", "Z")
     if text.endswith("Z"):
         text = text[:-1] + "+00:00"
@@ -117,50 +122,60 @@ def meta(raw: Raw, parts: Parts = PLAIN) -> Meta:
         raise DecodeError(f"a {raw.get('kind', 'object')} without metadata.name")
     text = parts.text
     labels = parts.labels(metadata.get("labels"))
-    job_uid = labels.get(JOB_UID_LABEL)
-    # An owner's name and uid are its own (not shared, so not interned); the job's uid is the job-uid label's.
-    owners = tuple(
-        OwnerRef(
-            api_version=text(_str(ref.get("apiVersion"))),
-            kind=text(_str(ref.get("kind"))),
-            name=_str(ref.get("name")),
-            uid=job_uid if job_uid is not None and job_uid == ref.get("uid") else _str(ref.get("uid")),
-            controller=ref.get("controller") is True,
-        )
-        for ref in map(_map, _list(metadata.get("ownerReferences")))
-    )
+    refs = metadata.get("ownerReferences")
     namespace = metadata.get("namespace")
+    # Here, in _owners and in conditions, the fields in their order, by position (the same, faster).
     return Meta(
-        kind=text(_str(raw.get("kind"))),
-        name=name,
-        namespace=text(namespace) if isinstance(namespace, str) and namespace else None,
-        api_version=text(_str(raw.get("apiVersion"))),
-        uid=_str(metadata.get("uid")),
-        created=parse_time(metadata.get("creationTimestamp")),
-        labels=labels,
-        annotations=parts.labels(metadata.get("annotations")),
-        owners=owners,
-        resource_version=parts.resource_version(_str(metadata.get("resourceVersion"))),
-        deleting=bool(metadata.get("deletionTimestamp")),
+        text(_str(raw.get("kind"))),
+        name,
+        text(namespace) if isinstance(namespace, str) and namespace else None,
+        text(_str(raw.get("apiVersion"))),
+        _str(metadata.get("uid")),
+        parse_time(metadata.get("creationTimestamp")),
+        labels,
+        parts.labels(metadata.get("annotations")),
+        _owners(refs, labels.get(JOB_UID_LABEL), text) if isinstance(refs, list) and refs else (),
+        parts.resource_version(_str(metadata.get("resourceVersion"))),
+        bool(metadata.get("deletionTimestamp")),
     )
+
+
+def _owners(refs: list[Any], job_uid: str | None, text: Callable[[str], str]) -> tuple[OwnerRef, ...]:
+    """metadata.ownerReferences. An owner's name and uid are its own (not shared, so not interned); the job's uid
+    is the job-uid label's (one string for both)."""
+    owners = []
+    for ref in map(_map, refs):
+        uid = ref.get("uid")
+        owners.append(
+            OwnerRef(
+                text(_str(ref.get("apiVersion"))),
+                text(_str(ref.get("kind"))),
+                _str(ref.get("name")),
+                job_uid if job_uid is not None and job_uid == uid else _str(uid),
+                ref.get("controller") is True,
+            )
+        )
+    return tuple(owners)
 
 
 def conditions(raw: object, parts: Parts = PLAIN) -> tuple[Condition, ...]:
+    if not isinstance(raw, list) or not raw:
+        return ()
     text = parts.text
     found = []
     stamp: object = None
     since: datetime | None = None
-    for item in map(_map, _list(raw)):
+    for item in map(_map, raw):
         if item.get("lastTransitionTime") != stamp or since is None:  # conditions flipped together: one datetime
             stamp = item.get("lastTransitionTime")
             since = parse_time(stamp)
         found.append(
             Condition(
-                type=text(_str(item.get("type"))),
-                status=text(_str(item.get("status"))),
-                reason=text(_str(item.get("reason"))),
-                message=text(_str(item.get("message"))),
-                since=since,
+                text(_str(item.get("type"))),
+                text(_str(item.get("status"))),
+                text(_str(item.get("reason"))),
+                text(_str(item.get("message"))),
+                since,
             )
         )
     return tuple(found)

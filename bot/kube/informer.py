@@ -1,6 +1,7 @@
 """Informers: one worker thread per kind that LISTs (paginated) then WATCHes, and hands decoded changes over.
 
-    LIST ?limit=500 [&continue=...]           every page decoded at once; raw dicts are not kept
+    LIST ?limit=500 [&continue=...]           every page decoded at once; raw dicts are not kept; the next
+                                              page is read (in a thread of its own) while one is decoded
     WATCH ?resourceVersion=<list's>&allowWatchBookmarks=true&timeoutSeconds=<300..600>
       the stream is open     -> Change(kind, "watching"): the cache misses nothing of this kind from now on
       ADDED/MODIFIED/DELETED -> Change(kind, "upsert"/"delete", key, object)
@@ -188,6 +189,37 @@ def _page(payload: bytes, what: str) -> tuple[dict[str, Any], bool]:
     return page, text_checked
 
 
+class _Ahead:
+    """A LIST page read in a thread of its own (`read(*args)`), while the informer decodes the page before it:
+    the server's time to answer and the decoding overlap. `result()` is the payload or raises what the read
+    raised."""
+
+    def __init__(self, name: str, read: Callable[..., bytes], *args: object) -> None:
+        self._read = read
+        self._args = args
+        self._payload = b""
+        self._error: Exception | None = None
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._payload = self._read(*self._args)
+        except Exception as error:  # noqa: BLE001  (not swallowed: result() raises it in the informer's thread)
+            self._error = error
+
+    def wait(self) -> None:
+        self._thread.join()
+        self._error = None  # not read: let go (its traceback holds this object)
+
+    def result(self) -> bytes:
+        self._thread.join()
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+        return self._payload
+
+
 class Informer:
     """LIST + WATCH of one kind, in a thread of its own. Start with start(); stop() joins the thread."""
 
@@ -357,43 +389,54 @@ class Informer:
         what = f"{self.resource.plural}.{self.resource.group}"
         query: dict[str, str | int] = {"limit": self.settings.page_size} if self.settings.page_size else {}
         started = False
-        while True:
-            try:
-                response = self._open(query, self.settings.request_timeout, what)
-            except _Expired:  # the continue token expired: start over
-                query.pop("continue", None)
-                continue
-            except (NotFound, Forbidden):
-                if self.optional and self.served is None:
-                    self._not_served()
-                    return
-                raise
-            try:
-                payload = response.read()
-            except (urllib3.exceptions.HTTPError, OSError) as error:
-                raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
-            finally:
-                self._release(response)
-            page, text_checked = _page(payload, what)
-            if not started:
-                self.sink([Change(self.kind, "list-start")])
-                started = True
-            changes = self._page_changes(page, text_checked)
-            if changes:
-                self.sink(changes)
-            metadata = page.get("metadata") or {}
-            token = metadata.get("continue")
-            if token:
-                query["continue"] = token
-                continue
-            self.resource_version = str(metadata.get("resourceVersion") or "")
-            break
+        ahead: _Ahead | None = None  # the next page, read while this one is decoded
+        try:
+            while True:
+                try:
+                    payload = ahead.result() if ahead is not None else self._read_page(query, what)
+                except _Expired:  # the continue token expired: start over
+                    query.pop("continue", None)
+                    ahead = None
+                    continue
+                except (NotFound, Forbidden):
+                    if self.optional and self.served is None:
+                        self._not_served()
+                        return
+                    raise
+                page, text_checked = _page(payload, what)
+                if not started:
+                    self.sink([Change(self.kind, "list-start")])
+                    started = True
+                metadata = page.get("metadata") or {}
+                token = metadata.get("continue")
+                ahead = None
+                if token:
+                    query["continue"] = token
+                    ahead = _Ahead(f"informer-{self.kind}-page", self._read_page, dict(query), what)
+                changes = self._page_changes(page, text_checked)
+                if changes:
+                    self.sink(changes)
+                if not token:
+                    self.resource_version = str(metadata.get("resourceVersion") or "")
+                    break
+        finally:
+            if ahead is not None:  # its request ends (stop() shuts it) before another one is made
+                ahead.wait()
         self.served = True
         self.synced = True
         self._need_list = False
         self.lists += 1
         self.failures = 0
         self.sink([Change(self.kind, "list-end", ("", self.resource_version))])
+
+    def _read_page(self, query: Mapping[str, str | int], what: str) -> bytes:
+        response = self._open(query, self.settings.request_timeout, what)
+        try:
+            return response.read()
+        except (urllib3.exceptions.HTTPError, OSError) as error:
+            raise ClusterUnavailable(f"cannot reach the API server while reading {what}: {error}") from error
+        finally:
+            self._release(response)
 
     def _page_changes(self, page: dict[str, Any], text_checked: bool) -> list[Change]:
         """A LIST page's objects, decoded (or recorded as unreadable)."""

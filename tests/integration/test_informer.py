@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 from bot.errors import NotServed
+from bot.kube import kinds
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient, load_api_client
-from bot.kube.informer import InformerSettings
+from bot.kube.informer import Change, Informer, InformerSettings, default_decoder
 
 from tests.cache_support import wait_for, wait_ready
 from tests.fakes.kube_api import FakeKubeAPI
@@ -71,6 +72,37 @@ async def test_a_list_is_read_page_by_page(api: FakeKubeAPI, client: KubeClient)
     lists = [r for r in api.requests if r.path == WORKLOADS.replace("\\", "") and not r.watch]
     assert [r.query.get("limit") for r in lists] == ["2", "2", "2"]
     assert [bool(r.query.get("continue")) for r in lists] == [False, True, True]
+
+
+async def test_the_next_page_is_read_while_a_page_is_decoded(api: FakeKubeAPI, client: KubeClient) -> None:
+    """The server's time to answer a page and the decoding of the page before it overlap: the request for the
+    second page reaches the server while the first page's objects are still being decoded."""
+    for i in range(4):
+        api.add(_workload(f"w{i}"))
+    second_page_asked = threading.Event()
+    seen_while_decoding: list[bool] = []
+
+    def decoder(raw: Any) -> object | None:
+        if not seen_while_decoding:  # the first object of the first page: wait for the second page's request
+            seen_while_decoding.append(second_page_asked.wait(5))
+        return default_decoder("Workload")(raw)
+
+    changes: list[Change] = []
+    settings = InformerSettings(page_size=2, request_timeout=5.0, backoff_base=0.05, backoff_cap=0.2)
+    informer = Informer(client, kinds.KUEUE["Workload"], "v1beta2", changes.extend, settings=settings, decoder=decoder)
+    informer.start()
+    try:
+        await api.wait_for_request(lambda r: r.path == WORKLOADS.replace("\\", "") and "continue" in r.query)
+        second_page_asked.set()
+        for _ in range(200):
+            if informer.synced:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        assert await asyncio.to_thread(informer.stop)
+    assert seen_while_decoding == [True]
+    assert sorted(c.key[1] for c in changes if c.op == "upsert") == [f"w{i}" for i in range(4)]
+    assert [c.op for c in changes if c.op.startswith("list")] == ["list-start", "list-end"]
 
 
 async def test_the_watch_starts_at_the_list_and_bookmarks_advance_it(api: FakeKubeAPI, client: KubeClient) -> None:

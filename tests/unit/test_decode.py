@@ -13,9 +13,12 @@ from bot.kube.decode import DecodeError, decode, parse_time
 from bot.trace.model import (
     ClusterQueue,
     Cohort,
+    Condition,
     Event,
     Job,
     LocalQueue,
+    Meta,
+    OwnerRef,
     PendingEntry,
     Pod,
     PriorityClass,
@@ -332,6 +335,67 @@ def test_the_other_kueue_kinds() -> None:
     assert len(decode(node("n1", {"zone": "a"}))) == 1
 
 
+def test_every_field_of_the_metadata_and_the_conditions_lands_in_its_own_place() -> None:
+    """Each field of a distinct value, read into the field of its name (their decoders pass them in order)."""
+    raw = {
+        "apiVersion": KUEUE,
+        "kind": "Workload",
+        "metadata": {
+            "name": "w",
+            "namespace": "ns",
+            "uid": "u-1",
+            "resourceVersion": "42",
+            "creationTimestamp": "2026-10-14T10:30:00Z",
+            "deletionTimestamp": "2026-10-14T11:00:00Z",
+            "labels": {"kueue.x-k8s.io/job-uid": "j-1", "team": "a"},
+            "annotations": {"note": "b"},
+            "ownerReferences": [
+                {"apiVersion": "batch/v1", "kind": "Job", "name": "train", "uid": "j-1", "controller": True},
+                {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "p-1"},
+            ],
+        },
+        "spec": {"queueName": "lq", "podSets": []},
+        "status": {
+            "conditions": [
+                {
+                    "type": "QuotaReserved",
+                    "status": "False",
+                    "reason": "Pending",
+                    "message": "waits",
+                    "lastTransitionTime": "2026-10-14T10:31:00Z",
+                }
+            ]
+        },
+    }
+    wl = one(raw)
+    assert isinstance(wl, Workload)
+    assert wl.meta == Meta(
+        kind="Workload",
+        name="w",
+        namespace="ns",
+        api_version=KUEUE,
+        uid="u-1",
+        created=datetime(2026, 10, 14, 10, 30, tzinfo=UTC),
+        labels={"kueue.x-k8s.io/job-uid": "j-1", "team": "a"},
+        annotations={"note": "b"},
+        owners=(
+            OwnerRef(api_version="batch/v1", kind="Job", name="train", uid="j-1", controller=True),
+            OwnerRef(api_version="v1", kind="Pod", name="p", uid="p-1", controller=False),
+        ),
+        resource_version="42",
+        deleting=True,
+    )
+    assert wl.conditions == (
+        Condition(
+            type="QuotaReserved",
+            status="False",
+            reason="Pending",
+            message="waits",
+            since=datetime(2026, 10, 14, 10, 31, tzinfo=UTC),
+        ),
+    )
+
+
 NOT_READ = [
     ("ConfigMap", {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}),
     ("a Workload of another group", {"apiVersion": "example.com/v1", "kind": "Workload", "metadata": {"name": "w"}}),
@@ -361,10 +425,10 @@ def test_malformed_objects_raise_decode_error(raw: Raw) -> None:
 def test_wrong_shapes_are_tolerated() -> None:
     raw = workload("wl")
     raw["spec"] = {"podSets": "not a list", "priority": "high", "active": "yes"}
-    raw["status"] = {"conditions": [None, 3, {"type": "QuotaReserved"}], "admission": []}
+    raw["status"] = {"conditions": [None, 3, {"type": "QuotaReserved"}], "admission": [], "nominatedClusterNames": 5}
     wl = one(raw)
     assert isinstance(wl, Workload)
-    assert wl.pod_sets == () and wl.priority == 0 and wl.active is True
+    assert wl.pod_sets == () and wl.priority == 0 and wl.active is True and wl.nominated_clusters == ()
     cq = one(
         {"apiVersion": KUEUE, "kind": "ClusterQueue", "metadata": {"name": "cq"}, "spec": {"resourceGroups": {"x": 1}}}
     )
