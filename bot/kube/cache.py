@@ -116,7 +116,7 @@ class ClusterCache(CacheIndex):
         self._synced: set[str] = set()
         self._watching: set[str] = set()  # kinds whose watch is open now: the cache misses nothing of them
         self._behind_since: dict[str, datetime] = {}  # the others: since when they may have missed changes
-        self._relisting: dict[str, set[Key]] = {}
+        self._relisting: dict[str, set[Key]] = {}  # the keys a LIST of the kind held so far
         self._loop: asyncio.AbstractEventLoop | None = None
         self._inbox: list[Change] = []
         self._inbox_lock = threading.Lock()
@@ -255,7 +255,9 @@ class ClusterCache(CacheIndex):
         elif op == "watch-ended":
             self._lost(kind)
         elif op == "list-start":
-            self._relisting[kind] = set()
+            if self.counts().get(kind) or any(key[0] == kind for key in self._unreadable):
+                self._relisting[kind] = set()  # what the LIST does not hold is forgotten at its end
+            # else (the first LIST) nothing can be left out of it: nothing recorded, nothing to forget
         elif op == "list-end":
             self._forget_unlisted(kind)
             self._served[kind] = True
@@ -287,7 +289,9 @@ class ClusterCache(CacheIndex):
 
     def _forget_unlisted(self, kind: str) -> None:
         """A LIST ended: what it did not hold is gone."""
-        seen = self._relisting.pop(kind, set())
+        seen = self._relisting.pop(kind, None)
+        if seen is None:
+            return
         for key in [k for k in self._keys(kind) if k not in seen]:
             self.generation += 1
             self._delete(kind, key)

@@ -242,22 +242,31 @@ def _container(view: View) -> Container:
 def _pod_spec_view(spec: object) -> View:
     """What a PodTemplate is decoded from: the scheduling-relevant fields of a PodSpec, nothing else."""
     spec = _map(spec)
-    affinity = _map(
-        _map(_map(spec.get("affinity")).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")
+    affinity = spec.get("affinity")
+    terms = (
+        _map(_map(_map(affinity).get("nodeAffinity")).get("requiredDuringSchedulingIgnoredDuringExecution")).get(
+            "nodeSelectorTerms"
+        )
+        if affinity
+        else None
     )
     pod_resources = _map(spec.get("resources"))
     return (
-        tuple(map(_container_view, _list(spec.get("containers")))),
-        tuple(map(_container_view, _list(spec.get("initContainers")))),
+        _containers_view(spec.get("containers")),
+        _containers_view(spec.get("initContainers")),
         spec.get("overhead"),
         pod_resources.get("requests"),
         pod_resources.get("limits"),
         spec.get("nodeSelector"),
-        affinity.get("nodeSelectorTerms"),
+        terms,
         spec.get("tolerations"),
         spec.get("priorityClassName"),
         spec.get("schedulingGates"),
     )
+
+
+def _containers_view(raw: object) -> View:
+    return tuple(map(_container_view, raw)) if isinstance(raw, list) and raw else ()
 
 
 def _pod_template(view: View, parts: Parts = PLAIN) -> PodTemplate:

@@ -17,6 +17,7 @@ from bot.errors import NotServed
 from bot.kube import kinds
 from bot.kube.cache import ClusterCache
 from bot.kube.client import KubeClient, load_api_client
+from bot.kube.decode_limits import MAX_POD_SETS
 from bot.kube.informer import Change, Informer, InformerSettings, default_decoder
 
 from tests.cache_support import wait_for, wait_ready
@@ -162,6 +163,26 @@ async def test_an_expired_watch_relists_and_forgets_what_was_deleted_meanwhile(
         await api.go_online()
         informer = cache.informers["Workload"]
         await wait_for(cache, lambda: informer.lists == 2 and _names(cache) == {"stays", "new"})
+
+
+async def test_a_relist_forgets_an_unreadable_object_deleted_meanwhile(api: FakeKubeAPI, client: KubeClient) -> None:
+    """The only Workload is one the bot cannot read (beyond Kueue's bounds): the store holds no Workload, only
+    its unreadable record; deleted while the watch was down, the relist forgets the record too."""
+    beyond = _workload("beyond")
+    pod_set = beyond["spec"]["podSets"][0]
+    beyond["spec"]["podSets"] = [{**pod_set, "name": f"p{i}"} for i in range(MAX_POD_SETS + 1)]
+    api.add_all([beyond], validate=False)  # a server that does not validate keeps it
+    async with _cache(client) as cache:
+        await wait_ready(cache, 10)
+        assert [item.name for item in cache.unreadable_in(NS)] == ["beyond"] and _names(cache) == set()
+        await api.go_offline()
+        await wait_for(cache, lambda: "Workload" in cache.errors)
+        api.delete("Workload", NS, "beyond")
+        api.compact()  # the watch's resourceVersion is now too old: a relist
+        await api.go_online()
+        informer = cache.informers["Workload"]
+        await wait_for(cache, lambda: informer.lists == 2)
+        assert cache.unreadable_in(NS) == ()
 
 
 async def test_an_http_410_on_the_watch_relists(api: FakeKubeAPI, client: KubeClient) -> None:
