@@ -11,12 +11,12 @@ the same admissions. `Interner` is the `bot.kube.decode.Parts` the informer cach
     annotations kept in a `Labels`, an immutable mapping a quarter the size of a dict;
   * the per-object resourceVersion is dropped (the informer keeps the stream's).
 
-The key of a view is its `marshal` serialization (format 2, which writes no references between objects): for the
-values JSON decodes to (dict, list, str, int, float, bool, None) and tuples of them, each value is written with its
-type (`1`, `1.0`, `True` and `"1"` all differ), and equal bytes read back as one value, so a part found is exactly
-the part that would have been built. What marshal cannot write is keyed by its `repr()` (equal only when the values
-are). Key order in a mapping is part of the key: the same data in another order is only a miss (the API server
-writes keys sorted); so is a string interned in one view and not in the other.
+The key of a view is its `marshal` serialization (format 2, which writes neither references between objects nor
+whether a string is interned): for the values JSON decodes to (dict, list, str, int, float, bool, None) and tuples
+of them, each value is written with its type (`1`, `1.0`, `True` and `"1"` all differ), and equal bytes read back
+as one value, so a part found is exactly the part that would have been built. What marshal cannot write is keyed by
+its `repr()` (equal only when the values are). Key order in a mapping is part of the key: the same data in another
+order is only a miss (the API server writes keys sorted).
 
 The table is swept of the parts no object holds any more, so it stays the size of what is in use. Safe
 to call from several threads: a race only loses a chance to share.
