@@ -226,17 +226,24 @@ def full_collections_wait(*, freeze: bool = False) -> Iterator[None]:
 
 class FirstSync:
     """The collector during a cache's first sync, where every decoded object survives: the young generation is
-    collected far less often (`hold`) until the cache is ready; then what is alive is frozen (`freeze`) and the
+    collected far less often (`hold`), and what each batch of the sync built is frozen as it is applied (`settle`:
+    a young collection never walks it), until the cache is ready; then what is alive is frozen (`freeze`) and the
     thresholds are put back (`release`, also when the cache stops first)."""
 
     def __init__(self) -> None:
         self._thresholds: tuple[int, int, int] | None = None
-        self.frozen = 0  # objects `freeze` took out of the collector's sight
+        self._frozen_before = 0
+        self.frozen = 0  # objects `settle` and `freeze` took out of the collector's sight
 
     def hold(self) -> None:
         self._thresholds = gc.get_threshold()
+        self._frozen_before = gc.get_freeze_count()
         first, second, third = self._thresholds
         gc.set_threshold(max(first, SYNC_YOUNG_THRESHOLD), second, third)
+
+    def settle(self) -> None:
+        if self._thresholds is not None:
+            gc.freeze()
 
     def release(self) -> None:
         if self._thresholds is not None:
@@ -244,7 +251,7 @@ class FirstSync:
             self._thresholds = None
 
     def freeze(self) -> None:
-        before = gc.get_freeze_count()
+        before = self._frozen_before if self._thresholds is not None else gc.get_freeze_count()
         gc.freeze()
         self.frozen = gc.get_freeze_count() - before
         self.release()

@@ -26,11 +26,12 @@ Views. What a question copies is kept until a change touches it: the small kinds
 namespace's Workloads and LocalQueue orders, each ClusterQueue's pending Workloads in order.
 
 Garbage collector (`freeze_gc=True`, bot.pacing.FirstSync). Until the cache is first ready, the young
-generation is collected far less often: the first sync allocates millions of objects that all live on. Once it
-is ready, every object alive then (the synced cache, most of the process) is frozen out of the collector's
-sight: a collection no longer walks the cached objects. Frozen objects are still freed by reference counting
-when the cache drops them (the cache's own objects hold no cycles). It is process-wide, so it is off by default
-and the production source (`bot.kube.ondemand.CacheSource.connect`) turns it on.
+generation is collected far less often and what each applied batch built is frozen: the first sync allocates
+millions of objects that all live on. Once it is ready, every object alive then (the synced cache, most of the
+process) is frozen out of the collector's sight: a collection no longer walks the cached objects. Frozen objects
+are still freed by reference counting when the cache drops them (the cache's own objects hold no cycles). It is
+process-wide, so it is off by default and the production source (`bot.kube.ondemand.CacheSource.connect`) turns
+it on.
 
 Freshness. `taken_at` is how far back the cache could have missed something: now while every informer's
 watch is open (a healthy open watch is fresh, however quiet: a real API server sends a quiet kind neither
@@ -230,6 +231,8 @@ class ClusterCache(CacheIndex):
         batches come through here; replays and tests hand theirs directly)."""
         for change in changes:
             self._apply(change)
+        if not self._was_ready:
+            self._first_sync.settle()  # with `freeze_gc`, the first sync's objects as they come (bot.pacing)
         self._wake()
 
     @property

@@ -74,6 +74,9 @@ async def test_the_first_sync_collects_the_young_generation_rarely_then_restores
     await cache.start()
     try:
         assert gc.get_threshold()[0] == max(before[0], SYNC_YOUNG_THRESHOLD) and not cache.ready
+        # Each batch applied before ready is frozen as it comes (the Workloads' LIST is still on its way).
+        await wait_for(cache, lambda: cache.flavor("f") is not None)
+        assert not cache.ready and gc.get_freeze_count() > 0
         await wait_ready(cache, 10)
         assert gc.get_threshold() == before and cache.gc_frozen > 0
     finally:
