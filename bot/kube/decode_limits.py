@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, NoReturn, TypeGuard
+from typing import Any, TypeGuard
 
 from bot.kube.decode_parts import DecodeError, Raw
 from bot.trace.model import JOB_UID_LABEL
@@ -48,26 +48,22 @@ def _texts(items: list[Any]) -> None:
     for item in items:
         if not _mapping(item):
             continue
-        message, reason = item.get("message"), item.get("reason")
-        if isinstance(message, str) and len(message) > MAX_MESSAGE:
-            _too_long("message", len(message), MAX_MESSAGE)
-        if isinstance(reason, str) and len(reason) > MAX_REASON:
-            _too_long("reason", len(reason), MAX_REASON)
+        _at_most("message", item.get("message"), MAX_MESSAGE)
+        _at_most("reason", item.get("reason"), MAX_REASON)
 
 
-def _too_long(field: str, length: int, limit: int) -> NoReturn:
-    raise DecodeError(f"a {field} of {length} characters; Kubernetes allows at most {limit}")
+def _at_most(field: str, value: object, limit: int) -> None:
+    """A text field within its length (what is not text is another reader's business)."""
+    if isinstance(value, str) and len(value) > limit:
+        raise DecodeError(f"a {field} of {len(value)} characters; Kubernetes allows at most {limit}")
 
 
 def _metadata(raw: Raw) -> None:
     metadata = raw.get("metadata")
     if not _mapping(metadata):
         return
-    name, namespace = metadata.get("name"), metadata.get("namespace")
-    if isinstance(name, str) and len(name) > MAX_NAME:
-        _too_long("name", len(name), MAX_NAME)
-    if isinstance(namespace, str) and len(namespace) > MAX_NAME:
-        _too_long("namespace", len(namespace), MAX_NAME)
+    _at_most("name", metadata.get("name"), MAX_NAME)
+    _at_most("namespace", metadata.get("namespace"), MAX_NAME)
     annotations = metadata.get("annotations")
     if annotations and _mapping(annotations):
         size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
