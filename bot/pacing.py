@@ -13,15 +13,15 @@ next turn (`collect_soon`), where it walks only what the last piece of work left
 for it. The automatic collector stays on, thresholds untouched; it just seldom finds its young generation full
 in the middle of a question.
 
-The oldest generation. What a process keeps for long (the synced cache, the views' memos, what the watcher keeps
-of every Workload) would be walked by every full collection. Where the process freezes the collector's view
-(`freeze`: the production cache does once synced, `FirstSync`), the turn that finds a full collection due moves
-what is alive out of the collector's sight instead (`gc.collect(1)`, `gc.freeze()`, then the full collection over
-nothing old). Frozen objects are still freed by reference counting when let go; a reference cycle among them
-would never be: the cache, the views, the engine's memos and the watcher make none (tests/unit/test_watcher.py
-fails on one). While a watcher pass runs (`full_collections_wait`), full collections wait until it ends, its
-Explanations let go, and its turns collect both young generations; where the view is frozen, each pass freezes
-what it leaves (and the full collection that waited is due no more).
+The oldest generation. What a process keeps for long (the synced cache, the views' memos, what the watcher keeps of
+every Workload) would be walked by every full collection. Where the process freezes the collector's view (`freeze`:
+the production cache does as its first sync goes and once synced, `FirstSync`), the turn that finds a full
+collection due moves what is alive out of the collector's sight instead (`gc.collect(1)`, `gc.freeze()`, then the
+full collection over nothing old). Frozen objects are still freed by reference counting when let go; a reference
+cycle among them would never be: the cache, the views, the engine's memos and the watcher make none
+(tests/unit/test_watcher.py fails on one). While a watcher pass runs (`full_collections_wait`), full collections
+wait until it ends, its Explanations let go, and its turns collect both young generations; where the view is frozen,
+each pass freezes what it leaves (and the full collection that waited is due no more).
 
 `stats()` says how many collections ran at the loop's turns and how long they took (/metrics:
 `kueue_bot_gc_between_questions_total`, `..._seconds_total`; the bench: `between_gc_*`). bench/README.md has the
