@@ -85,7 +85,7 @@ async def test_the_next_page_is_read_while_a_page_is_decoded(api: FakeKubeAPI, c
 
     def decoder(raw: Any) -> object | None:
         if not seen_while_decoding:  # the first object of the first page: wait for the second page's request
-            seen_while_decoding.append(second_page_asked.wait(5))
+            seen_while_decoding.append(second_page_asked.wait(60))  # bounded, generous for a busy machine
         return default_decoder("Workload")(raw)
 
     changes: list[Change] = []
@@ -95,7 +95,7 @@ async def test_the_next_page_is_read_while_a_page_is_decoded(api: FakeKubeAPI, c
     try:
         await api.wait_for_request(lambda r: r.path == WORKLOADS.replace("\\", "") and "continue" in r.query)
         second_page_asked.set()
-        for _ in range(200):
+        for _ in range(1200):  # at most a minute
             if informer.synced:
                 break
             await asyncio.sleep(0.05)
