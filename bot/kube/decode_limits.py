@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import Any
 
-from bot.kube.decode_parts import DecodeError, Raw
+from bot.kube.decode_parts import DecodeError, Raw, _is_map
 from bot.trace.model import JOB_UID_LABEL
 from bot.trace.unreadable import Unreadable
 
@@ -31,12 +31,8 @@ MAX_ANNOTATIONS = 256 * 1024  # bytes of keys and values together (Kubernetes' T
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
-def _mapping(raw: object) -> TypeGuard[Mapping[str, Any]]:
-    return type(raw) is dict or isinstance(raw, Mapping)
-
-
 def _items(raw: object, field: str, limit: int) -> list[Any]:
-    value = raw.get(field) if _mapping(raw) else None
+    value = raw.get(field) if _is_map(raw) else None
     if isinstance(value, list):
         if len(value) > limit:
             raise DecodeError(f"{field} has {len(value)} items; Kueue allows at most {limit}")
@@ -46,7 +42,7 @@ def _items(raw: object, field: str, limit: int) -> list[Any]:
 
 def _texts(items: list[Any]) -> None:
     for item in items:
-        if not _mapping(item):
+        if not _is_map(item):
             continue
         _at_most("message", item.get("message"), MAX_MESSAGE)
         _at_most("reason", item.get("reason"), MAX_REASON)
@@ -60,12 +56,12 @@ def _at_most(field: str, value: object, limit: int) -> None:
 
 def _metadata(raw: Raw) -> None:
     metadata = raw.get("metadata")
-    if not _mapping(metadata):
+    if not _is_map(metadata):
         return
     _at_most("name", metadata.get("name"), MAX_NAME)
     _at_most("namespace", metadata.get("namespace"), MAX_NAME)
     annotations = metadata.get("annotations")
-    if annotations and _mapping(annotations):
+    if annotations and _is_map(annotations):
         size = sum(len(str(k)) + len(str(v)) for k, v in annotations.items())
         if size > MAX_ANNOTATIONS:
             raise DecodeError(f"annotations of {size} characters; Kubernetes allows at most {MAX_ANNOTATIONS}")
@@ -78,7 +74,7 @@ def _workload(raw: Raw) -> None:
     _items(status, "reclaimablePods", MAX_POD_SETS)
     _texts(_items(status, "admissionChecks", MAX_CHECKS))
     _texts(_items(status, "conditions", MAX_CONDITIONS))
-    _items(status.get("admission") if _mapping(status) else None, "podSetAssignments", MAX_POD_SETS)
+    _items(status.get("admission") if _is_map(status) else None, "podSetAssignments", MAX_POD_SETS)
 
 
 def _queue(raw: Raw) -> None:

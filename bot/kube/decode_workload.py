@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeGuard
 
 from bot.kube.decode_parts import (
     _EMPTY,
@@ -13,6 +12,7 @@ from bot.kube.decode_parts import (
     Raw,
     View,
     _int,
+    _is_map,
     _list,
     _map,
     _pod_spec_view,
@@ -184,10 +184,6 @@ def workload(raw: Raw, parts: Parts = PLAIN) -> Workload:
         maximum_execution_seconds=_int(maximum) if maximum is not None else None,
         past_execution_seconds=_past_execution(status),
     )
-
-
-def _is_map(value: object) -> TypeGuard[Mapping[str, Any]]:
-    return type(value) is dict or isinstance(value, Mapping)
 
 
 def _some(value: object) -> bool:
